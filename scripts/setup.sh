@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Idempotent set-up: a .venv/ at the repo root with xjit installed editable
+# (pip install -e '.[test]'). Quick when nothing changed: a stamp in .venv holds
+# the hash of pyproject.toml (and of this script); the install reruns only when
+# that hash changes or `import xjit` stops resolving to this checkout.
+#
+# Extra pip requirement specs may be given via XJIT_EXTRAS, e.g.
+#   XJIT_EXTRAS=test,compare bash scripts/setup.sh
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+VENV="$ROOT/.venv"
+PY="$VENV/bin/python"
+EXTRAS="${XJIT_EXTRAS:-test}"
+STAMP="$VENV/.xjit-setup-stamp"
+
+log() { echo "[setup] $*" >&2; }
+
+pick_python() {
+    local cand
+    for cand in python3.11 python3 python; do
+        if command -v "$cand" >/dev/null 2>&1 &&
+           "$cand" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' 2>/dev/null; then
+            echo "$cand"
+            return 0
+        fi
+    done
+    return 1
+}
+
+if [[ ! -x "$PY" ]]; then
+    BASE_PY="$(pick_python)" || { log "error: Python >= 3.11 not found"; exit 1; }
+    log "creating .venv with $BASE_PY"
+    rm -rf "$VENV"
+    "$BASE_PY" -m venv "$VENV"
+    "$PY" -m pip install --quiet --upgrade pip
+fi
+
+want="$( { cat pyproject.toml "$ROOT/scripts/setup.sh"; echo "extras=$EXTRAS"; } | sha256sum | cut -d' ' -f1)"
+have="$(cat "$STAMP" 2>/dev/null || true)"
+
+# Is the editable install in place and pointing at this checkout? (Only checked
+# once core/xjit/__init__.py exists; before that there is nothing to import.)
+installed_ok() {
+    "$PY" - "$ROOT" <<'PYEOF' >/dev/null 2>&1
+import importlib.metadata as md, os, sys
+root = os.path.realpath(sys.argv[1])
+md.version("xjit")
+if os.path.exists(os.path.join(root, "core", "xjit", "__init__.py")):
+    import importlib.util
+    spec = importlib.util.find_spec("xjit")
+    assert spec is not None and spec.origin is not None
+    assert os.path.realpath(spec.origin).startswith(root + os.sep), spec.origin
+PYEOF
+}
+
+if [[ "$want" == "$have" ]] && installed_ok; then
+    log "up to date ($VENV)"
+    exit 0
+fi
+
+log "installing xjit editable with extras [$EXTRAS] into .venv"
+"$PY" -m pip install --quiet --upgrade pip
+"$PY" -m pip install --quiet -e ".[$EXTRAS]"
+installed_ok || { log "error: editable install of xjit did not take"; exit 1; }
+echo "$want" > "$STAMP"
+log "done"

@@ -1,0 +1,47 @@
+"""Shared pytest set-up.
+
+* Makes ``import xjit`` work without an install (adds ``core/`` to sys.path only
+  when xjit is not importable already, e.g. the editable install is missing).
+* The ``compare`` marker: tests that need the real JAX (``pip install -e
+  '.[compare]'``) are skipped when jax is not importable.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORE = os.path.join(ROOT, "core")
+
+if importlib.util.find_spec("xjit") is None and os.path.isdir(os.path.join(CORE, "xjit")):
+    sys.path.insert(0, CORE)
+
+
+def _have_jax() -> bool:
+    try:
+        return importlib.util.find_spec("jax") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+HAVE_JAX = _have_jax()
+
+
+def pytest_configure(config):
+    # Also declared in pyproject.toml; registering here keeps `--strict-markers`
+    # happy when pytest is run without that config file.
+    config.addinivalue_line(
+        "markers", "compare: needs jax installed (pip install -e '.[compare]'); skipped otherwise"
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    if HAVE_JAX:
+        return
+    skip = pytest.mark.skip(reason="needs jax installed (pip install -e '.[compare]')")
+    for item in items:
+        if "compare" in item.keywords:
+            item.add_marker(skip)
