@@ -61,6 +61,8 @@ if [[ "$want" == "$have" ]] && installed_ok; then
     exit 0
 fi
 
+# setuptools needs the package root to exist even before any package is in it.
+mkdir -p "$ROOT/core"
 log "installing xjit editable with extras [$EXTRAS] into .venv"
 "$PY" -m pip install --quiet --upgrade pip
 "$PY" -m pip install --quiet -e ".[$EXTRAS]"
