@@ -1,0 +1,23 @@
+"""xjit: a JAX-compatible tracing and compilation engine on jaxlib.
+
+``import xjit as jax; import xjit.numpy as jnp``.
+"""
+import os as _os
+
+from xjit._src import core as _core
+
+_core.register_internal_dir(_os.path.dirname(__file__) + _os.sep)
+
+from xjit._src.config import config  # noqa: E402
+from xjit._src.array import Array  # noqa: E402
+from xjit._src.jit import jit, make_jaxpr  # noqa: E402
+from xjit._src.api import (  # noqa: E402
+    ShapeDtypeStruct, block_until_ready, default_backend, device_count, device_get, device_put,
+    devices, eval_shape, local_device_count, local_devices, process_count, process_index, typeof)
+from xjit._src.backend import Device  # noqa: E402
+from xjit import errors, lax, numpy, tree, tree_util  # noqa: E402,F401
+from xjit._src.config import (  # noqa: E402
+    debug_infs, debug_nans, default_matmul_precision, disable_jit, enable_x64,
+    explain_cache_misses, log_compiles, numpy_rank_promotion)
+
+__version__ = "0.10.2"

@@ -1,0 +1,188 @@
+"""``xjit.Array``: an immutable array living in a device buffer.
+
+The buffer is jaxlib's ``ArrayImpl`` (made by the PJRT client); we wrap it so
+our array owns its abstract value and methods without patching jaxlib's class.
+Execution is asynchronous: an Array may not be ready until
+``block_until_ready()`` or a host read waits for it.
+"""
+from __future__ import annotations
+
+import abc
+
+import numpy as np
+
+from . import backend, core, dtypes, errors
+
+
+class Array(abc.ABC):
+    """The public array type: concrete arrays and tracers are both instances."""
+
+    __slots__ = ()
+
+
+Array.register(core.Tracer)
+
+
+class ArrayImpl(Array):
+    __slots__ = ("_buf", "aval", "_npy", "__weakref__")
+    __array_priority__ = 100
+
+    def __init__(self, buf, aval):
+        self._buf = buf
+        self.aval = aval
+        self._npy = None
+
+    # -- metadata
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: len(self.aval.shape))
+    size = property(lambda self: self.aval.size)
+    weak_type = property(lambda self: self.aval.weak_type)
+    nbytes = property(lambda self: self.aval.size * self.aval.dtype.itemsize)
+    itemsize = property(lambda self: self.aval.dtype.itemsize)
+
+    @property
+    def device(self):
+        self._check_alive()
+        return self._buf._sharding._device
+
+    def devices(self):
+        return {self.device}
+
+    @property
+    def sharding(self):
+        self._check_alive()
+        return self._buf._sharding
+
+    @property
+    def committed(self):
+        return self._buf._committed
+
+    # -- lifetime and synchronisation
+    def _check_alive(self):
+        if self._buf.is_deleted():
+            raise RuntimeError(f"Array has been deleted with shape={self.aval.str_short(False)}.")
+
+    def is_deleted(self):
+        return self._buf.is_deleted()
+
+    def delete(self):
+        self._buf.delete()
+
+    def block_until_ready(self):
+        self._check_alive()
+        self._buf.block_until_ready()
+        return self
+
+    def is_ready(self):
+        return self._buf.is_ready()
+
+    def copy_to_host_async(self):
+        self._check_alive()
+        self._buf._copy_single_device_array_to_host_async()
+
+    @property
+    def _value(self) -> np.ndarray:
+        """The host copy (made once: arrays are immutable)."""
+        npy = self._npy
+        if npy is None:
+            self._check_alive()
+            npy, _ = self._buf._single_device_array_to_np_array_did_copy()
+            npy = np.asarray(npy)
+            npy.flags.writeable = False
+            self._npy = npy
+        return npy
+
+    def on_device_size_in_bytes(self):
+        return self._buf.on_device_size_in_bytes()
+
+    def unsafe_buffer_pointer(self):
+        return self._buf.unsafe_buffer_pointer()
+
+    # -- host conversions
+    def __array__(self, dtype=None, copy=None):
+        v = self._value
+        if dtype is not None and np.dtype(dtype) != v.dtype:
+            return v.astype(dtype)
+        return v.copy() if copy else v
+
+    def item(self, *args):
+        return self._value.item(*args)
+
+    def tolist(self):
+        return self._value.tolist()
+
+    def __bool__(self):
+        return bool(self._value)
+
+    def __int__(self):
+        return int(self._value)
+
+    def __float__(self):
+        return float(self._value)
+
+    def __complex__(self):
+        return complex(self._value)
+
+    def __index__(self):
+        if not dtypes.is_int(self.aval.dtype):
+            raise TypeError(f"only integer scalar arrays can be converted to a scalar index")
+        return int(self._value)
+
+    def __len__(self):
+        if not self.aval.shape:
+            raise TypeError("len() of unsized object")
+        return self.aval.shape[0]
+
+    def __iter__(self):
+        if not self.aval.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.aval.shape[0]))
+
+    def __hash__(self):
+        raise TypeError("unhashable type: 'jaxlib._jax.ArrayImpl'")
+
+    def __setitem__(self, idx, value):
+        raise TypeError(errors.IMMUTABLE_MESSAGE)
+
+    def __format__(self, spec):
+        if not self.aval.shape:
+            return format(self._value[()], spec)
+        return format(self._value, spec)
+
+    def __str__(self):
+        return str(self._value)
+
+    def __repr__(self):
+        prefix = "Array("
+        tail = f"dtype={self.aval.dtype.name}"
+        if self.aval.weak_type:
+            tail += ", weak_type=True"
+        tail += ")"
+        if self.is_deleted():
+            return f"Array(<deleted>, shape={self.aval.shape}, {tail}"
+        v = self._value
+        if v.size == 0 and v.shape != (0,):
+            return f"{prefix}[], shape={v.shape}, {tail}"
+        width = np.get_printoptions()["linewidth"]
+        body = np.array2string(v, separator=", ", prefix=prefix, suffix=",",
+                               max_line_width=width)
+        last = len(body) - body.rfind("\n") if "\n" in body else len(prefix) + len(body)
+        sep = " "
+        if last + 1 + len(tail) > width:
+            sep = "\n" + " " * len(prefix)
+        return f"{prefix}{body},{sep}{tail}"
+
+    def __reduce__(self):
+        from . import api
+        return (api.device_put, (self._value,))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+def make_array(buf, aval) -> ArrayImpl:
+    return ArrayImpl(buf, aval)

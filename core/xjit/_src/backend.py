@@ -1,0 +1,134 @@
+"""The PJRT client and devices, and host<->device transfer.
+
+We create jaxlib's CPU client, and a CUDA client when jaxlib's CUDA PJRT
+plugin (``jax_cuda12_plugin``/``jax-cuda12-pjrt``) is installed and finds a GPU;
+the GPU then becomes the default backend, as in JAX.
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+
+import numpy as np
+from jaxlib import _jax
+from jaxlib import xla_client as xc
+
+from .config import config
+
+
+class Sharding(_jax.SingleDeviceSharding):
+    """jaxlib's single-device sharding, with the two methods its C++ side
+    expects the framework to provide."""
+
+    def _to_xla_hlo_sharding(self, num_dimensions):
+        return xc.HloSharding.replicate()
+
+    @property
+    def memory_kind(self):
+        return None
+
+    @property
+    def device_set(self):
+        return {self._device}
+
+    def __repr__(self):
+        return f"SingleDeviceSharding(device={self._device!r}, memory_kind=device)"
+
+
+def _gpu_client():
+    """A CUDA client through jaxlib's PJRT plugin, or None."""
+    for modname in ("jax_plugins.xla_cuda12", "jax_cuda12_plugin"):
+        try:
+            mod = importlib.import_module(modname)
+        except ImportError:
+            continue
+        path = getattr(mod, "_get_library_path", None)
+        lib = path() if path else None
+        if lib is None:
+            d = os.path.dirname(mod.__file__)
+            cands = [os.path.join(d, f) for f in os.listdir(d) if f.endswith(".so") and "pjrt" in f]
+            lib = cands[0] if cands else None
+        if lib is None:
+            continue
+        try:
+            if not _jax.pjrt_plugin_loaded("cuda"):
+                _jax.load_pjrt_plugin("cuda", lib, None)
+            if not _jax.pjrt_plugin_initialized("cuda"):
+                _jax.initialize_pjrt_plugin("cuda")
+            return _jax.get_c_api_client("cuda", {}, None)
+        except Exception:  # no usable GPU: stay on CPU, as JAX does
+            return None
+    return None
+
+
+class Backends:
+    def __init__(self):
+        self.clients = {"cpu": xc.make_cpu_client()}
+        wanted = (config.jax_platforms or "").split(",")
+        if wanted == [""] or "cuda" in wanted or "gpu" in wanted:
+            gpu = _gpu_client()
+            if gpu is not None:
+                self.clients["gpu"] = gpu
+        order = [p.strip() for p in wanted if p.strip()] or ["gpu", "cpu"]
+        order = ["gpu" if p == "cuda" else p for p in order]
+        self.default_platform = next(p for p in order if p in self.clients)
+
+
+@functools.cache
+def backends() -> Backends:
+    return Backends()
+
+
+def get_client(platform=None):
+    b = backends()
+    return b.clients[platform or b.default_platform]
+
+
+def default_backend() -> str:
+    return backends().default_platform
+
+
+def devices(backend=None):
+    if backend == "cuda":
+        backend = "gpu"
+    try:
+        return get_client(backend).devices()
+    except KeyError:
+        raise RuntimeError(f"Unknown backend {backend}. Available: {list(backends().clients)}") from None
+
+
+def local_devices(backend=None):
+    return devices(backend)
+
+
+def device_count(backend=None):
+    return len(devices(backend))
+
+
+@functools.cache
+def default_device():
+    return get_client().devices()[0]
+
+
+@functools.cache
+def sharding_for(device) -> Sharding:
+    return Sharding(device)
+
+
+@functools.cache
+def device_list(device):
+    return _jax.DeviceList((device,))
+
+
+def transfer_to_device(aval, value: np.ndarray, device=None):
+    """Copy a host array to ``device``; returns jaxlib's ArrayImpl."""
+    device = device or default_device()
+    return _jax.batched_device_put(aval, sharding_for(device), [value], [device],
+                                   enable_x64=config.jax_enable_x64)
+
+
+def result_handler(aval, device=None):
+    return _jax.array_result_handler(aval, sharding_for(device or default_device()), True,
+                                     _skip_checks=True)
+Device = _jax.Device

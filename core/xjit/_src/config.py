@@ -1,0 +1,142 @@
+"""Configuration flags, read as attributes (``config.jax_enable_x64``) and set
+with ``config.update``; each flag also has a context manager, as in JAX.
+
+Flags that change what a trace produces (x64, debug_nans, ...) are part of the
+jit cache key: ``config.trace_key`` is a tuple that changes whenever one of them
+does, so caches never serve a stale executable.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+
+__all__ = ["config", "Config"]
+
+
+def _env_bool(name: str, default: bool) -> bool:
+    val = os.environ.get(name.upper())
+    if val is None:
+        return default
+    return val.strip().lower() in ("1", "true", "t", "yes", "y", "on")
+
+
+class _Flag:
+    __slots__ = ("name", "default", "in_key", "doc", "validate")
+
+    def __init__(self, name, default, in_key, doc, validate=None):
+        self.name, self.default, self.in_key, self.doc = name, default, in_key, doc
+        self.validate = validate
+
+
+class Config:
+    """Holds every flag's value; unknown names raise AttributeError as in JAX."""
+
+    def __init__(self):
+        object.__setattr__(self, "_flags", {})
+        object.__setattr__(self, "_values", {})
+        object.__setattr__(self, "_listeners", [])
+        object.__setattr__(self, "trace_key", ())
+
+    def define_bool(self, name: str, default: bool, doc: str = "", in_key: bool = False):
+        value = _env_bool(name, default)
+        self._flags[name] = _Flag(name, default, in_key, doc, _check_bool)
+        self._values[name] = value
+        self._refresh_key()
+        return _FlagHolder(self, name)
+
+    def define(self, name: str, default, doc: str = "", in_key: bool = False, validate=None):
+        self._flags[name] = _Flag(name, default, in_key, doc, validate)
+        env = os.environ.get(name.upper())
+        self._values[name] = default if env is None else env
+        self._refresh_key()
+        return _FlagHolder(self, name)
+
+    @property
+    def values(self):
+        return dict(self._values)
+
+    def __getattr__(self, name):
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(f"Unrecognized config option: {name}") from None
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Use config.update(name, value) to change a flag.")
+
+    def read(self, name):
+        return getattr(self, name)
+
+    def update(self, name: str, value):
+        flag = self._flags.get(name)
+        if flag is None:
+            raise AttributeError(f"Unrecognized config option: {name}")
+        if flag.validate is not None:
+            value = flag.validate(name, value)
+        self._values[name] = value
+        if flag.in_key:
+            self._refresh_key()
+        for cb in self._listeners:
+            cb(name, value)
+
+    def add_listener(self, callback):
+        """Called as ``callback(name, value)`` after every update."""
+        self._listeners.append(callback)
+
+    def _refresh_key(self):
+        key = tuple(self._values[n] for n, f in self._flags.items() if f.in_key)
+        object.__setattr__(self, "trace_key", key)
+
+    @contextlib.contextmanager
+    def override(self, name: str, value):
+        old = getattr(self, name)
+        self.update(name, value)
+        try:
+            yield
+        finally:
+            self.update(name, old)
+
+
+def _check_bool(name, value):
+    if isinstance(value, str):
+        return value.strip().lower() in ("1", "true", "t", "yes", "y", "on")
+    return bool(value)
+
+
+class _FlagHolder:
+    """What ``define_*`` returns: ``.value`` reads the flag; calling it with a
+    value gives a context manager (``with debug_nans(True): ...``)."""
+
+    __slots__ = ("_config", "name")
+
+    def __init__(self, config, name):
+        self._config, self.name = config, name
+
+    @property
+    def value(self):
+        return self._config._values[self.name]
+
+    def __call__(self, new_value=True):
+        return self._config.override(self.name, new_value)
+
+
+config = Config()
+
+enable_x64 = config.define_bool(
+    "jax_enable_x64", False, "Enable 64-bit types.", in_key=True)
+debug_nans = config.define_bool(
+    "jax_debug_nans", False, "Raise FloatingPointError when an op produces a NaN.", in_key=True)
+debug_infs = config.define_bool(
+    "jax_debug_infs", False, "Raise FloatingPointError when an op produces an inf.", in_key=True)
+disable_jit = config.define_bool(
+    "jax_disable_jit", False, "Run jitted functions op by op.", in_key=True)
+explain_cache_misses = config.define_bool(
+    "jax_explain_cache_misses", False, "Log why a jitted function was retraced.")
+log_compiles = config.define_bool(
+    "jax_log_compiles", False, "Log every compilation.")
+numpy_rank_promotion = config.define(
+    "jax_numpy_rank_promotion", "allow", "allow, warn or raise on implicit rank promotion.",
+    in_key=True)
+default_matmul_precision = config.define(
+    "jax_default_matmul_precision", None, "Default matmul precision.", in_key=True)
+platforms = config.define("jax_platforms", None, "Comma-separated platform names.")

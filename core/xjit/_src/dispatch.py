@@ -1,0 +1,149 @@
+"""Compiling modules and running executables; eager primitive application.
+
+An eager primitive runs through a one-equation executable, compiled once per
+(primitive, abstract values, params) and cached. Arguments become device
+buffers (Python scalars and NumPy values are transferred), the executable runs
+asynchronously, and results come back as ``ArrayImpl`` via jaxlib's result
+handlers without any host synchronisation.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from jaxlib import _jax
+from jaxlib import xla_client as xc
+
+from . import backend, core, dtypes, lowering
+from .array import ArrayImpl
+from .config import config
+
+
+class CompileStats:
+    """Counters read by tests and the inspect layer."""
+    compiles = 0
+    compile_time = 0.0
+
+
+def compile_text(text: str, device=None):
+    device = device or backend.default_device()
+    client = device.client
+    t0 = time.perf_counter()
+    try:
+        exe = client.compile_and_load(text, executable_devices=backend.device_list(device),
+                                      compile_options=xc.CompileOptions())
+    except _jax.JaxRuntimeError as e:
+        raise RuntimeError(f"XLA compilation failed: {e}") from None
+    CompileStats.compiles += 1
+    CompileStats.compile_time += time.perf_counter() - t0
+    return exe
+
+
+class Executable:
+    """A loaded executable with one result handler per output."""
+
+    __slots__ = ("exe", "handlers", "out_avals", "text", "device")
+
+    def __init__(self, exe, out_avals, text, device):
+        self.exe, self.out_avals, self.text, self.device = exe, out_avals, text, device
+        self.handlers = [backend.result_handler(a, device) for a in out_avals]
+
+    def run(self, bufs):
+        outs = self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)
+        return [ArrayImpl(b, a) for b, a in zip(outs, self.out_avals)]
+
+
+def to_buffer(x, aval=None, device=None):
+    """The device buffer for an argument (transferring host values)."""
+    if type(x) is ArrayImpl:
+        return x._buf
+    if aval is None:
+        aval = core.aval_of(x)
+    return backend.transfer_to_device(aval, host_value(x, aval.dtype), device)
+
+
+def host_value(x, dtype):
+    if isinstance(x, int) and not isinstance(x, bool) and dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        if not info.min <= x <= info.max:
+            raise OverflowError(f"Python int {x} too large to convert to {dtype.name}")
+    return np.asarray(x, dtype=dtype)
+
+
+_prim_cache: dict = {}
+
+
+def apply_primitive(prim, *args, **params):
+    """Run one primitive eagerly."""
+    avals = []
+    bufs = []
+    for x in args:
+        if type(x) is ArrayImpl:
+            avals.append(x.aval)
+            bufs.append(x._buf)
+        else:
+            a = core.aval_of(x)
+            avals.append(a)
+            bufs.append(to_buffer(x, a))
+    try:
+        key = (prim, *avals, *params.items())
+        exe = _prim_cache.get(key)
+    except TypeError:  # unhashable params (e.g. callables in lists)
+        key, exe = None, None
+    if exe is None:
+        exe = _compile_primitive(prim, avals, params)
+        if key is not None:
+            _prim_cache[key] = exe
+    try:
+        outs = exe.run(bufs)
+    except _jax.JaxRuntimeError as e:
+        raise _runtime_error(e, args) from None
+    if config.jax_debug_nans or config.jax_debug_infs:
+        check_nans(prim.name, outs)
+    return outs if prim.multiple_results else outs[0]
+
+
+core.default_impl = apply_primitive
+
+
+def _runtime_error(e, args):
+    for x in args:
+        if type(x) is ArrayImpl and x.is_deleted():
+            return RuntimeError(f"Array has been deleted with shape={x.aval.str_short(False)}.")
+    return RuntimeError(str(e))
+
+
+def _compile_primitive(prim, avals, params):
+    invars = [core.Var(a) for a in avals]
+    out = prim.abstract_eval(*avals, **params)
+    out_avals = list(out) if prim.multiple_results else [out]
+    outvars = [core.Var(a) for a in out_avals]
+    jaxpr = core.Jaxpr([], invars, outvars, [core.JaxprEqn(invars, outvars, prim, params)])
+    text = lowering.lower_module(prim.name, core.ClosedJaxpr(jaxpr, []))
+    device = backend.default_device()
+    return Executable(compile_text(text, device), out_avals, text, device)
+
+
+def check_nans(name, outs):
+    """Raise JAX's FloatingPointError if an output holds a NaN (or an Inf with
+    jax_debug_infs)."""
+    for x in outs:
+        if not dtypes.is_inexact(x.aval.dtype):
+            continue
+        v = np.asarray(x)
+        if config.jax_debug_nans and np.isnan(v).any():
+            raise FloatingPointError(f"invalid value (nan) encountered in {name}")
+        if config.jax_debug_infs and np.isinf(v).any():
+            raise FloatingPointError(f"divide by zero encountered in {name}")
+
+
+def device_put(x, device=None):
+    """Copy a host value to a device (a no-op for arrays already there)."""
+    if type(x) is ArrayImpl:
+        if device is None or x.device == device:
+            return x
+        return ArrayImpl(backend.transfer_to_device(x.aval, x._value, device), x.aval)
+    if isinstance(x, core.Tracer):
+        return x
+    aval = core.aval_of(x)
+    return ArrayImpl(backend.transfer_to_device(aval, host_value(x, aval.dtype), device), aval)

@@ -1,0 +1,365 @@
+"""``jit``: trace once per signature, lower to StableHLO, compile, cache, run.
+
+A call's signature is the pytree structure of its dynamic arguments, each
+leaf's abstract value (shape, dtype, weak type), the static arguments and the
+config flags that affect tracing. Under an enclosing trace (``jit`` inside
+``jit``, ``grad``, ``vmap``) a jitted function binds the ``jit`` primitive,
+whose parameter is the traced jaxpr, so it composes with every transformation.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import time
+import warnings
+import weakref
+
+from . import core, dispatch, lowering, tree_util
+from .array import ArrayImpl
+from .config import config
+from .tracing import DebugInfo, arg_names_of, close_jaxpr, trace_to_jaxpr
+
+jit_p = core.Primitive("jit")
+jit_p.multiple_results = True
+
+
+def _jit_abstract_eval(*avals, jaxpr, **_):
+    return jaxpr.out_avals
+
+
+core.abstract_eval_rules[jit_p] = _jit_abstract_eval
+core.pp_param_rules[jit_p] = lambda p: {"name": p["name"], "jaxpr": p["jaxpr"]}
+
+_jaxpr_exe_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _jit_impl(*args, jaxpr, name, donated_invars=()):
+    """Run a jit equation eagerly: compile its jaxpr once and execute it."""
+    exe = _jaxpr_exe_cache.get(jaxpr)
+    if exe is None:
+        exe = _jaxpr_exe_cache[jaxpr] = compile_jaxpr(name, jaxpr, donated_invars)[0]
+    bufs = [dispatch.to_buffer(x) for x in args]
+    outs = exe.run(bufs)
+    if config.jax_debug_nans or config.jax_debug_infs:
+        dispatch.check_nans(name, outs)
+    return outs
+
+
+core.impl_rules[jit_p] = _jit_impl
+
+
+def _jit_lowering(ctx, avals_in, avals_out, *args, jaxpr, **_):
+    return lowering.lower_jaxpr(ctx, jaxpr.jaxpr, jaxpr.consts, args)
+
+
+lowering.rules[jit_p] = _jit_lowering
+
+
+def compile_jaxpr(name, closed, donated=()):
+    """Lower and compile; returns (Executable, lower_seconds, compile_seconds)."""
+    t0 = time.perf_counter()
+    text = lowering.lower_module(name, closed, donated)
+    t1 = time.perf_counter()
+    device = dispatch.backend.default_device()
+    exe = dispatch.Executable(dispatch.compile_text(text, device), closed.out_avals, text, device)
+    return exe, t1 - t0, time.perf_counter() - t1
+
+
+# --------------------------------------------------------------------------
+# The user-facing wrapper
+
+
+def _hashable_static(v):
+    try:
+        hash(v)
+    except TypeError as e:
+        raise ValueError(
+            "Non-hashable static arguments are not supported. An error occurred while trying to "
+            f"hash an object of type {type(v)}, {v}. The error was:\nTypeError: {e}\n") from None
+    return v
+
+
+class TraceEntry:
+    """One traced signature: its jaxpr and, once compiled, its executable."""
+
+    __slots__ = ("closed", "out_tree", "executable", "donated", "trace_s", "lower_s",
+                 "compile_s", "text", "in_avals", "name")
+
+    def __init__(self, closed, out_tree, donated, trace_s, in_avals, name):
+        self.closed, self.out_tree, self.donated = closed, out_tree, donated
+        self.trace_s, self.in_avals, self.name = trace_s, in_avals, name
+        self.executable = None
+        self.lower_s = self.compile_s = 0.0
+        self.text = None
+
+    def compile(self):
+        if self.executable is None:
+            t0 = time.perf_counter()
+            self.text = lowering.lower_module(self.name, self.closed, self.donated)
+            t1 = time.perf_counter()
+            self._warn_unusable_donations()
+            device = dispatch.backend.default_device()
+            self.executable = dispatch.Executable(
+                dispatch.compile_text(self.text, device), self.closed.out_avals, self.text, device)
+            self.lower_s, self.compile_s = t1 - t0, time.perf_counter() - t1
+        return self.executable
+
+    def _warn_unusable_donations(self):
+        if not any(self.donated):
+            return
+        aliases = lowering._donation_aliases(self.in_avals, self.closed.out_avals, self.donated)
+        unused = [a.str_short(False) for i, (a, d) in enumerate(zip(self.in_avals, self.donated))
+                  if d and i not in aliases]
+        if unused:
+            warnings.warn(f"Some donated buffers were not usable: {', '.join(unused)}.\n"
+                          "See an explanation at https://docs.jax.dev/en/latest/faq.html#buffer-donation.")
+
+
+class JitFunction:
+    """What ``jit(fun)`` returns."""
+
+    def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(),
+                 donate_argnames=(), inline=False, keep_unused=False):
+        if not callable(fun):
+            raise TypeError(f"Expected a callable value, got {fun}")
+        functools.update_wrapper(self, fun)
+        self._fun = fun
+        self._sig = _signature(fun)
+        self._static_argnums, self._static_argnames = _resolve_argnums(
+            self._sig, _as_tuple(static_argnums), _as_tuple(static_argnames))
+        self._donate_argnums, self._donate_argnames = _resolve_argnums(
+            self._sig, _as_tuple(donate_argnums), _as_tuple(donate_argnames))
+        self._cache: dict = {}
+        self._name = getattr(fun, "__name__", type(fun).__name__)
+
+    def __repr__(self):
+        return f"<PjitFunction of {self._fun!r}>"
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    # -- argument handling
+    def _split(self, args, kwargs):
+        """(dynamic args, dynamic kwargs, static key, donated positions)."""
+        sa, sn = self._static_argnums, self._static_argnames
+        if not sa and not sn and not kwargs:
+            return args, {}, ()
+        if sa:
+            n = len(args)
+            for i in sa:
+                if i >= n and (self._sig is None or self._param_name(i) not in kwargs):
+                    raise ValueError(
+                        f"jitted function has static_argnums={sa}, but only accepts "
+                        f"{n} positional arguments.") if self._sig is None else TypeError(
+                        f"{self._name}() missing required positional argument")
+        statics = tuple(_hashable_static(args[i]) for i in sa if i < len(args))
+        dyn = tuple(a for i, a in enumerate(args) if i not in sa)
+        skw = tuple(sorted((k, _hashable_static(v)) for k, v in kwargs.items() if k in sn))
+        dkw = {k: v for k, v in kwargs.items() if k not in sn}
+        return dyn, dkw, (statics, skw)
+
+    def _param_name(self, i):
+        params = list(self._sig.parameters)
+        return params[i] if i < len(params) else None
+
+    def _merge(self, dyn, dkw, static_key):
+        if not static_key:
+            return dyn, dkw
+        statics, skw = static_key
+        args, it_d, it_s = [], iter(dyn), iter(statics)
+        total = len(dyn) + len(statics)
+        for i in range(total):
+            args.append(next(it_s) if i in self._static_argnums else next(it_d))
+        return tuple(args), {**dkw, **dict(skw)}
+
+    def _donated_leaves(self, dyn, dkw):
+        if not self._donate_argnums and not self._donate_argnames:
+            return None
+        flags = []
+        pos = [i for i in range(len(dyn) + len(self._static_argnums)) if i not in self._static_argnums]
+        for i, a in zip(pos, dyn):
+            n = len(tree_util.tree_leaves(a))
+            flags.extend([i in self._donate_argnums] * n)
+        for k in sorted(dkw):
+            n = len(tree_util.tree_leaves(dkw[k]))
+            flags.extend([k in self._donate_argnames] * n)
+        return tuple(flags)
+
+    # -- tracing
+    def _trace(self, dyn, dkw, static_key, leaves, treedef, avals, traced_for="jit"):
+        fun = self._fun
+
+        def flat_fun(*tracers):
+            a, k = tree_util.tree_unflatten(treedef, list(tracers))
+            a, k = self._merge(a, k, static_key)
+            out = fun(*a, **k)
+            out_leaves, out_tree = tree_util.tree_flatten(out)
+            store.append(out_tree)
+            return out_leaves
+
+        store = []
+        full_args, full_kwargs = self._merge(dyn, dkw, static_key)
+        names = arg_names_of(fun, full_args, full_kwargs)
+        if names is not None and static_key:
+            names = arg_names_of(_DynOnly(self), dyn, dkw)
+        debug = DebugInfo(fun, traced_for, names)
+        t0 = time.perf_counter()
+        jaxpr, consts = trace_to_jaxpr(flat_fun, avals, debug)
+        return jaxpr, consts, store[0], time.perf_counter() - t0
+
+    def _entry(self, key, dyn, dkw, static_key, leaves, treedef, avals):
+        entry = self._cache.get(key)
+        if entry is None:
+            jaxpr, consts, out_tree, dt = self._trace(dyn, dkw, static_key, leaves, treedef, avals)
+            closed, tracer_consts = close_jaxpr(jaxpr, consts)
+            donated = self._donated_leaves(dyn, dkw) or (False,) * len(avals)
+            entry = TraceEntry(closed, out_tree, (False,) * len(tracer_consts) + donated, dt,
+                               [v.aval for v in closed.jaxpr.invars], self._name)
+            if tracer_consts:
+                return entry, tracer_consts
+            self._cache[key] = entry
+        return entry, ()
+
+    def __call__(self, *args, **kwargs):
+        if config.jax_disable_jit:
+            return self._fun(*args, **kwargs)
+        dyn, dkw, static_key = self._split(args, kwargs)
+        leaves, treedef = tree_util.tree_flatten((dyn, dkw))
+        avals = []
+        for x in leaves:
+            avals.append(x.aval if type(x) is ArrayImpl else core.aval_of(x))
+        key = (treedef, static_key, config.trace_key, *avals)
+        trace = core.trace_ctx.trace
+        entry, tracer_consts = self._entry(key, dyn, dkw, static_key, leaves, treedef, avals)
+        if trace is not core.eval_trace or tracer_consts:
+            outs = jit_p.bind(*tracer_consts, *leaves, jaxpr=entry.closed, name=self._name,
+                              donated_invars=entry.donated)
+            return tree_util.tree_unflatten(entry.out_tree, outs)
+        exe = entry.executable or entry.compile()
+        bufs = [x._buf if type(x) is ArrayImpl else dispatch.to_buffer(x, a)
+                for x, a in zip(leaves, avals)]
+        try:
+            outs = exe.run(bufs)
+        except dispatch._jax.JaxRuntimeError as e:
+            raise dispatch._runtime_error(e, leaves) from None
+        if config.jax_debug_nans or config.jax_debug_infs:
+            dispatch.check_nans(self._name, outs)
+        return tree_util.tree_unflatten(entry.out_tree, outs)
+
+    # -- stages
+    def trace(self, *args, **kwargs):
+        from .stages import Traced
+        dyn, dkw, static_key = self._split(args, kwargs)
+        leaves, treedef = tree_util.tree_flatten((dyn, dkw))
+        avals = [core.aval_of(x) for x in leaves]
+        key = (treedef, static_key, config.trace_key, *avals)
+        entry, tracer_consts = self._entry(key, dyn, dkw, static_key, leaves, treedef, avals)
+        return Traced(self, entry, treedef)
+
+    def lower(self, *args, **kwargs):
+        return self.trace(*args, **kwargs).lower()
+
+    def eval_shape(self, *args, **kwargs):
+        from .api import ShapeDtypeStruct
+        entry = self.trace(*args, **kwargs)._entry
+        return tree_util.tree_map(lambda a: ShapeDtypeStruct(a.shape, a.dtype),
+                                  tree_util.tree_unflatten(entry.out_tree, entry.closed.out_avals))
+
+    def clear_cache(self):
+        self._cache.clear()
+
+    def _cache_size(self):
+        return len(self._cache)
+
+
+class _DynOnly:
+    """A callable whose signature lists only the dynamic parameters (for naming
+    arguments in error messages)."""
+
+    def __init__(self, jf):
+        params = [p for i, p in enumerate(jf._sig.parameters.values())
+                  if i not in jf._static_argnums and p.name not in jf._static_argnames]
+        self.__signature__ = inspect.Signature(params)
+
+    def __call__(self, *a, **k):  # pragma: no cover - only inspected
+        raise NotImplementedError
+
+
+def _as_tuple(x):
+    if x is None:
+        return ()
+    if isinstance(x, (int, str)):
+        return (x,)
+    return tuple(x)
+
+
+def _signature(fun):
+    try:
+        return inspect.signature(fun)
+    except (TypeError, ValueError):
+        return None
+
+
+def _resolve_argnums(sig, argnums, argnames):
+    """Fill in argnames from argnums and vice versa, as JAX does."""
+    if sig is None:
+        return tuple(sorted(argnums)), tuple(argnames)
+    params = list(sig.parameters.values())
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    nums = set(a if a >= 0 else a + len(positional) for a in argnums)
+    names = set(argnames)
+    for i, p in enumerate(positional):
+        if p.name in names:
+            nums.add(i)
+        if i in nums and p.kind is not p.POSITIONAL_ONLY:
+            names.add(p.name)
+    return tuple(sorted(nums)), tuple(sorted(names))
+
+
+def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
+        donate_argnames=None, inline=False, keep_unused=False, device=None, backend=None,
+        in_shardings=None, out_shardings=None, compiler_options=None):
+    """Compile ``fun`` with XLA; traced once per new signature."""
+    if fun is None:
+        return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
+                                 donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+                                 inline=inline, keep_unused=keep_unused)
+    return JitFunction(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+                       inline, keep_unused)
+
+
+def make_jaxpr(fun, static_argnums=(), return_shape=False, abstracted_axes=None):
+    """A function that returns the ClosedJaxpr of ``fun`` at the given arguments."""
+    jf = fun if isinstance(fun, JitFunction) else JitFunction(fun, static_argnums)
+
+    @functools.wraps(fun)
+    def make(*args, **kwargs):
+        dyn, dkw, static_key = jf._split(args, kwargs)
+        leaves, treedef = tree_util.tree_flatten((dyn, dkw))
+        avals = [core.aval_of(x) for x in leaves]
+        jaxpr, consts, out_tree, _ = jf._trace(dyn, dkw, static_key, leaves, treedef, avals)
+        if isinstance(fun, JitFunction):
+            inner, tracer_consts = close_jaxpr(jaxpr, consts)
+            jaxpr = _wrap_in_jit_eqn(inner, tracer_consts, jf._name)
+            consts = []
+        closed = core.ClosedJaxpr(jaxpr, consts)
+        if return_shape:
+            from .api import ShapeDtypeStruct
+            shapes = tree_util.tree_unflatten(
+                out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+                           for a in jaxpr.out_avals])
+            return closed, shapes
+        return closed
+
+    return make
+
+
+def _wrap_in_jit_eqn(inner, tracer_consts, name):
+    """``make_jaxpr(jit(f))`` shows one jit equation around f's body."""
+    invars = [core.Var(a) for a in inner.in_avals]
+    outvars = [core.Var(a) for a in inner.out_avals]
+    eqn = core.JaxprEqn(invars, outvars, jit_p,
+                        {"jaxpr": inner, "name": name, "donated_invars": (False,) * len(invars)})
+    return core.Jaxpr([], invars, outvars, [eqn])

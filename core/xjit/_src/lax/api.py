@@ -1,0 +1,418 @@
+"""The ``xjit.lax`` functions: thin wrappers that validate, convert Python
+scalars to the operand dtype (weakly typed) and bind primitives."""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from .. import core, dtypes
+from ..array import ArrayImpl
+from ..core import Tracer
+from . import elementwise as ew
+from . import structural as st
+
+
+def is_host_const(x):
+    return not isinstance(x, (Tracer, ArrayImpl))
+
+
+class WeakScalar:
+    """A host scalar of a non-default dtype that stays weakly typed (e.g. a
+    Python ``2`` promoted against a weak bfloat16 value)."""
+
+    __slots__ = ("val", "aval")
+
+    def __init__(self, val, dtype):
+        self.val = np.asarray(val, dtype)[()]
+        self.aval = core.ShapedArray((), dtype, True)
+
+    shape = property(lambda self: ())
+    dtype = property(lambda self: self.aval.dtype)
+    weak_type = True
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self.val, dtype)
+
+    def __str__(self):
+        return str(self.val)
+
+    __repr__ = __str__
+
+
+_PY_OF_KIND = {"f": float, "c": complex, "i": int}
+
+
+def host_convert(x, dtype, weak_type):
+    """Convert a host constant. Weakly typed results stay Python scalars when
+    the dtype is their kind's default (so they print and promote as weak
+    literals), else become ``WeakScalar``s."""
+    dtype = np.dtype(dtype)
+    if weak_type and np.ndim(x) == 0:
+        py = _PY_OF_KIND.get(dtype.kind)
+        if py is not None and dtypes.dtype(py, canonicalize=True) == dtype:
+            if type(x) is py:
+                return x
+            if type(x) in (int, float, bool) or (py is complex and type(x) is complex):
+                return py(x)
+        return WeakScalar(x, dtype)
+    if type(x) is int and dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        if not info.min <= x <= info.max:
+            raise OverflowError(f"Python int {x} too large to convert to {dtype.name}")
+    with np.errstate(all="ignore"):
+        return np.asarray(x).astype(dtype)[()] if np.ndim(x) == 0 else np.asarray(x).astype(dtype)
+
+
+def _convert(x, new_dtype, weak_type=False):
+    """convert_element_type that leaves host constants on the host."""
+    new_dtype = dtypes.canonicalize_dtype(new_dtype)
+    if is_host_const(x):
+        return host_convert(x, new_dtype, weak_type)
+    aval = x.aval
+    if aval.dtype == new_dtype and aval.weak_type == weak_type:
+        return x
+    return st.convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type),
+                                          sharding=None)
+
+
+def convert_element_type(operand, new_dtype):
+    out = _convert(operand, new_dtype, False)
+    return asarray_device(out)
+
+
+def asarray_device(x):
+    if is_host_const(x):
+        from ..dispatch import device_put
+        return device_put(x)
+    return x
+
+
+def _dtype_of(x):
+    return x.aval.dtype if isinstance(x, (Tracer, ArrayImpl)) else None
+
+
+def _binary_operands(x, y):
+    """lax's rule for Python scalars: they take the other operand's dtype."""
+    dx, dy = _dtype_of(x), _dtype_of(y)
+    if dx is None and dy is not None and type(x) in (int, float, complex, bool):
+        x = host_convert(x, dy, True)
+    elif dy is None and dx is not None and type(y) in (int, float, complex, bool):
+        y = host_convert(y, dx, True)
+    return x, y
+
+
+def _binop(prim):
+    def fn(x, y):
+        x, y = _binary_operands(x, y)
+        return prim.bind(x, y)
+    fn.__name__ = prim.name
+    return fn
+
+
+def _unop(prim):
+    def fn(x):
+        return prim.bind(x)
+    fn.__name__ = prim.name
+    return fn
+
+
+add, sub, mul, div, rem = map(_binop, (ew.add_p, ew.sub_p, ew.mul_p, ew.div_p, ew.rem_p))
+pow, max, min, atan2, nextafter = map(_binop, (ew.pow_p, ew.max_p, ew.min_p, ew.atan2_p, ew.nextafter_p))
+bitwise_and, bitwise_or, bitwise_xor = map(_binop, (ew.and_p, ew.or_p, ew.xor_p))
+shift_left, shift_right_arithmetic, shift_right_logical = map(
+    _binop, (ew.shift_left_p, ew.shift_right_arithmetic_p, ew.shift_right_logical_p))
+eq, ne, lt, le, gt, ge = map(_binop, (ew.eq_p, ew.ne_p, ew.lt_p, ew.le_p, ew.gt_p, ew.ge_p))
+complex = _binop(ew.complex_p)
+
+neg, sign, floor, ceil, is_finite = map(_unop, (ew.neg_p, ew.sign_p, ew.floor_p, ew.ceil_p, ew.is_finite_p))
+exp, exp2, log, log1p, expm1 = map(_unop, (ew.exp_p, ew.exp2_p, ew.log_p, ew.log1p_p, ew.expm1_p))
+tanh, logistic, sin, cos, tan = map(_unop, (ew.tanh_p, ew.logistic_p, ew.sin_p, ew.cos_p, ew.tan_p))
+asin, acos, atan, sinh, cosh = map(_unop, (ew.asin_p, ew.acos_p, ew.atan_p, ew.sinh_p, ew.cosh_p))
+asinh, acosh, atanh = map(_unop, (ew.asinh_p, ew.acosh_p, ew.atanh_p))
+sqrt, rsqrt, cbrt, square = map(_unop, (ew.sqrt_p, ew.rsqrt_p, ew.cbrt_p, ew.square_p))
+erf, erfc, erf_inv, lgamma, digamma = map(_unop, (ew.erf_p, ew.erfc_p, ew.erf_inv_p, ew.lgamma_p, ew.digamma_p))
+bitwise_not, population_count, clz = map(_unop, (ew.not_p, ew.population_count_p, ew.clz_p))
+abs, real, imag = map(_unop, (ew.abs_p, ew.real_p, ew.imag_p))
+
+
+def conj(x):
+    return ew.conj_p.bind(x, input_dtype=x.dtype if not is_host_const(x) else np.result_type(x))
+
+
+def integer_pow(x, y):
+    return ew.integer_pow_p.bind(x, y=operator.index(y))
+
+
+class RoundingMethod:
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+
+def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
+    return ew.round_p.bind(x, rounding_method=int(rounding_method))
+
+
+# -- structural
+def broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None):
+    shape = core.canonicalize_shape(shape)
+    if not is_host_const(operand) and operand.aval.shape == shape and \
+            tuple(broadcast_dimensions) == tuple(range(len(shape))):
+        return operand
+    return st.broadcast_in_dim_p.bind(operand, shape=shape,
+                                      broadcast_dimensions=tuple(broadcast_dimensions), sharding=None)
+
+
+def broadcast(operand, sizes):
+    nd = np.ndim(operand) if is_host_const(operand) else operand.ndim
+    shape = tuple(sizes) + tuple(np.shape(operand) if is_host_const(operand) else operand.shape)
+    return broadcast_in_dim(operand, shape, tuple(range(len(sizes), len(sizes) + nd)))
+
+
+def reshape(operand, new_sizes, dimensions=None, out_sharding=None):
+    new_sizes = core.canonicalize_shape(new_sizes)
+    if dimensions is not None and tuple(dimensions) != tuple(range(np.ndim(operand))):
+        operand = transpose(operand, dimensions)
+        dimensions = None
+    if not is_host_const(operand) and operand.aval.shape == new_sizes:
+        return operand
+    return st.reshape_p.bind(operand, new_sizes=new_sizes, dimensions=None, sharding=None)
+
+
+def transpose(operand, permutation):
+    permutation = tuple(operator.index(p) for p in permutation)
+    if permutation == tuple(range(len(permutation))) and not is_host_const(operand):
+        return operand
+    return st.transpose_p.bind(operand, permutation=permutation)
+
+
+def squeeze(array, dimensions):
+    nd = np.ndim(array) if is_host_const(array) else array.ndim
+    dims = tuple(sorted(d % nd if nd else d for d in dimensions))
+    if not dims:
+        return array
+    return st.squeeze_p.bind(array, dimensions=dims)
+
+
+def expand_dims(array, dimensions):
+    shape = list(np.shape(array) if is_host_const(array) else array.shape)
+    nd = len(shape) + len(dimensions)
+    dims = sorted(d % nd for d in dimensions)
+    for d in dims:
+        shape.insert(d, 1)
+    bdims = [i for i in range(nd) if i not in dims]
+    return broadcast_in_dim(array, shape, bdims)
+
+
+def rev(operand, dimensions):
+    return st.rev_p.bind(operand, dimensions=tuple(dimensions))
+
+
+def slice(operand, start_indices, limit_indices, strides=None):
+    return st.slice_p.bind(operand, start_indices=tuple(map(int, start_indices)),
+                           limit_indices=tuple(map(int, limit_indices)),
+                           strides=None if strides is None else tuple(map(int, strides)))
+
+
+def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
+    shape = operand.shape
+    start = [0] * len(shape)
+    limit = list(shape)
+    strides = [1] * len(shape)
+    size = shape[axis]
+    s = 0 if start_index is None else start_index
+    l = size if limit_index is None else limit_index
+    start[axis] = s + size if s < 0 else s
+    limit[axis] = l + size if l < 0 else l
+    strides[axis] = stride
+    return slice(operand, start, limit, strides if stride != 1 else None)
+
+
+def index_in_dim(operand, index, axis=0, keepdims=True):
+    size = operand.shape[axis]
+    index = index + size if index < 0 else index
+    out = slice_in_dim(operand, index, index + 1, 1, axis)
+    return out if keepdims else squeeze(out, (axis,))
+
+
+def concatenate(operands, dimension):
+    operands = list(operands)
+    if len(operands) == 1:
+        return asarray_device(operands[0])
+    return st.concatenate_p.bind(*operands, dimension=operator.index(dimension))
+
+
+def pad(operand, padding_value, padding_config):
+    padding_value = _binary_operands(operand, padding_value)[1]
+    return st.pad_p.bind(operand, padding_value,
+                         padding_config=tuple(tuple(map(int, c)) for c in padding_config))
+
+
+def select_n(which, *cases):
+    if not cases:
+        raise ValueError("select_n called with no cases")
+    return st.select_n_p.bind(which, *cases)
+
+
+def select(pred, on_true, on_false):
+    return st.select_n_p.bind(pred, on_false, on_true)
+
+
+def clamp(min, x, max):
+    min, x = _binary_operands(min, x)
+    x, max = _binary_operands(x, max)
+    return st.clamp_p.bind(min, x, max)
+
+
+def iota(dtype, size):
+    return broadcasted_iota(dtype, (size,), 0)
+
+
+def broadcasted_iota(dtype, shape, dimension):
+    dtype = dtypes.canonicalize_dtype(dtype)
+    shape = core.canonicalize_shape(shape)
+    return st.iota_p.bind(dtype=dtype, shape=shape, dimension=operator.index(dimension),
+                          sharding=None)
+
+
+class Precision:
+    DEFAULT = "DEFAULT"
+    HIGH = "HIGH"
+    HIGHEST = "HIGHEST"
+
+
+class _PrecisionValue:
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"Precision.{self.name}"
+
+    def __eq__(self, other):
+        return isinstance(other, _PrecisionValue) and other.name == self.name
+
+    def __hash__(self):
+        return hash(self.name)
+
+
+def canonicalize_precision(precision):
+    if precision is None:
+        return None
+    if isinstance(precision, (str, _PrecisionValue)):
+        p = _PrecisionValue(str(getattr(precision, "name", precision)).upper())
+        return (p, p)
+    return tuple(canonicalize_precision(p)[0] for p in precision)
+
+
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,
+                out_sharding=None):
+    (lc, rc), (lb, rb) = dimension_numbers
+    dn = ((tuple(map(int, lc)), tuple(map(int, rc))), (tuple(map(int, lb)), tuple(map(int, rb))))
+    pet = None if preferred_element_type is None else dtypes.canonicalize_dtype(preferred_element_type)
+    return st.dot_general_p.bind(lhs, rhs, dimension_numbers=dn,
+                                 precision=canonicalize_precision(precision),
+                                 preferred_element_type=pet, out_sharding=None)
+
+
+def dot(lhs, rhs, precision=None, preferred_element_type=None):
+    ln, rn = np.ndim(lhs), np.ndim(rhs)
+    if 1 <= ln <= 2 and 1 <= rn <= 2:
+        return dot_general(lhs, rhs, (((ln - 1,), (0,)), ((), ())), precision, preferred_element_type)
+    raise TypeError(f"Incompatible shapes for dot: got {np.shape(lhs)} and {np.shape(rhs)}.")
+
+
+def _reduce(prim, operand, axes):
+    return prim.bind(operand, axes=tuple(axes), out_sharding=None) if prim is st.reduce_sum_p \
+        else prim.bind(operand, axes=tuple(axes))
+
+
+def reduce_sum(operand, axes):
+    return _reduce(st.reduce_sum_p, operand, axes)
+
+
+def reduce_prod(operand, axes):
+    return _reduce(st.reduce_prod_p, operand, axes)
+
+
+def reduce_max(operand, axes):
+    return _reduce(st.reduce_max_p, operand, axes)
+
+
+def reduce_min(operand, axes):
+    return _reduce(st.reduce_min_p, operand, axes)
+
+
+def reduce_and(operand, axes):
+    return _reduce(st.reduce_and_p, operand, axes)
+
+
+def reduce_or(operand, axes):
+    return _reduce(st.reduce_or_p, operand, axes)
+
+
+def reduce_xor(operand, axes):
+    return _reduce(st.reduce_xor_p, operand, axes)
+
+
+def argmax(operand, axis, index_dtype):
+    return st.argmax_p.bind(operand, axes=(int(axis),),
+                            index_dtype=dtypes.canonicalize_dtype(index_dtype))
+
+
+def argmin(operand, axis, index_dtype):
+    return st.argmin_p.bind(operand, axes=(int(axis),),
+                            index_dtype=dtypes.canonicalize_dtype(index_dtype))
+
+
+def _index_operand(i):
+    if is_host_const(i):
+        return host_convert(i, dtypes.canonicalize_dtype(np.int32 if not isinstance(i, np.ndarray)
+                                                         else i.dtype), False)
+    return i
+
+
+def dynamic_slice(operand, start_indices, slice_sizes):
+    idx = [_index_operand(i) for i in start_indices]
+    return st.dynamic_slice_p.bind(operand, *idx, slice_sizes=tuple(map(int, slice_sizes)))
+
+
+def dynamic_update_slice(operand, update, start_indices):
+    idx = [_index_operand(i) for i in start_indices]
+    return st.dynamic_update_slice_p.bind(operand, update, *idx)
+
+
+def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
+    starts = [0] * operand.ndim
+    starts[axis] = start_index
+    sizes = list(operand.shape)
+    sizes[axis] = slice_size
+    return dynamic_slice(operand, starts, sizes)
+
+
+def dynamic_update_slice_in_dim(operand, update, start_index, axis):
+    starts = [0] * operand.ndim
+    starts[axis] = start_index
+    return dynamic_update_slice(operand, update, starts)
+
+
+def full(shape, fill_value, dtype=None):
+    shape = core.canonicalize_shape(shape)
+    if np.ndim(fill_value) != 0:
+        raise TypeError(f"full must be called with scalar fill_value, got fill_value.shape "
+                        f"{np.shape(fill_value)}.")
+    weak = dtype is None and dtypes.is_weakly_typed(fill_value)
+    dtype = dtypes.canonicalize_dtype(dtype or dtypes.dtype(fill_value, canonicalize=True))
+    fill_value = _convert(fill_value, dtype, weak)
+    return broadcast_in_dim(fill_value, shape, ())
+
+
+def full_like(x, fill_value, dtype=None, shape=None):
+    aval = core.aval_of(x)
+    return full(aval.shape if shape is None else shape, fill_value, dtype or aval.dtype)
+
+
+def zeros_like_array(x):
+    return full_like(x, 0)
+

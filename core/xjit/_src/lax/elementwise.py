@@ -1,0 +1,326 @@
+"""Elementwise primitives: one table row per primitive (name, accepted dtype
+kinds, StableHLO op) from which the abstract-eval and lowering rules are
+generated. Binary primitives take equal shapes, or a rank-0 operand that is
+broadcast (as JAX 0.10.2 allows)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import core, dtypes, lowering
+from ..core import Primitive, ShapedArray
+from ..lowering import ttype
+
+# dtype classes a primitive accepts, as JAX names them in its errors
+FLOAT = ("floating",)
+INEXACT = ("floating", "complexfloating")
+NUM = ("integer", "floating", "complexfloating")
+INT = ("integer",)
+INT_BOOL = ("integer", "bool")
+ANY = ("integer", "floating", "complexfloating", "bool")
+REAL = ("integer", "floating", "bool")
+REAL_NUM = ("integer", "floating")
+
+
+def _kind_ok(dtype, kinds):
+    k = dtype.kind
+    for name in kinds:
+        if name == "floating" and (k == "f" or dtype == dtypes.bfloat16 or dtypes.is_float(dtype)):
+            return True
+        if name == "complexfloating" and k == "c":
+            return True
+        if name == "integer" and k in "iu":
+            return True
+        if name == "bool" and k == "b":
+            return True
+    return False
+
+
+def _accepted(kinds):
+    return ", ".join(f"subtypes of {k}" if k != "bool" else "bool" for k in kinds)
+
+
+def _check_unary(name, aval, kinds):
+    if not _kind_ok(aval.dtype, kinds):
+        raise TypeError(f"{name} does not accept dtype {aval.dtype.name}. Accepted dtypes are "
+                        f"{_accepted(kinds)}.")
+
+
+def broadcast_shapes_binary(name, *avals):
+    """Equal ranks with dims equal or 1, or rank-0 operands (as JAX 0.10.2's
+    lax allows)."""
+    shapes = [a.shape for a in avals if a.shape != ()]
+    if not shapes:
+        return ()
+    if len({len(s) for s in shapes}) > 1:
+        ranks = ", ".join(str(r) for r in sorted({len(s) for s in shapes}))
+        raise TypeError(f"{name}: arrays must have the same number of dimensions, got {{{ranks}}}")
+    out = []
+    for dims in zip(*shapes):
+        big = {d for d in dims if d != 1}
+        if len(big) > 1:
+            raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                            f"{', '.join(str(a.shape) for a in avals)}.")
+        out.append(big.pop() if big else 1)
+    return tuple(out)
+
+
+def _naryop_eval(name, kinds, out_dtype=None, require_same=True):
+    def rule(*avals, **params):
+        for i, a in enumerate(avals):
+            if not _kind_ok(a.dtype, kinds):
+                if len(avals) == 1:
+                    _check_unary(name, a, kinds)
+                raise TypeError(f"{name} does not accept dtype {a.dtype.name} at position {i}. "
+                                f"Accepted dtypes at position {i} are {_accepted(kinds)}.")
+        if require_same and len(avals) > 1:
+            d0 = avals[0].dtype
+            if any(a.dtype != d0 for a in avals[1:]):
+                names = ", ".join(a.dtype.name for a in avals)
+                raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got "
+                                f"{names}. (Tip: jnp.{_JNP_NAME.get(name, name)} is a similar "
+                                "function that does automatic type promotion on inputs).")
+        shape = broadcast_shapes_binary(name, *avals) if len(avals) > 1 else avals[0].shape
+        dt = out_dtype(avals[0].dtype) if out_dtype else avals[0].dtype
+        weak = all(a.weak_type for a in avals) and out_dtype is None
+        return ShapedArray(shape, dt, weak)
+    return rule
+
+
+_JNP_NAME = {"add": "add", "sub": "subtract", "mul": "multiply", "div": "divide",
+             "max": "maximum", "min": "minimum", "pow": "power", "rem": "remainder"}
+
+
+def _bcast_operands(ctx, avals_in, aval_out, args):
+    out = []
+    for a, x in zip(avals_in, args):
+        if a.shape != aval_out.shape:
+            dims = lowering.i64_array(range(len(a.shape)))
+            x = ctx.op("stablehlo.broadcast_in_dim", [x], [ttype(a)], ttype(aval_out.update(dtype=a.dtype)),
+                       attrs=f"broadcast_dimensions = {dims}")
+        out.append(x)
+    return out
+
+
+def _simple_lowering(op_name, attrs=None):
+    def rule(ctx, avals_in, avals_out, *args, **params):
+        aout = avals_out[0]
+        args = _bcast_operands(ctx, avals_in, aout, args)
+        in_types = [ttype(aout.update(dtype=a.dtype)) for a in avals_in]
+        return ctx.op(op_name, args, in_types, ttype(aout), attrs=attrs)
+    return rule
+
+
+def _define(name, kinds, op_name, nargs, out_dtype=None, attrs=None):
+    p = Primitive(name)
+    core.abstract_eval_rules[p] = _naryop_eval(name, kinds, out_dtype)
+    lowering.rules[p] = _simple_lowering(op_name, attrs)
+    return p
+
+
+# -- unary
+neg_p = _define("neg", NUM, "stablehlo.negate", 1)
+sign_p = _define("sign", NUM, "stablehlo.sign", 1)
+floor_p = _define("floor", FLOAT, "stablehlo.floor", 1)
+ceil_p = _define("ceil", FLOAT, "stablehlo.ceil", 1)
+is_finite_p = _define("is_finite", FLOAT, "stablehlo.is_finite", 1, out_dtype=lambda d: np.dtype(bool))
+exp_p = _define("exp", INEXACT, "stablehlo.exponential", 1)
+exp2_p = _define("exp2", INEXACT, "stablehlo.exponential", 1)  # lowered below
+log_p = _define("log", INEXACT, "stablehlo.log", 1)
+log1p_p = _define("log1p", INEXACT, "stablehlo.log_plus_one", 1)
+expm1_p = _define("expm1", INEXACT, "stablehlo.exponential_minus_one", 1)
+tanh_p = _define("tanh", INEXACT, "stablehlo.tanh", 1)
+logistic_p = _define("logistic", INEXACT, "stablehlo.logistic", 1)
+sin_p = _define("sin", INEXACT, "stablehlo.sine", 1)
+cos_p = _define("cos", INEXACT, "stablehlo.cosine", 1)
+tan_p = _define("tan", INEXACT, "stablehlo.tan", 1)
+asin_p = _define("asin", INEXACT, "chlo.asin", 1)
+acos_p = _define("acos", INEXACT, "chlo.acos", 1)
+atan_p = _define("atan", INEXACT, "chlo.atan", 1)
+sinh_p = _define("sinh", INEXACT, "chlo.sinh", 1)
+cosh_p = _define("cosh", INEXACT, "chlo.cosh", 1)
+asinh_p = _define("asinh", INEXACT, "chlo.asinh", 1)
+acosh_p = _define("acosh", INEXACT, "chlo.acosh", 1)
+atanh_p = _define("atanh", INEXACT, "chlo.atanh", 1)
+sqrt_p = _define("sqrt", INEXACT, "stablehlo.sqrt", 1)
+rsqrt_p = _define("rsqrt", INEXACT, "stablehlo.rsqrt", 1)
+cbrt_p = _define("cbrt", FLOAT, "stablehlo.cbrt", 1)
+erf_p = _define("erf", FLOAT, "chlo.erf", 1)
+erfc_p = _define("erfc", FLOAT, "chlo.erfc", 1)
+erf_inv_p = _define("erf_inv", FLOAT, "chlo.erf_inv", 1)
+lgamma_p = _define("lgamma", FLOAT, "chlo.lgamma", 1)
+digamma_p = _define("digamma", FLOAT, "chlo.digamma", 1)
+not_p = _define("not", INT_BOOL, "stablehlo.not", 1)
+population_count_p = _define("population_count", INT, "stablehlo.popcnt", 1)
+clz_p = _define("clz", INT, "stablehlo.count_leading_zeros", 1)
+square_p = _define("square", NUM, "stablehlo.multiply", 1)  # lowered below
+
+# -- binary
+add_p = _define("add", NUM, "stablehlo.add", 2)
+sub_p = _define("sub", NUM, "stablehlo.subtract", 2)
+mul_p = _define("mul", NUM, "stablehlo.multiply", 2)
+div_p = _define("div", NUM, "stablehlo.divide", 2)
+rem_p = _define("rem", REAL_NUM, "stablehlo.remainder", 2)
+pow_p = _define("pow", INEXACT, "stablehlo.power", 2)
+max_p = _define("max", ANY, "stablehlo.maximum", 2)
+min_p = _define("min", ANY, "stablehlo.minimum", 2)
+atan2_p = _define("atan2", INEXACT, "stablehlo.atan2", 2)
+nextafter_p = _define("nextafter", FLOAT, "chlo.next_after", 2)
+and_p = _define("and", INT_BOOL, "stablehlo.and", 2)
+or_p = _define("or", INT_BOOL, "stablehlo.or", 2)
+xor_p = _define("xor", INT_BOOL, "stablehlo.xor", 2)
+shift_left_p = _define("shift_left", INT, "stablehlo.shift_left", 2)
+shift_right_arithmetic_p = _define("shift_right_arithmetic", INT, "stablehlo.shift_right_arithmetic", 2)
+shift_right_logical_p = _define("shift_right_logical", INT, "stablehlo.shift_right_logical", 2)
+
+
+def _lower_exp2(ctx, avals_in, avals_out, x):
+    a = avals_in[0]
+    ln2 = ctx.constant(np.array(np.log(2), a.dtype), a.update(shape=()))
+    ln2 = ctx.op("stablehlo.broadcast_in_dim", [ln2], [ttype(a.update(shape=()))], ttype(a),
+                 attrs="broadcast_dimensions = array<i64>")
+    y = ctx.op("stablehlo.multiply", [x, ln2], [ttype(a)] * 2, ttype(a))
+    return ctx.op("stablehlo.exponential", [y], [ttype(a)], ttype(a))
+
+
+lowering.rules[exp2_p] = _lower_exp2
+lowering.rules[square_p] = lambda ctx, ai, ao, x: ctx.op(
+    "stablehlo.multiply", [x, x], [ttype(ai[0])] * 2, ttype(ao[0]))
+
+
+# -- unary with params
+def _unary_param_prim(name, kinds):
+    p = Primitive(name)
+    rule = _naryop_eval(name, kinds)
+    core.abstract_eval_rules[p] = lambda x, **params: rule(x)
+    return p
+
+
+integer_pow_p = _unary_param_prim("integer_pow", NUM)
+round_p = _unary_param_prim("round", FLOAT)
+abs_p = Primitive("abs")
+real_p = Primitive("real")
+imag_p = Primitive("imag")
+conj_p = Primitive("conj")
+complex_p = Primitive("complex")
+
+
+def _abs_eval(x):
+    _check_unary("abs", x, NUM)
+    dt = np.dtype(np.float32 if x.dtype == np.complex64 else np.float64) if x.dtype.kind == "c" else x.dtype
+    return ShapedArray(x.shape, dt, x.weak_type)
+
+
+def _complex_part_eval(name):
+    def rule(x):
+        if x.dtype.kind != "c":
+            raise TypeError(f"{name} does not accept dtype {x.dtype.name}. Accepted dtypes are "
+                            "subtypes of complexfloating.")
+        return ShapedArray(x.shape, np.float32 if x.dtype == np.complex64 else np.float64, x.weak_type)
+    return rule
+
+
+core.abstract_eval_rules[abs_p] = _abs_eval
+core.abstract_eval_rules[real_p] = _complex_part_eval("real")
+core.abstract_eval_rules[imag_p] = _complex_part_eval("imag")
+core.abstract_eval_rules[conj_p] = lambda x, input_dtype=None: ShapedArray(
+    x.shape, x.dtype if x.dtype.kind == "c" else dtypes.to_complex_dtype(x.dtype), x.weak_type)
+
+
+def _complex_eval(x, y):
+    rule = _naryop_eval("complex", FLOAT)
+    out = rule(x, y)
+    return out.update(dtype=np.complex64 if out.dtype == np.float32 else np.complex128)
+
+
+core.abstract_eval_rules[complex_p] = _complex_eval
+
+lowering.rules[abs_p] = lambda ctx, ai, ao, x: ctx.op("stablehlo.abs", [x], [ttype(ai[0])], ttype(ao[0]))
+lowering.rules[real_p] = lambda ctx, ai, ao, x: ctx.op("stablehlo.real", [x], [ttype(ai[0])], ttype(ao[0]))
+lowering.rules[imag_p] = lambda ctx, ai, ao, x: ctx.op("stablehlo.imag", [x], [ttype(ai[0])], ttype(ao[0]))
+lowering.rules[complex_p] = _simple_lowering("stablehlo.complex")
+
+
+def _lower_conj(ctx, ai, ao, x, input_dtype=None):
+    a = ai[0]
+    if a.dtype.kind != "c":
+        zero = ctx.constant(np.zeros(a.shape, a.dtype), a)
+        return ctx.op("stablehlo.complex", [x, zero], [ttype(a)] * 2, ttype(ao[0]))
+    re = ctx.op("stablehlo.real", [x], [ttype(a)], ttype(ao[0].update(dtype=_real_dtype(a.dtype))))
+    im = ctx.op("stablehlo.imag", [x], [ttype(a)], ttype(ao[0].update(dtype=_real_dtype(a.dtype))))
+    rt = ttype(ao[0].update(dtype=_real_dtype(a.dtype)))
+    nim = ctx.op("stablehlo.negate", [im], [rt], rt)
+    return ctx.op("stablehlo.complex", [re, nim], [rt, rt], ttype(ao[0]))
+
+
+def _real_dtype(dt):
+    return np.dtype(np.float32 if dt == np.complex64 else np.float64)
+
+
+lowering.rules[conj_p] = _lower_conj
+
+
+def _lower_integer_pow(ctx, avals_in, avals_out, x, y):
+    """Exponentiation by squaring, as a chain of multiplies."""
+    a = avals_in[0]
+    t = ttype(a)
+    if y == 0:
+        return ctx.constant(np.ones(a.shape, a.dtype), a)
+    acc, base, n = None, x, abs(y)
+    while n:
+        if n & 1:
+            acc = base if acc is None else ctx.op("stablehlo.multiply", [acc, base], [t, t], t)
+        n >>= 1
+        if n:
+            base = ctx.op("stablehlo.multiply", [base, base], [t, t], t)
+    if y < 0:
+        one = ctx.constant(np.ones(a.shape, a.dtype), a)
+        acc = ctx.op("stablehlo.divide", [one, acc], [t, t], t)
+    return acc
+
+
+lowering.rules[integer_pow_p] = _lower_integer_pow
+
+
+def _lower_round(ctx, avals_in, avals_out, x, rounding_method=0):
+    op = "stablehlo.round_nearest_afz" if int(rounding_method) == 0 else "stablehlo.round_nearest_even"
+    return ctx.op(op, [x], [ttype(avals_in[0])], ttype(avals_out[0]))
+
+
+lowering.rules[round_p] = _lower_round
+
+
+# -- comparisons
+_COMPARE = {"eq": "EQ", "ne": "NE", "lt": "LT", "le": "LE", "gt": "GT", "ge": "GE"}
+
+
+def _compare_type(dtype):
+    if dtype.kind in "fc" or dtypes.is_float(dtype):
+        return "FLOAT"
+    if dtype.kind == "u" or dtype.kind == "b":
+        return "UNSIGNED"
+    return "SIGNED"
+
+
+def _define_compare(name):
+    p = Primitive(name)
+    base = _naryop_eval(name, ANY)
+    core.abstract_eval_rules[p] = lambda x, y: base(x, y).update(dtype=np.dtype(bool), weak_type=False)
+
+    def lower(ctx, avals_in, avals_out, x, y):
+        aout = avals_out[0]
+        x, y = _bcast_operands(ctx, avals_in, aout, (x, y))
+        t = ttype(aout.update(dtype=avals_in[0].dtype))
+        attrs = (f"comparison_direction = #stablehlo<comparison_direction {_COMPARE[name]}>, "
+                 f"compare_type = #stablehlo<comparison_type {_compare_type(avals_in[0].dtype)}>")
+        return ctx.op("stablehlo.compare", [x, y], [t, t], ttype(aout), attrs=attrs)
+
+    lowering.rules[p] = lower
+    return p
+
+
+eq_p = _define_compare("eq")
+ne_p = _define_compare("ne")
+lt_p = _define_compare("lt")
+le_p = _define_compare("le")
+gt_p = _define_compare("gt")
+ge_p = _define_compare("ge")

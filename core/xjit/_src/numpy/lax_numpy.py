@@ -1,0 +1,612 @@
+"""Array creation, elementwise functions and the dtype scalar types of
+``xjit.numpy``."""
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+
+from .. import core, dtypes
+from ..array import Array, ArrayImpl
+from ..core import Tracer
+from ..dispatch import device_put
+from ..jit import jit
+from ..lax import api as lax
+from . import util
+from .util import promote_args, promote_args_inexact, promote_args_numeric, shape_of
+
+# -- dtype scalar types (jnp.float32(3) makes an array; np.dtype(jnp.float32) works)
+
+
+class _ScalarMeta(type):
+    def __hash__(cls):
+        return hash(cls.dtype.type)
+
+    def __eq__(cls, other):
+        return cls is other or other is cls.dtype.type
+
+    def __ne__(cls, other):
+        return not cls.__eq__(other)
+
+    def __call__(cls, x):
+        return asarray(x, dtype=cls.dtype)
+
+    def __instancecheck__(cls, instance):
+        return isinstance(instance, cls.dtype.type)
+
+
+def _scalar_type(name, np_dtype):
+    return _ScalarMeta(name, (object,), {"dtype": np.dtype(np_dtype)})
+
+
+bool_ = _scalar_type("bool", np.bool_)
+int8, int16, int32, int64 = (_scalar_type(n, n) for n in ("int8", "int16", "int32", "int64"))
+uint8, uint16, uint32, uint64 = (_scalar_type(n, n) for n in ("uint8", "uint16", "uint32", "uint64"))
+float16, float32, float64 = (_scalar_type(n, n) for n in ("float16", "float32", "float64"))
+bfloat16 = _scalar_type("bfloat16", dtypes.bfloat16)
+complex64, complex128 = _scalar_type("complex64", np.complex64), _scalar_type("complex128", np.complex128)
+float_, int_, complex_ = float64, int64, complex128
+uint = uint64
+single, double = float32, float64
+csingle, cdouble = complex64, complex128
+
+generic, number, inexact, floating = np.generic, np.number, np.inexact, np.floating
+complexfloating, integer, signedinteger = np.complexfloating, np.integer, np.signedinteger
+unsignedinteger, bool = np.unsignedinteger, bool_
+dtype = np.dtype
+pi, e, inf, nan, euler_gamma = np.pi, np.e, np.inf, np.nan, np.euler_gamma
+newaxis = None
+
+# -- creation
+
+
+def _is_array(x):
+    return isinstance(x, (Tracer, ArrayImpl))
+
+
+def asarray(a, dtype=None, order=None, *, copy=None, device=None):
+    return array(a, dtype=dtype, copy=False, order=order)
+
+
+def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
+    if dtype is not None:
+        dtypes.check_user_dtype_supported(dtype, "array")
+        dtype = dtypes.canonicalize_dtype(dtype)
+    if _is_array(object):
+        out = object if dtype is None else lax._convert(object, dtype, False)
+    elif isinstance(object, (list, tuple)) and _contains_array(object):
+        out = _stack_nested(object, dtype)
+    else:
+        if object is None:
+            raise TypeError("None is not a valid value for jnp.array")
+        if isinstance(object, (list, tuple)):
+            _check_no_strings(object)
+        weak = dtype is None and type(object) in (int, float, complex, builtins.bool) \
+            and type(object) is not builtins.bool
+        if isinstance(object, np.ndarray) and object.dtype == object_dtype:
+            raise TypeError("JAX only supports number and bool dtypes, got dtype object in array")
+        np_val = np.asarray(object)
+        if np_val.dtype.kind in "USO":
+            raise TypeError(f"JAX only supports number and bool dtypes, got dtype {np_val.dtype} in array")
+        target = dtype or dtypes.canonicalize_dtype(
+            dtypes.dtype(object, canonicalize=False) if not isinstance(object, (list, tuple))
+            else _list_dtype(np_val))
+        aval = core.ShapedArray(np_val.shape, target, weak)
+        out = ArrayImpl(device_put_raw(aval, np_val), aval)
+    if ndmin > util.ndim_of(out):
+        out = lax.expand_dims(out, tuple(range(ndmin - util.ndim_of(out))))
+    return out
+
+
+object_dtype = np.dtype(object)
+
+
+def _list_dtype(np_val):
+    return np_val.dtype
+
+
+def _check_no_strings(obj):
+    for o in obj:
+        if isinstance(o, (str, bytes)):
+            raise TypeError("JAX only supports number and bool dtypes, got dtype <U1 in array")
+
+
+def device_put_raw(aval, np_val):
+    from ..backend import transfer_to_device
+    with np.errstate(over="ignore"):
+        return transfer_to_device(aval, np.asarray(np_val, dtype=aval.dtype))
+
+
+def _contains_array(obj):
+    return builtins.any(_is_array(o) or (isinstance(o, (list, tuple)) and _contains_array(o))
+                        for o in obj)
+
+
+def _stack_nested(obj, dtype):
+    leaves = [_stack_nested(o, None) if isinstance(o, (list, tuple)) else o for o in obj]
+    leaves = util.promote_dtypes(*leaves)
+    if dtype is not None:
+        leaves = [lax._convert(x, dtype, False) for x in leaves]
+    shapes = {tuple(shape_of(x)) for x in leaves}
+    if len(shapes) > 1:
+        raise ValueError(f"setting an array element with a sequence. The requested array has an "
+                         f"inhomogeneous shape")
+    return lax.concatenate([lax.expand_dims(x, (0,)) for x in leaves], 0)
+
+
+def zeros(shape, dtype=None, *, device=None):
+    return _full(shape, 0, dtype, "zeros")
+
+
+def ones(shape, dtype=None, *, device=None):
+    return _full(shape, 1, dtype, "ones")
+
+
+def empty(shape, dtype=None, *, device=None):
+    return _full(shape, 0, dtype, "empty")
+
+
+def _full(shape, fill, dtype, name):
+    if isinstance(shape, (Tracer,)) or (isinstance(shape, (list, tuple)) and
+                                        builtins.any(isinstance(s, Tracer) for s in shape)):
+        bad = shape if isinstance(shape, Tracer) else next(s for s in shape if isinstance(s, Tracer))
+        raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got "
+                        f"{[bad] if isinstance(shape, (list, tuple)) else bad}.")
+    shape = core.canonicalize_shape(shape)
+    dtypes.check_user_dtype_supported(dtype, name)
+    dt = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
+    return lax.full(shape, fill, dt)
+
+
+def full(shape, fill_value, dtype=None, *, device=None):
+    dtypes.check_user_dtype_supported(dtype, "full")
+    if util.ndim_of(fill_value) == 0:
+        return lax.full(shape, fill_value, dtype)
+    return util.broadcast_to(asarray(fill_value, dtype=dtype), shape)
+
+
+def zeros_like(a, dtype=None, shape=None, *, device=None):
+    return lax.full_like(a, 0, dtype, shape)
+
+
+def ones_like(a, dtype=None, shape=None, *, device=None):
+    return lax.full_like(a, 1, dtype, shape)
+
+
+def empty_like(a, dtype=None, shape=None, *, device=None):
+    return lax.full_like(a, 0, dtype, shape)
+
+
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
+    return lax.full_like(a, fill_value, dtype, shape)
+
+
+def arange(start, stop=None, step=None, dtype=None, *, device=None):
+    for name, v in (("start", start), ("stop", stop), ("step", step)):
+        if isinstance(v, Tracer):
+            core.concrete_or_error(None, v, f"It arose in the jnp.arange argument '{name}'")
+    dtypes.check_user_dtype_supported(dtype, "arange")
+    if stop is None and step is None:
+        dt = dtype or dtypes.result_type(start)
+        dt = dtypes.canonicalize_dtype(dt)
+        n = int(np.ceil(float(np.asarray(start))))
+        if dt.kind in "iu" or dt == np.bool_:
+            return lax.iota(dt, builtins.max(n, 0))
+        return array(np.arange(start, dtype=dt), dtype=dt)
+    vals = [v for v in (start, stop, step) if v is not None]
+    dt = dtypes.canonicalize_dtype(dtype or dtypes.result_type(*vals))
+    return array(np.arange(start, stop, step, dtype=dt), dtype=dt)
+
+
+def _linspace_impl(start, stop, num, endpoint, dtype):
+    div = (num - 1) if endpoint else num
+    dt = dtype
+    start = lax._convert(start, dt, False)
+    stop = lax._convert(stop, dt, False)
+    if num == 0:
+        return zeros((0,), dt)
+    if num == 1:
+        return lax.broadcast_in_dim(start, (1,), ())
+    delta = lax.div(lax.sub(stop, start), div)  # noqa
+    steps = lax.div(lax.iota(dt, div if endpoint else num), float(div))
+    lo = lax.reshape(start, (1,))
+    out = lax.add(lax.mul(lo, lax.sub(1.0, steps)), lax.mul(lax.reshape(stop, (1,)), steps))
+    if endpoint:
+        out = lax.concatenate([out, lax.broadcast_in_dim(stop, (1,), ())], 0)
+    return out
+
+
+_linspace = jit(_linspace_impl, static_argnums=(2, 3, 4))
+_linspace._name = "_linspace"
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
+    num = core.concrete_or_error(operator.index, num, "'num' argument of jnp.linspace")
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    dtypes.check_user_dtype_supported(dtype, "linspace")
+    dt = dtypes.canonicalize_dtype(dtype or dtypes.to_inexact_dtype(dtypes.result_type(start, stop)))
+    dt = dtypes.canonicalize_dtype(dt)
+    out = _linspace(start, stop, num, builtins.bool(endpoint), dt)
+    if retstep:
+        step = (np.asarray(stop) - np.asarray(start)) / ((num - 1) if endpoint else num) if num else np.nan
+        return out, asarray(step, dtype=dt)
+    return out
+
+
+def eye(N, M=None, k=0, dtype=None, *, device=None):
+    dtypes.check_user_dtype_supported(dtype, "eye")
+    dt = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
+    M = N if M is None else M
+    N, M = core.canonicalize_shape((N, M))
+    rows = lax.broadcasted_iota(np.int32, (N, M), 0)
+    cols = lax.broadcasted_iota(np.int32, (N, M), 1)
+    mask = lax.eq(lax.add(rows, np.int32(k)), cols)
+    return lax._convert(mask, dt, False)
+
+
+def identity(n, dtype=None):
+    return eye(n, dtype=dtype)
+
+
+# -- elementwise
+
+
+def _one_to_one_binop(lax_fn, name, promote=promote_args):
+    def fn(x1, x2, /):
+        x1, x2 = promote(name, x1, x2)
+        return lax_fn(x1, x2)
+    fn.__name__ = name
+    return fn
+
+
+def _one_to_one_unop(lax_fn, name, inexact=False, numeric=False):
+    def fn(x, /):
+        util.check_arraylike(name, x)
+        if inexact:
+            (x,) = util.promote_dtypes_inexact(x)
+        elif numeric:
+            (x,) = util.promote_dtypes_numeric(x)
+        elif not _is_array(x):
+            (x,) = util.promote_dtypes(x)
+        return lax_fn(x)
+    fn.__name__ = name
+    return fn
+
+
+add = _one_to_one_binop(lax.add, "add")
+subtract = _one_to_one_binop(lax.sub, "subtract")
+multiply = _one_to_one_binop(lax.mul, "multiply")
+maximum = _one_to_one_binop(lax.max, "maximum")
+minimum = _one_to_one_binop(lax.min, "minimum")
+arctan2 = _one_to_one_binop(lax.atan2, "arctan2", promote_args_inexact)
+equal = _one_to_one_binop(lax.eq, "equal")
+not_equal = _one_to_one_binop(lax.ne, "not_equal")
+less = _one_to_one_binop(lax.lt, "less")
+less_equal = _one_to_one_binop(lax.le, "less_equal")
+greater = _one_to_one_binop(lax.gt, "greater")
+greater_equal = _one_to_one_binop(lax.ge, "greater_equal")
+bitwise_and = _one_to_one_binop(lax.bitwise_and, "bitwise_and")
+bitwise_or = _one_to_one_binop(lax.bitwise_or, "bitwise_or")
+bitwise_xor = _one_to_one_binop(lax.bitwise_xor, "bitwise_xor")
+left_shift = _one_to_one_binop(lax.shift_left, "left_shift")
+right_shift = _one_to_one_binop(lax.shift_right_arithmetic, "right_shift")
+
+
+def _logical_binop(lax_fn, name):
+    def fn(x1, x2, /):
+        x1, x2 = promote_args(name, x1, x2)
+        if util_dtype(x1) != np.bool_:
+            x1 = lax.ne(x1, 0)
+            x2 = lax.ne(x2, 0)
+        return lax_fn(x1, x2)
+    fn.__name__ = name
+    return fn
+
+
+def util_dtype(x):
+    return x.aval.dtype if _is_array(x) else dtypes.dtype(x, canonicalize=True)
+
+
+logical_and = _logical_binop(lax.bitwise_and, "logical_and")
+logical_or = _logical_binop(lax.bitwise_or, "logical_or")
+logical_xor = _logical_binop(lax.bitwise_xor, "logical_xor")
+
+
+def logical_not(x, /):
+    (x,) = util.promote_dtypes(x)
+    if util_dtype(x) != np.bool_:
+        x = lax.eq(x, 0)
+        return x
+    return lax.bitwise_not(x)
+
+
+def invert(x, /):
+    (x,) = util.promote_dtypes(x)
+    return lax.bitwise_not(x)
+
+
+bitwise_not = bitwise_invert = invert
+
+negative = _one_to_one_unop(lax.neg, "negative")
+sign = _one_to_one_unop(lax.sign, "sign")
+floor = _one_to_one_unop(lax.floor, "floor", inexact=True)
+ceil = _one_to_one_unop(lax.ceil, "ceil", inexact=True)
+exp = _one_to_one_unop(lax.exp, "exp", inexact=True)
+exp2 = _one_to_one_unop(lax.exp2, "exp2", inexact=True)
+log = _one_to_one_unop(lax.log, "log", inexact=True)
+log1p = _one_to_one_unop(lax.log1p, "log1p", inexact=True)
+expm1 = _one_to_one_unop(lax.expm1, "expm1", inexact=True)
+sin = _one_to_one_unop(lax.sin, "sin", inexact=True)
+cos = _one_to_one_unop(lax.cos, "cos", inexact=True)
+tan = _one_to_one_unop(lax.tan, "tan", inexact=True)
+arcsin = _one_to_one_unop(lax.asin, "arcsin", inexact=True)
+arccos = _one_to_one_unop(lax.acos, "arccos", inexact=True)
+arctan = _one_to_one_unop(lax.atan, "arctan", inexact=True)
+sinh = _one_to_one_unop(lax.sinh, "sinh", inexact=True)
+cosh = _one_to_one_unop(lax.cosh, "cosh", inexact=True)
+tanh = _one_to_one_unop(lax.tanh, "tanh", inexact=True)
+arcsinh = _one_to_one_unop(lax.asinh, "arcsinh", inexact=True)
+arccosh = _one_to_one_unop(lax.acosh, "arccosh", inexact=True)
+arctanh = _one_to_one_unop(lax.atanh, "arctanh", inexact=True)
+sqrt = _one_to_one_unop(lax.sqrt, "sqrt", inexact=True)
+cbrt = _one_to_one_unop(lax.cbrt, "cbrt", inexact=True)
+square = _one_to_one_unop(lax.square, "square", numeric=True)
+asin, acos, atan = arcsin, arccos, arctan
+asinh, acosh, atanh = arcsinh, arccosh, arctanh
+
+
+def positive(x, /):
+    (x,) = util.promote_dtypes(x)
+    return x
+
+
+def absolute(x, /):
+    util.check_arraylike("absolute", x)
+    (x,) = util.promote_dtypes(x)
+    dt = util_dtype(x)
+    if dt.kind == "u" or dt == np.bool_:
+        return x
+    return lax.abs(x)
+
+
+abs = absolute
+
+
+def isfinite(x, /):
+    util.check_arraylike("isfinite", x)
+    (x,) = util.promote_dtypes(x)
+    dt = util_dtype(x)
+    if dt.kind == "f" or dtypes.is_float(dt):
+        return lax.is_finite(x)
+    return lax.full_like(x, True, dtype=np.bool_)
+
+
+def isnan(x, /):
+    util.check_arraylike("isnan", x)
+    (x,) = util.promote_dtypes(x)
+    if dtypes.is_inexact(util_dtype(x)):
+        return lax.ne(x, x)
+    return lax.full_like(x, False, dtype=np.bool_)
+
+
+def isinf(x, /):
+    util.check_arraylike("isinf", x)
+    (x,) = util.promote_dtypes(x)
+    dt = util_dtype(x)
+    if dtypes.is_inexact(dt):
+        return lax.eq(lax.abs(x), np.array(np.inf, dt))
+    return lax.full_like(x, False, dtype=np.bool_)
+
+
+def true_divide(x1, x2, /):
+    x1, x2 = promote_args_inexact("true_divide", x1, x2)
+    return lax.div(x1, x2)
+
+
+divide = true_divide
+
+
+def _floor_divide_impl(x1, x2):
+    dt = util_dtype(x1)
+    if dt.kind in "iu":
+        q = lax.div(x1, x2)
+        if dt.kind == "u":
+            return q
+        select = logical_and(lax.ne(lax.sign(x1), lax.sign(x2)), lax.ne(lax.rem(x1, x2), 0))
+        return where(select, lax.sub(q, 1), q)
+    if dt == np.bool_:
+        return lax.bitwise_and(x1, x2)
+    return lax.floor(lax.div(x1, x2))
+
+
+_floor_divide = jit(_floor_divide_impl)
+_floor_divide._name = "floor_divide"
+
+
+def floor_divide(x1, x2, /):
+    x1, x2 = promote_args_numeric("floor_divide", x1, x2)
+    return _floor_divide(x1, x2)
+
+
+def _remainder_impl(x1, x2):
+    dt = util_dtype(x1)
+    if dt.kind in "iu":
+        zero = lax.eq(x2, 0)
+        x2 = where(zero, lax._convert(1, dt, True), x2)
+    r = lax.rem(x1, x2)
+    if dt.kind == "u":
+        return r
+    nz = lax.ne(r, 0)
+    fix = lax.bitwise_and(lax.ne(lax.lt(r, 0), lax.lt(x2, 0)), nz)
+    return lax.select(fix, lax.add(r, x2), r)
+
+
+_remainder = jit(_remainder_impl)
+_remainder._name = "remainder"
+
+
+def remainder(x1, x2, /):
+    x1, x2 = promote_args_numeric("remainder", x1, x2)
+    return _remainder(x1, x2)
+
+
+mod = remainder
+
+
+def fmod(x1, x2, /):
+    x1, x2 = promote_args_numeric("fmod", x1, x2)
+    return lax.rem(x1, x2)
+
+
+def divmod(x1, x2, /):
+    return floor_divide(x1, x2), remainder(x1, x2)
+
+
+def power(x1, x2, /):
+    util.check_arraylike("power", x1, x2)
+    if not _is_array(x2) and isinstance(x2, (int, np.integer)) and not isinstance(x2, builtins.bool):
+        (x1,) = util.promote_dtypes_numeric(x1)
+        return lax.integer_pow(x1, int(x2))
+    x1, x2 = promote_args_numeric("power", x1, x2)
+    dt = util_dtype(x1)
+    if dt.kind in "iu":
+        return _integer_power(x1, x2)
+    return lax.pow(x1, x2)
+
+
+pow = power
+
+
+def _integer_power(x1, x2):
+    """Integer base and exponent: square-and-multiply over the exponent bits."""
+    dt = util_dtype(x1)
+    acc = lax.full_like(x1, 1)
+    base = x1
+    bits = dt.itemsize * 8
+    for _ in range(bits):
+        acc = where(lax.ne(lax.bitwise_and(x2, 1), 0), lax.mul(acc, base), acc)
+        base = lax.mul(base, base)
+        x2 = lax.shift_right_logical(x2, 1)
+    return acc
+
+
+def float_power(x1, x2, /):
+    return power(*util.promote_dtypes_inexact(x1, x2))
+
+
+def reciprocal(x, /):
+    (x,) = util.promote_dtypes_inexact(x)
+    return lax.div(lax.full_like(x, 1), x)
+
+
+def _where_impl(condition, x, y):
+    x, y = util.promote_dtypes(x, y)
+    if util_dtype(condition) != np.bool_:
+        condition = lax._convert(condition, np.bool_, False)
+    condition, x, y = _broadcast_all(condition, x, y)
+    return lax.select_n(condition, y, x)
+
+
+def _broadcast_all(*args):
+    shape = util.broadcast_shapes(*[shape_of(a) for a in args])
+    return [util.broadcast_to(a, shape) if tuple(shape_of(a)) != shape else a for a in args]
+
+
+_where = jit(_where_impl)
+_where._name = "_where"
+
+
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+    if x is None and y is None:
+        from .indexing import nonzero
+        return nonzero(condition, size=size, fill_value=fill_value)
+    if x is None or y is None:
+        raise ValueError("Either both or neither of the x and y arguments should be provided to "
+                         "jax.numpy.where, got {} and {}.".format(x, y))
+    util.check_arraylike("where", condition, x, y)
+    return _where(condition, x, y)
+
+
+def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
+    arr = a if arr is None else arr
+    min = a_min if min is None else min
+    max = a_max if max is None else max
+    util.check_arraylike("clip", arr)
+    if min is not None:
+        arr = maximum(min, arr)
+    if max is not None:
+        arr = minimum(max, arr)
+    return asarray(arr)
+
+
+def astype(x, dtype, /, *, copy=False, device=None):
+    dtypes.check_user_dtype_supported(dtype, "astype")
+    return lax.convert_element_type(x, dtypes.canonicalize_dtype(dtype))
+
+
+def real(x, /):
+    (x,) = util.promote_dtypes(x)
+    return lax.real(x) if util_dtype(x).kind == "c" else x
+
+
+def imag(x, /):
+    (x,) = util.promote_dtypes(x)
+    return lax.imag(x) if util_dtype(x).kind == "c" else lax.full_like(x, 0)
+
+
+def round(a, decimals=0, out=None):
+    util.check_arraylike("round", a)
+    (a,) = util.promote_dtypes(a)
+    dt = util_dtype(a)
+    if dt.kind in "iub":
+        return a
+    if decimals == 0:
+        return lax.round(a, lax.RoundingMethod.TO_NEAREST_EVEN)
+    factor = lax._convert(10.0 ** decimals, dt, False)
+    return lax.div(lax.round(lax.mul(a, factor), lax.RoundingMethod.TO_NEAREST_EVEN), factor)
+
+
+around = round
+
+
+def isscalar(element):
+    if _is_array(element):
+        return element.ndim == 0
+    return np.isscalar(element)
+
+
+def ndim(a):
+    return util.ndim_of(a)
+
+
+def shape(a):
+    return tuple(shape_of(a))
+
+
+def size(a, axis=None):
+    s = shape_of(a)
+    return int(np.prod(s)) if axis is None else s[axis]
+
+
+def result_type(*args):
+    return dtypes.result_type(*args)
+
+
+def promote_types(a, b):
+    return dtypes.promote_types(a, b)
+
+
+def issubdtype(arg1, arg2):
+    return dtypes.issubdtype(arg1, arg2)
+
+
+def can_cast(from_, to, casting="safe"):
+    return np.can_cast(from_, to, casting=casting)
+
+
+finfo, iinfo = dtypes.finfo, dtypes.iinfo
+
+__all__ = [n for n in dir() if not n.startswith("_")]
+Array = Array

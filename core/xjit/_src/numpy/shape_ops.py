@@ -1,0 +1,253 @@
+"""Shape manipulation and products of ``xjit.numpy``."""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from .. import core, dtypes
+from ..lax import api as lax
+from . import util
+from .lax_numpy import asarray, util_dtype
+
+
+def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+    if shape is None:
+        shape = newshape
+    util.check_arraylike("reshape", a)
+    a = asarray(a)
+    if isinstance(shape, (int, np.integer)) or (hasattr(shape, "__index__") and not isinstance(shape, (tuple, list))):
+        shape = (shape,)
+    shape = list(shape)
+    for s in shape:
+        if isinstance(s, core.Tracer):
+            core.canonicalize_shape(shape)
+    shape = [operator.index(s) for s in shape]
+    size = a.size
+    if shape.count(-1) > 1:
+        raise ValueError("can only specify one unknown dimension")
+    if -1 in shape:
+        known = int(np.prod([s for s in shape if s != -1]))
+        if known == 0 or size % known:
+            raise TypeError(f"cannot reshape array of shape {a.shape} (size {size}) into shape "
+                            f"{tuple(shape)} because the product of specified axis sizes ({known}) "
+                            f"does not evenly divide {size}")
+        shape[shape.index(-1)] = size // known
+    if int(np.prod(shape)) != size:
+        raise TypeError(f"cannot reshape array of shape {a.shape} (size {size}) into shape "
+                        f"{tuple(shape)} (size {int(np.prod(shape))})")
+    return lax.reshape(a, tuple(shape))
+
+
+def ravel(a, order="C"):
+    a = asarray(a)
+    return lax.reshape(a, (a.size,))
+
+
+def transpose(a, axes=None):
+    util.check_arraylike("transpose", a)
+    a = asarray(a)
+    nd = a.ndim
+    axes = tuple(range(nd))[::-1] if axes is None else tuple(util.canonicalize_axis(i, nd) for i in axes)
+    return lax.transpose(a, axes)
+
+
+def permute_dims(a, axes):
+    return transpose(a, axes)
+
+
+def matrix_transpose(x):
+    nd = x.ndim
+    return transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+
+
+def swapaxes(a, axis1, axis2):
+    a = asarray(a)
+    perm = list(range(a.ndim))
+    i, j = util.canonicalize_axis(axis1, a.ndim), util.canonicalize_axis(axis2, a.ndim)
+    perm[i], perm[j] = perm[j], perm[i]
+    return lax.transpose(a, perm)
+
+
+def moveaxis(a, source, destination):
+    a = asarray(a)
+    src = [util.canonicalize_axis(s, a.ndim) for s in np.atleast_1d(source)]
+    dst = [util.canonicalize_axis(d, a.ndim) for d in np.atleast_1d(destination)]
+    perm = [i for i in range(a.ndim) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        perm.insert(d, s)
+    return lax.transpose(a, perm)
+
+
+def squeeze(a, axis=None):
+    a = asarray(a)
+    if axis is None:
+        axes = tuple(i for i, d in enumerate(a.shape) if d == 1)
+    else:
+        axes = tuple(util.canonicalize_axis(i, a.ndim) for i in np.atleast_1d(axis))
+        for i in axes:
+            if a.shape[i] != 1:
+                raise ValueError("cannot select an axis to squeeze out which has size not equal to "
+                                 f"one, got shape={a.shape} and dimensions={axes}")
+    return lax.squeeze(a, axes)
+
+
+def expand_dims(a, axis):
+    a = asarray(a)
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    nd = a.ndim + len(axes)
+    axes = tuple(util.canonicalize_axis(ax, nd) for ax in axes)
+    return lax.expand_dims(a, axes)
+
+
+def concatenate(arrays, axis=0, dtype=None):
+    if isinstance(arrays, core.Tracer) or hasattr(arrays, "aval"):
+        arrays = [arrays[i] for i in range(arrays.shape[0])]
+    if not len(arrays):
+        raise ValueError("Need at least one array to concatenate.")
+    util.check_arraylike("concatenate", *arrays)
+    arrays = util.promote_dtypes(*arrays)
+    if dtype is not None:
+        arrays = [lax._convert(x, dtypes.canonicalize_dtype(dtype), False) for x in arrays]
+    arrays = [asarray(x) for x in arrays]
+    if axis is None:
+        arrays = [ravel(x) for x in arrays]
+        axis = 0
+    nd = arrays[0].ndim
+    if nd == 0:
+        raise ValueError("Zero-dimensional arrays cannot be concatenated.")
+    for x in arrays[1:]:
+        if x.ndim != nd:
+            raise ValueError("All input arrays must have same number of dimensions")
+    return lax.concatenate(arrays, util.canonicalize_axis(axis, nd))
+
+
+def stack(arrays, axis=0, out=None, dtype=None):
+    if not len(arrays):
+        raise ValueError("Need at least one array to stack.")
+    util.check_arraylike("stack", *arrays)
+    arrays = [asarray(x) for x in util.promote_dtypes(*arrays)]
+    if dtype is not None:
+        arrays = [lax._convert(x, dtypes.canonicalize_dtype(dtype), False) for x in arrays]
+    shape0 = arrays[0].shape
+    if any(x.shape != shape0 for x in arrays[1:]):
+        raise ValueError("All input arrays must have the same shape.")
+    axis = util.canonicalize_axis(axis, len(shape0) + 1)
+    from ..lax.structural import stack_p
+    return stack_p.bind(*arrays, axis=axis)
+
+
+def hstack(tup):
+    arrs = [atleast_1d(a) for a in tup]
+    return concatenate(arrs, axis=0 if arrs[0].ndim == 1 else 1)
+
+
+def vstack(tup):
+    return concatenate([atleast_2d(a) for a in tup], axis=0)
+
+
+def atleast_1d(x):
+    x = asarray(x)
+    return lax.reshape(x, (1,)) if x.ndim == 0 else x
+
+
+def atleast_2d(x):
+    x = asarray(x)
+    return lax.expand_dims(x, tuple(range(2 - x.ndim))) if x.ndim < 2 else x
+
+
+def broadcast_to(array, shape):
+    return util.broadcast_to(array, shape)
+
+
+def broadcast_arrays(*args):
+    shape = util.broadcast_shapes(*[util.shape_of(a) for a in args])
+    return [util.broadcast_to(asarray(a), shape) for a in args]
+
+
+def broadcast_shapes(*shapes):
+    return util.broadcast_shapes(*shapes)
+
+
+# -- products
+
+
+def matmul(a, b, *, precision=None, preferred_element_type=None):
+    util.check_arraylike("matmul", a, b)
+    a, b = util.promote_dtypes(a, b)
+    a, b = asarray(a), asarray(b)
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError(f"matmul: inputs must have at least one dimension, got {a.ndim} and {b.ndim}")
+    a_vec, b_vec = a.ndim == 1, b.ndim == 1
+    if a_vec:
+        a = lax.expand_dims(a, (0,))
+    if b_vec:
+        b = lax.expand_dims(b, (1,))
+    if a.shape[-1] != b.shape[-2]:
+        raise TypeError(f"dot_general requires contracting dimensions to have the same shape, got "
+                        f"({a.shape[-1]},) and ({b.shape[-2]},).")
+    batch = util.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    nb = len(batch)
+    if a.shape[:-2] != batch:
+        a = util.broadcast_to(a, batch + a.shape[-2:])
+    if b.shape[:-2] != batch:
+        b = util.broadcast_to(b, batch + b.shape[-2:])
+    dt = preferred_element_type or util_dtype(a)
+    out = lax.dot_general(a, b, (((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb)))),
+                          precision=precision, preferred_element_type=dt)
+    if a_vec and b_vec:
+        return lax.reshape(out, batch)
+    if a_vec:
+        return lax.squeeze(out, (nb,))
+    if b_vec:
+        return lax.squeeze(out, (out.ndim - 1,))
+    return out
+
+
+def dot(a, b, *, precision=None, preferred_element_type=None):
+    util.check_arraylike("dot", a, b)
+    a, b = util.promote_dtypes(a, b)
+    a, b = asarray(a), asarray(b)
+    dt = preferred_element_type or util_dtype(a)
+    if a.ndim == 0 or b.ndim == 0:
+        return lax.mul(a, b)
+    if b.ndim == 1:
+        contract = ((a.ndim - 1,), (0,))
+    else:
+        contract = ((a.ndim - 1,), (b.ndim - 2,))
+    return lax.dot_general(a, b, (contract, ((), ())), precision=precision,
+                           preferred_element_type=dt)
+
+
+def vdot(a, b, *, precision=None, preferred_element_type=None):
+    a, b = asarray(a), asarray(b)
+    if util_dtype(a).kind == "c":
+        a = lax.conj(a)
+    return dot(ravel(a), ravel(b), precision=precision, preferred_element_type=preferred_element_type)
+
+
+def inner(a, b, *, precision=None, preferred_element_type=None):
+    a, b = asarray(a), asarray(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return lax.mul(*util.promote_dtypes(a, b))
+    a, b = util.promote_dtypes(a, b)
+    return lax.dot_general(a, b, (((a.ndim - 1,), (b.ndim - 1,)), ((), ())), precision=precision,
+                           preferred_element_type=preferred_element_type or util_dtype(a))
+
+
+def outer(a, b, out=None):
+    a, b = util.promote_dtypes(ravel(a), ravel(b))
+    return lax.mul(lax.reshape(a, (a.shape[0], 1)), lax.reshape(b, (1, b.shape[0])))
+
+
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
+    a, b = util.promote_dtypes(asarray(a), asarray(b))
+    if isinstance(axes, int):
+        ca = tuple(range(a.ndim - axes, a.ndim))
+        cb = tuple(range(axes))
+    else:
+        ca, cb = axes
+        ca = tuple(util.canonicalize_axis(i, a.ndim) for i in np.atleast_1d(ca))
+        cb = tuple(util.canonicalize_axis(i, b.ndim) for i in np.atleast_1d(cb))
+    return lax.dot_general(a, b, ((ca, cb), ((), ())), precision=precision,
+                           preferred_element_type=preferred_element_type or util_dtype(a))

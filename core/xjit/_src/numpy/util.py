@@ -1,0 +1,136 @@
+"""Shared machinery of ``xjit.numpy``: argument checking, dtype promotion and
+rank promotion, exactly as ``jax.numpy`` applies them before calling lax."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import core, dtypes
+from ..array import ArrayImpl
+from ..core import Tracer
+from ..lax import api as lax
+from ..lax.elementwise import broadcast_shapes_binary
+
+_SCALARS = (int, float, complex, bool)
+
+
+def check_arraylike(fun_name, *args):
+    for pos, a in enumerate(args):
+        if not (isinstance(a, (Tracer, ArrayImpl, np.ndarray, np.generic)) or type(a) in _SCALARS
+                or isinstance(a, _SCALARS)):
+            if isinstance(a, (list, tuple)):
+                raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got {type(a).__name__} "
+                                f"at position {pos}.")
+            raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got "
+                            f"{type(a).__name__} at position {pos}.")
+
+
+def shape_of(x):
+    return x.aval.shape if isinstance(x, (Tracer, ArrayImpl)) else np.shape(x)
+
+
+def ndim_of(x):
+    return len(shape_of(x))
+
+
+def promote_dtypes(*args):
+    """Convert all args to their common (weak) dtype."""
+    if len(args) == 1:
+        x = args[0]
+        if isinstance(x, (Tracer, ArrayImpl)):
+            return [x]
+    dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    return [lax._convert(x, dtype, weak) for x in args]
+
+
+def promote_dtypes_inexact(*args):
+    dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    dtype = dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(dtype))
+    return [lax._convert(x, dtype, weak) for x in args]
+
+
+def promote_dtypes_numeric(*args):
+    dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    if dtype == np.bool_:
+        dtype = dtypes.default_int_dtype()
+    return [lax._convert(x, dtype, weak) for x in args]
+
+
+def promote_shapes(fun_name, *args):
+    """Rank promotion: lower-rank (non-scalar) operands get leading unit dims."""
+    if len(args) < 2:
+        return list(args)
+    shapes = [shape_of(a) for a in args]
+    nd = max(len(s) for s in shapes)
+    if all(len(s) == nd or len(s) == 0 for s in shapes):
+        _check_broadcast(fun_name, shapes)
+        return list(args)
+    out = []
+    for a, s in zip(args, shapes):
+        if 0 < len(s) < nd:
+            k = nd - len(s)
+            a = lax.broadcast_in_dim(a, (1,) * k + tuple(s), tuple(range(k, nd)))
+        out.append(a)
+    _check_broadcast(fun_name, [shape_of(a) for a in out])
+    return out
+
+
+def _check_broadcast(fun_name, shapes):
+    full = [s for s in shapes if s]
+    for dims in zip(*full):
+        if len({d for d in dims if d != 1}) > 1:
+            raise TypeError(f"{fun_name} got incompatible shapes for broadcasting: "
+                            f"{', '.join(str(tuple(s)) for s in shapes)}.")
+
+
+def promote_args(fun_name, *args):
+    check_arraylike(fun_name, *args)
+    return promote_shapes(fun_name, *promote_dtypes(*args))
+
+
+def promote_args_inexact(fun_name, *args):
+    check_arraylike(fun_name, *args)
+    return promote_shapes(fun_name, *promote_dtypes_inexact(*args))
+
+
+def promote_args_numeric(fun_name, *args):
+    check_arraylike(fun_name, *args)
+    return promote_shapes(fun_name, *promote_dtypes_numeric(*args))
+
+
+def canonicalize_axis(axis, ndim):
+    import operator
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis + ndim if axis < 0 else axis
+
+
+def broadcast_shapes(*shapes):
+    nd = max((len(s) for s in shapes), default=0)
+    padded = [(1,) * (nd - len(s)) + tuple(s) for s in shapes]
+    out = []
+    for dims in zip(*padded):
+        big = {d for d in dims if d != 1}
+        if len(big) > 1:
+            raise ValueError(f"Incompatible shapes for broadcasting: shapes={[tuple(s) for s in shapes]}")
+        out.append(big.pop() if big else 1)
+    return tuple(out)
+
+
+def broadcast_to(x, shape):
+    shape = core.canonicalize_shape(shape)
+    xs = shape_of(x)
+    if tuple(xs) == shape:
+        return x if isinstance(x, (Tracer, ArrayImpl)) else lax.asarray_device(x)
+    nd = len(shape)
+    if len(xs) > nd or any(a not in (1, b) for a, b in zip(xs[::-1], shape[::-1])):
+        raise ValueError(f"Incompatible shapes for broadcasting: {tuple(xs)} and requested shape {shape}")
+    k = nd - len(xs)
+    squeeze = [i for i, (a, b) in enumerate(zip(xs, shape[k:])) if a == 1 and b != 1]
+    if squeeze:
+        x = lax.reshape(x, tuple(d for i, d in enumerate(xs) if i not in squeeze))
+    dims = tuple(i + k for i in range(len(xs)) if i not in squeeze)
+    return lax.broadcast_in_dim(x, shape, dims)
+
+
+__all__ = ["broadcast_shapes_binary"]

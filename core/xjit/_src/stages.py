@@ -1,0 +1,128 @@
+"""The ahead-of-time stages: ``jit(f).trace(...)`` -> ``Traced`` ->
+``.lower()`` -> ``Lowered`` -> ``.compile()`` -> ``Compiled``.
+
+Each stage shares the ``TraceEntry`` of the jitted function's cache, so
+compiling ahead of time also warms the cache used by ordinary calls."""
+from __future__ import annotations
+
+import functools
+import time
+
+from . import dispatch, lowering, tree_util
+from .array import ArrayImpl
+from . import core
+
+
+class Traced:
+    def __init__(self, jitted, entry, in_tree):
+        self._jitted, self._entry, self._in_tree = jitted, entry, in_tree
+
+    @property
+    def jaxpr(self) -> core.ClosedJaxpr:
+        return self._entry.closed
+
+    @property
+    def out_info(self):
+        from .api import ShapeDtypeStruct
+        return tree_util.tree_unflatten(
+            self._entry.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+                                   for a in self._entry.closed.out_avals])
+
+    @property
+    def in_avals(self):
+        return tree_util.tree_unflatten(self._in_tree, self._entry.in_avals)
+
+    def lower(self, *, lowering_platforms=None):
+        e = self._entry
+        if e.text is None:
+            t0 = time.perf_counter()
+            e.text = lowering.lower_module(e.name, e.closed, e.donated)
+            e.lower_s = time.perf_counter() - t0
+        return Lowered(self._jitted, e, self._in_tree)
+
+
+class Lowered:
+    def __init__(self, jitted, entry, in_tree):
+        self._jitted, self._entry, self._in_tree = jitted, entry, in_tree
+
+    def as_text(self, dialect=None, *, debug_info=False):
+        """The StableHLO module in MLIR's pretty form."""
+        return _pretty_mlir(self._entry.text)
+
+    def compiler_ir(self, dialect=None):
+        return _parse_mlir(self._entry.text)
+
+    def compile(self, compiler_options=None):
+        self._entry.compile()
+        return Compiled(self._jitted, self._entry, self._in_tree)
+
+    @property
+    def out_info(self):
+        return Traced(self._jitted, self._entry, self._in_tree).out_info
+
+
+class Compiled:
+    def __init__(self, jitted, entry, in_tree):
+        self._jitted, self._entry, self._in_tree = jitted, entry, in_tree
+        functools.update_wrapper(self, jitted._fun)
+
+    def as_text(self):
+        return self._entry.executable.exe.get_hlo_text()
+
+    def cost_analysis(self):
+        try:
+            return self._entry.executable.exe.cost_analysis()
+        except Exception:  # not every backend reports costs
+            return None
+
+    def memory_analysis(self):
+        try:
+            return self._entry.executable.exe.get_compiled_memory_stats()
+        except Exception:  # not every backend reports memory stats
+            return None
+
+    @property
+    def out_info(self):
+        return Traced(self._jitted, self._entry, self._in_tree).out_info
+
+    def __call__(self, *args, **kwargs):
+        j = self._jitted
+        dyn, dkw, _ = j._split(args, kwargs)
+        leaves, treedef = tree_util.tree_flatten((dyn, dkw))
+        if treedef != self._in_tree:
+            raise TypeError("Function compiled with input pytree does not match the input pytree "
+                            f"it was called with: expected {self._in_tree}, got {treedef}")
+        avals = [core.aval_of(x) for x in leaves]
+        for i, (got, want) in enumerate(zip(avals, self._entry.in_avals)):
+            if got.shape != want.shape or got.dtype != want.dtype:
+                raise TypeError("Argument types differ from the types for which this computation "
+                                f"was compiled. The mismatches are:\nArgument {i} compiled with "
+                                f"{want.str_short(False)} and called with {got.str_short(False)}")
+        bufs = [x._buf if type(x) is ArrayImpl else dispatch.to_buffer(x, a)
+                for x, a in zip(leaves, self._entry.in_avals)]
+        outs = self._entry.executable.run(bufs)
+        return tree_util.tree_unflatten(self._entry.out_tree, outs)
+
+
+@functools.cache
+def _mlir_context():
+    from jaxlib.mlir import ir
+    from jaxlib.mlir._mlir_libs import _jax_mlir_ext
+    from jaxlib.mlir.dialects import stablehlo
+    ctx = ir.Context()
+    registry = ir.DialectRegistry()
+    _jax_mlir_ext.register_dialects(registry)
+    ctx.append_dialect_registry(registry)
+    ctx.load_all_available_dialects()
+    stablehlo.register_dialect(ctx)
+    return ctx
+
+
+def _parse_mlir(text):
+    from jaxlib.mlir import ir
+    with _mlir_context():
+        return ir.Module.parse(text)
+
+
+def _pretty_mlir(text):
+    return str(_parse_mlir(text))

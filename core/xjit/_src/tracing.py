@@ -1,0 +1,252 @@
+"""Staging Python functions into jaxprs (what ``jit`` and ``make_jaxpr`` use).
+
+``JaxprTrace`` records one equation per primitive application. Scalar
+constants become literals, other constants become constvars, and tracers of
+enclosing traces (values closed over from an outer ``jit`` or transformation)
+become constvars too; ``trace_to_jaxpr`` reports them so the caller can pass
+them in as arguments.
+"""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from . import core, errors
+from .core import JaxprEqn, Literal, ShapedArray, Tracer, Var
+
+
+class DebugInfo:
+    """What the user's function was: for error messages and the inspect layer."""
+
+    __slots__ = ("fun_name", "location", "arg_names", "traced_for", "fun")
+
+    def __init__(self, fun, traced_for="jit", arg_names=None):
+        self.fun = fun
+        self.fun_name = getattr(fun, "__name__", type(fun).__name__)
+        self.traced_for = traced_for
+        self.arg_names = arg_names
+        self.location = _fun_location(fun)
+
+    def describe(self):
+        loc = f" at {self.location}" if self.location else ""
+        return f"{self.fun_name}{loc}"
+
+
+def _fun_location(fun):
+    f = inspect.unwrap(fun) if callable(fun) else fun
+    code = getattr(f, "__code__", None)
+    if code is None:
+        return None
+    return f"{code.co_filename}:{code.co_firstlineno}"
+
+
+def arg_names_of(fun, args, kwargs, static_argnums=()):
+    """Flat argument names, one per array leaf (``x``, ``params['w']``)."""
+    try:
+        sig = inspect.signature(fun)
+        bound = sig.bind(*args, **kwargs)
+    except (TypeError, ValueError):
+        return None
+    from . import tree_util
+    names = []
+    for i, (name, val) in enumerate(bound.arguments.items()):
+        param = sig.parameters[name]
+        if param.kind is inspect.Parameter.VAR_POSITIONAL:
+            for j, v in enumerate(val):
+                names.extend(_leaf_names(f"{name}[{j}]", v, tree_util))
+        elif param.kind is inspect.Parameter.VAR_KEYWORD:
+            for k, v in val.items():
+                names.extend(_leaf_names(k, v, tree_util))
+        else:
+            names.extend(_leaf_names(name, val, tree_util))
+    return names
+
+
+def _leaf_names(name, val, tree_util):
+    paths, _ = tree_util.tree_flatten_with_path(val)
+    return [name + tree_util.keystr(p) for p, _ in paths]
+
+
+class JaxprTracer(Tracer):
+    __slots__ = ("var",)
+
+    def __init__(self, trace, var):
+        self._trace = trace
+        self.var = var
+
+    @property
+    def aval(self):
+        return self.var.aval
+
+
+class JaxprTrace(core.Trace):
+    tracer_name = "JitTracer"
+
+    def __init__(self, parent, debug_info: DebugInfo | None = None):
+        self.parent = parent
+        self.debug_info = debug_info
+        self.eqns: list[JaxprEqn] = []
+        self.const_vars: dict[int, Var] = {}
+        self.const_vals: list = []
+        self.const_order: list[Var] = []
+        self.invars: list[Var] = []
+        self.active = True
+
+    def __repr__(self):
+        return "DynamicJaxprTrace"
+
+    def fun_desc(self):
+        d = self.debug_info
+        return f"{d.describe()} traced for {d.traced_for}" if d else "an unknown function"
+
+    def new_arg(self, aval) -> JaxprTracer:
+        v = Var(aval)
+        self.invars.append(v)
+        return JaxprTracer(self, v)
+
+    def _ancestors(self):
+        t = self.parent
+        while t is not None:
+            yield t
+            t = t.parent
+
+    def to_atom(self, x):
+        if isinstance(x, Tracer):
+            t = x._trace
+            if t is self:
+                return x.var
+            if not getattr(t, "active", True) or t not in self._ancestors():
+                raise errors.UnexpectedTracerError(core._leak_message(x))
+            return self._const_var(x, x.aval)
+        aval = core.aval_of(x)
+        if not aval.shape:
+            return Literal(x, aval)
+        return self._const_var(x, aval)
+
+    def _const_var(self, x, aval):
+        v = self.const_vars.get(id(x))
+        if v is None:
+            v = self.const_vars[id(x)] = Var(aval)
+            self.const_vals.append(x)
+            self.const_order.append(v)
+        return v
+
+    def process_primitive(self, primitive, args, params):
+        if not self.active:
+            raise errors.UnexpectedTracerError("a trace was used after its transformation ended")
+        atoms = [self.to_atom(x) for x in args]
+        out_avals = primitive.abstract_eval(*[a.aval for a in atoms], **params)
+        src = core.current_source_info()
+        if primitive.multiple_results:
+            outvars = [Var(a) for a in out_avals]
+            self.eqns.append(JaxprEqn(atoms, outvars, primitive, params, src))
+            return [JaxprTracer(self, v) for v in outvars]
+        v = Var(out_avals)
+        self.eqns.append(JaxprEqn(atoms, [v], primitive, params, src))
+        return JaxprTracer(self, v)
+
+    # -- error provenance
+    def origin_message(self, tracer):
+        d = self.debug_info
+        head = (f"The error occurred while tracing the function {d.describe()} for "
+                f"{d.traced_for}. " if d else "")
+        deps = self._arg_dependencies(tracer.var)
+        names = d.arg_names if d else None
+        if deps and names and all(i < len(names) for i in deps):
+            dep_names = [names[i] for i in deps]
+            if len(dep_names) == 1:
+                return head + ("This concrete value was not available in Python because it "
+                               f"depends on the value of the argument {dep_names[0]}.")
+            joined = ", ".join(dep_names[:-1]) + " and " + dep_names[-1]
+            return head + ("This concrete value was not available in Python because it "
+                           f"depends on the values of the arguments {joined}.")
+        lines = self._provenance_lines(tracer.var)
+        if lines:
+            return head + "This value became a tracer due to JAX operations on these lines:\n\n" + lines
+        return head.rstrip()
+
+    def _arg_dependencies(self, var):
+        producers = {}
+        for e in self.eqns:
+            for o in e.outvars:
+                producers[o] = e
+        pos = {v: i for i, v in enumerate(self.invars)}
+        seen, stack, deps = set(), [var], set()
+        while stack:
+            v = stack.pop()
+            if v in seen or type(v) is Literal:
+                continue
+            seen.add(v)
+            if v in pos:
+                deps.add(pos[v])
+            e = producers.get(v)
+            if e is not None:
+                stack.extend(e.invars)
+        return sorted(deps)
+
+    def _provenance_lines(self, var):
+        from .pretty import pp_eqn_str
+        producers = {o: e for e in self.eqns for o in e.outvars}
+        chain, seen, stack = [], set(), [var]
+        while stack:
+            v = stack.pop()
+            if v in seen or type(v) is Literal:
+                continue
+            seen.add(v)
+            e = producers.get(v)
+            if e is not None:
+                chain.append(e)
+                stack.extend(e.invars)
+        chain.sort(key=self.eqns.index)
+        out = []
+        for e in chain[-5:]:
+            s = e.source_info
+            where = f"{s.filename}:{s.lineno} ({s.function})" if s else "unknown"
+            out.append(f"  operation {pp_eqn_str(e)}\n    from line {where}")
+        return "\n\n".join(out)
+
+    def to_jaxpr(self, out_tracers):
+        outvars = [self.to_atom(x) for x in out_tracers]
+        jaxpr = core.Jaxpr(self.const_order, self.invars, outvars, self.eqns, self.debug_info)
+        return jaxpr, self.const_vals
+
+
+def trace_to_jaxpr(fun, in_avals, debug_info=None):
+    """Stage ``fun(*flat_args) -> flat_outs`` out into a jaxpr.
+
+    Returns ``(jaxpr, consts)``; consts may include tracers of enclosing traces.
+    """
+    parent = core.trace_ctx.trace
+    trace = JaxprTrace(parent, debug_info)
+    args = [trace.new_arg(a) for a in in_avals]
+    try:
+        with core.set_current_trace(trace):
+            outs = fun(*args)
+            jaxpr, consts = trace.to_jaxpr(outs)
+    finally:
+        trace.active = False
+    return jaxpr, consts
+
+
+def convert_constvars_jaxpr(jaxpr: core.Jaxpr) -> core.Jaxpr:
+    """Turn constvars into leading invars."""
+    return core.Jaxpr([], jaxpr.constvars + jaxpr.invars, jaxpr.outvars, jaxpr.eqns,
+                      jaxpr.debug_info)
+
+
+def close_jaxpr(jaxpr, consts):
+    """Split consts into host values (kept as closed-over constants) and outer
+    tracers (returned so the caller passes them as extra leading arguments)."""
+    if not any(isinstance(c, Tracer) for c in consts):
+        return core.ClosedJaxpr(jaxpr, consts), []
+    return core.ClosedJaxpr(convert_constvars_jaxpr(jaxpr), []), list(consts)
+
+
+def abstractify(x) -> ShapedArray:
+    return core.aval_of(x)
+
+
+def is_scalar_literal(x):
+    return isinstance(x, (int, float, bool, complex, np.generic)) or (
+        hasattr(x, "shape") and x.shape == ())

@@ -1,0 +1,13 @@
+"""The lax primitives (``xjit.lax``), as in ``jax.lax``."""
+from xjit._src.lax.api import (  # noqa: F401
+    Precision, RoundingMethod, abs, acos, acosh, add, argmax, argmin, asin, asinh, atan, atan2,
+    atanh, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, broadcast, broadcast_in_dim,
+    broadcasted_iota, cbrt, ceil, clamp, clz, complex, concatenate, conj, convert_element_type,
+    cos, cosh, digamma, div, dot, dot_general, dynamic_slice, dynamic_slice_in_dim,
+    dynamic_update_slice, dynamic_update_slice_in_dim, eq, erf, erf_inv, erfc, exp, exp2, expand_dims,
+    expm1, floor, full, full_like, ge, gt, imag, index_in_dim, integer_pow, iota, is_finite, le,
+    lgamma, log, log1p, logistic, lt, max, min, mul, ne, neg, nextafter, pad, population_count,
+    pow, real, reduce_and, reduce_max, reduce_min, reduce_or, reduce_prod, reduce_sum, reduce_xor,
+    rem, reshape, rev, round, rsqrt, select, select_n, shift_left, shift_right_arithmetic,
+    shift_right_logical, sign, sin, sinh, slice, slice_in_dim, sqrt, square, squeeze, sub, tan,
+    tanh, transpose, zeros_like_array)
