@@ -268,6 +268,19 @@ class ClosedJaxpr:
         return self.jaxpr.pretty_print(**kw)
 
 
+class _EqnSource:
+    """The source info of the equation an interpreter is evaluating, so a
+    check that fires inside it (NaN replay) can name the user's line."""
+    __slots__ = ("value",)
+
+    def get(self):
+        return self.value
+
+
+eqn_source = _EqnSource()
+eqn_source.value = None
+
+
 def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
     """Interpret a jaxpr with the current trace (so it composes with every
     transformation)."""
@@ -280,13 +293,18 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
         env[v] = x
     for v, x in zip(jaxpr.invars, args):
         env[v] = x
-    for eqn in jaxpr.eqns:
-        outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
-        if eqn.primitive.multiple_results:
-            for v, x in zip(eqn.outvars, outs):
-                env[v] = x
-        else:
-            env[eqn.outvars[0]] = outs
+    saved = eqn_source.value
+    try:
+        for eqn in jaxpr.eqns:
+            eqn_source.value = eqn.source_info
+            outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
+            if eqn.primitive.multiple_results:
+                for v, x in zip(eqn.outvars, outs):
+                    env[v] = x
+            else:
+                env[eqn.outvars[0]] = outs
+    finally:
+        eqn_source.value = saved
     return [read(v) for v in jaxpr.outvars]
 
 

@@ -99,7 +99,8 @@ def apply_primitive(prim, *args, **params):
     except _jax.JaxRuntimeError as e:
         raise _runtime_error(e, args) from None
     if config.jax_debug_nans or config.jax_debug_infs:
-        check_nans(prim.name, outs)
+        from .inspect.nans import check_primitive
+        check_primitive(prim, params, args, outs)
     return outs if prim.multiple_results else outs[0]
 
 
@@ -122,19 +123,6 @@ def _compile_primitive(prim, avals, params):
     text = lowering.lower_module(prim.name, core.ClosedJaxpr(jaxpr, []))
     device = backend.default_device()
     return Executable(compile_text(text, device), out_avals, text, device)
-
-
-def check_nans(name, outs):
-    """Raise JAX's FloatingPointError if an output holds a NaN (or an Inf with
-    jax_debug_infs)."""
-    for x in outs:
-        if not dtypes.is_inexact(x.aval.dtype):
-            continue
-        v = np.asarray(x)
-        if config.jax_debug_nans and np.isnan(v).any():
-            raise FloatingPointError(f"invalid value (nan) encountered in {name}")
-        if config.jax_debug_infs and np.isinf(v).any():
-            raise FloatingPointError(f"divide by zero encountered in {name}")
 
 
 def device_put(x, device=None):

@@ -17,6 +17,7 @@ import weakref
 from . import core, dispatch, lowering, tree_util
 from .array import ArrayImpl
 from .config import config
+from .inspect import events, explain, nans
 from .tracing import DebugInfo, arg_names_of, close_jaxpr, trace_to_jaxpr
 
 jit_p = core.Primitive("jit")
@@ -40,8 +41,8 @@ def _jit_impl(*args, jaxpr, name, donated_invars=()):
         exe = _jaxpr_exe_cache[jaxpr] = compile_jaxpr(name, jaxpr, donated_invars)[0]
     bufs = [dispatch.to_buffer(x) for x in args]
     outs = exe.run(bufs)
-    if config.jax_debug_nans or config.jax_debug_infs:
-        dispatch.check_nans(name, outs)
+    if (config.jax_debug_nans or config.jax_debug_infs) and nans.check_jit_outputs(name, outs):
+        nans.replay_deoptimized(lambda *a: core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *a), args, {})
     return outs
 
 
@@ -83,7 +84,7 @@ class TraceEntry:
     """One traced signature: its jaxpr and, once compiled, its executable."""
 
     __slots__ = ("closed", "out_tree", "executable", "donated", "trace_s", "lower_s",
-                 "compile_s", "text", "in_avals", "name")
+                 "compile_s", "text", "in_avals", "name", "fid")
 
     def __init__(self, closed, out_tree, donated, trace_s, in_avals, name):
         self.closed, self.out_tree, self.donated = closed, out_tree, donated
@@ -91,6 +92,7 @@ class TraceEntry:
         self.executable = None
         self.lower_s = self.compile_s = 0.0
         self.text = None
+        self.fid = 0
 
     def compile(self):
         if self.executable is None:
@@ -102,6 +104,7 @@ class TraceEntry:
             self.executable = dispatch.Executable(
                 dispatch.compile_text(self.text, device), self.closed.out_avals, self.text, device)
             self.lower_s, self.compile_s = t1 - t0, time.perf_counter() - t1
+            events.record_compile(self)
         return self.executable
 
     def _warn_unusable_donations(self):
@@ -131,6 +134,9 @@ class JitFunction:
             self._sig, _as_tuple(donate_argnums), _as_tuple(donate_argnames))
         self._cache: dict = {}
         self._name = getattr(fun, "__name__", type(fun).__name__)
+        code = getattr(inspect.unwrap(fun), "__code__", None)
+        self._fid = events.register(self, self._name, code and code.co_filename,
+                                    code and code.co_firstlineno)
 
     def __repr__(self):
         return f"<PjitFunction of {self._fun!r}>"
@@ -212,15 +218,41 @@ class JitFunction:
     def _entry(self, key, dyn, dkw, static_key, leaves, treedef, avals):
         entry = self._cache.get(key)
         if entry is None:
+            self._record_miss(key, dyn, dkw)
             jaxpr, consts, out_tree, dt = self._trace(dyn, dkw, static_key, leaves, treedef, avals)
             closed, tracer_consts = close_jaxpr(jaxpr, consts)
             donated = self._donated_leaves(dyn, dkw) or (False,) * len(avals)
             entry = TraceEntry(closed, out_tree, (False,) * len(tracer_consts) + donated, dt,
                                [v.aval for v in closed.jaxpr.invars], self._name)
+            entry.fid = self._fid
+            self._record_trace(entry)
             if tracer_consts:
                 return entry, tracer_consts
             self._cache[key] = entry
         return entry, ()
+
+    # -- what xjit.inspect reports
+    def _record_miss(self, key, dyn, dkw):
+        info = events.info(self._fid)
+        names = arg_names_of(_DynOnly(self), dyn, dkw) if self._sig is not None else None
+        loc = f"{info.filename}:{info.lineno}" if info.filename else "unknown"
+        reasons = explain.explain(self._name, loc, key, list(self._cache), names)
+        info.cache_misses += 1
+        info.recompile_reasons = reasons
+        if events.state.active:
+            events.emit(events.Event("cache_miss", events.now(), self._name, self._fid,
+                                     info.filename, info.lineno, reasons=reasons))
+
+    def _record_trace(self, entry):
+        info = events.info(self._fid)
+        info.trace_s = entry.trace_s
+        info.jaxpr = None
+        events.last_jaxpr[self._fid] = entry.closed
+        if events.state.active:
+            text, lines = events.jaxpr_text_and_lines(entry.closed)
+            events.emit(events.Event("trace", events.now(), self._name, self._fid, info.filename,
+                                     info.lineno, duration_s=entry.trace_s, jaxpr=text,
+                                     eqn_lines=lines))
 
     def __call__(self, *args, **kwargs):
         if config.jax_disable_jit:
@@ -240,12 +272,21 @@ class JitFunction:
         exe = entry.executable or entry.compile()
         bufs = [x._buf if type(x) is ArrayImpl else dispatch.to_buffer(x, a)
                 for x, a in zip(leaves, avals)]
+        if events.state.active:
+            t0 = time.perf_counter()
         try:
             outs = exe.run(bufs)
         except dispatch._jax.JaxRuntimeError as e:
             raise dispatch._runtime_error(e, leaves) from None
-        if config.jax_debug_nans or config.jax_debug_infs:
-            dispatch.check_nans(self._name, outs)
+        if events.state.active:
+            events.record_execute(self._fid, self._name, time.perf_counter() - t0)
+        if (config.jax_debug_nans or config.jax_debug_infs) and \
+                nans.check_jit_outputs(self._name, outs):
+            nans.replay_deoptimized(self._fun, args, kwargs)
+            raise FloatingPointError(
+                f"invalid value encountered in the output of jit({self._name}). The de-optimized "
+                "function (i.e., the function as if the `jit` decorator were removed) did not "
+                "produce invalid values during its execution.")
         return tree_util.tree_unflatten(entry.out_tree, outs)
 
     # -- stages

@@ -1,0 +1,163 @@
+"""The event stream and the per-function registry behind ``xjit.inspect``.
+
+jit reports what it does (trace, lower, compile, execute, cache miss) here.
+Rare events (trace/compile) always update the registry; per-call work
+(execute timings, call counts) is only done while someone subscribes, so an
+unobserved program pays one attribute read per call.
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import time
+import weakref
+from typing import Any, Callable
+
+
+@dataclasses.dataclass
+class Event:
+    kind: str  # 'trace' | 'lower' | 'compile' | 'execute' | 'cache_miss' | 'nan'
+    time: float
+    fun_name: str
+    fun_id: int
+    filename: str | None = None
+    lineno: int | None = None
+    duration_s: float | None = None
+    jaxpr: str | None = None
+    reasons: list = dataclasses.field(default_factory=list)
+    details: dict = dataclasses.field(default_factory=dict)
+    eqn_lines: list = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass
+class FunctionInfo:
+    """What xjit knows about one jitted function."""
+    name: str
+    fun_id: int
+    filename: str | None
+    lineno: int | None
+    calls: int = 0
+    cache_hits: int = 0
+    cache_misses: int = 0
+    trace_s: float | None = None
+    lower_s: float | None = None
+    compile_s: float | None = None
+    run_s: float | None = None
+    recompile_reasons: list = dataclasses.field(default_factory=list)
+    jaxpr: str | None = None
+    eqn_lines: list = dataclasses.field(default_factory=list)
+
+
+class _State:
+    """``active`` is the flag read on the hot path."""
+    active = False
+    subscribers: list = []
+
+
+state = _State()
+_ids = itertools.count(1)
+_registry: "weakref.WeakValueDictionary[int, Any]" = weakref.WeakValueDictionary()
+_infos: dict[int, FunctionInfo] = {}
+
+
+class Subscription:
+    def __init__(self, callback):
+        self.callback = callback
+
+    def unsubscribe(self):
+        if self in state.subscribers:
+            state.subscribers.remove(self)
+        state.active = bool(state.subscribers)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.unsubscribe()
+
+
+def subscribe(callback: Callable[[Event], None]) -> Subscription:
+    """Deliver every subsequent event to ``callback`` until unsubscribed."""
+    sub = Subscription(callback)
+    state.subscribers.append(sub)
+    state.active = True
+    return sub
+
+
+def emit(event: Event):
+    for sub in list(state.subscribers):
+        try:
+            sub.callback(event)
+        except Exception:  # a broken observer must never break the user's program
+            import logging
+            logging.getLogger("xjit.inspect").exception("inspect subscriber failed")
+
+
+def register(fun_obj, name, filename, lineno) -> int:
+    fid = next(_ids)
+    _registry[fid] = fun_obj
+    _infos[fid] = FunctionInfo(name, fid, filename, lineno)
+    return fid
+
+
+def info(fid) -> FunctionInfo:
+    return _infos[fid]
+
+
+def functions() -> list[FunctionInfo]:
+    """Every jitted function that has been traced, oldest first."""
+    out = []
+    for fid, i in _infos.items():
+        if not (i.cache_misses or i.calls):
+            continue
+        i.cache_hits = max(i.calls - i.cache_misses, 0)
+        closed = last_jaxpr.get(fid)
+        if i.jaxpr is None and closed is not None:
+            i.jaxpr, i.eqn_lines = jaxpr_text_and_lines(closed)
+        out.append(i)
+    return out
+
+
+def reset():
+    """Forget the recorded statistics (not the functions' caches)."""
+    for fid, i in list(_infos.items()):
+        _infos[fid] = FunctionInfo(i.name, fid, i.filename, i.lineno)
+
+
+def now():
+    return time.time()
+
+
+last_jaxpr: dict = {}  # fid -> ClosedJaxpr of the latest trace (text made on demand)
+
+
+def jaxpr_text_and_lines(closed):
+    """The printed jaxpr and, for each top-level equation, its source line."""
+    lines = [(i, e.source_info.filename, e.source_info.lineno)
+             for i, e in enumerate(closed.jaxpr.eqns) if e.source_info is not None]
+    return str(closed), lines
+
+
+def record_compile(entry):
+    fid = entry.fid
+    if not fid:
+        return
+    i = _infos[fid]
+    i.lower_s, i.compile_s = entry.lower_s, entry.compile_s
+    if state.active:
+        emit(Event("lower", now(), i.name, fid, i.filename, i.lineno, duration_s=entry.lower_s))
+        details = {}
+        try:
+            cost = entry.executable.exe.cost_analysis() or {}
+            details = {"flops": cost.get("flops"), "bytes_accessed": cost.get("bytes accessed")}
+        except Exception:  # not every backend reports costs
+            pass
+        emit(Event("compile", now(), i.name, fid, i.filename, i.lineno,
+                   duration_s=entry.compile_s, details=details))
+
+
+def record_execute(fid, name, seconds):
+    i = _infos[fid]
+    i.calls += 1
+    i.run_s = seconds
+    emit(Event("execute", now(), name, fid, i.filename, i.lineno, duration_s=seconds))

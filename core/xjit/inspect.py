@@ -1,0 +1,9 @@
+"""Inspection and debugging of traced and compiled code (``xjit.inspect``).
+
+Plain data and an event stream, for scripts and for the notebook layer:
+``subscribe`` to trace/lower/compile/execute/cache-miss/NaN events,
+``functions()`` for per-function statistics, ``lint`` for trace-time
+pitfalls, ``profile`` for split timings."""
+from xjit._src.inspect.events import (  # noqa: F401
+    Event, FunctionInfo, Subscription, functions, reset, subscribe)
+from xjit._src.inspect.nans import filter_traceback  # noqa: F401
