@@ -7,3 +7,5 @@ pitfalls, ``profile`` for split timings."""
 from xjit._src.inspect.events import (  # noqa: F401
     Event, FunctionInfo, Subscription, functions, reset, subscribe)
 from xjit._src.inspect.nans import filter_traceback  # noqa: F401
+from xjit._src.inspect.lint import Finding, lint  # noqa: F401,E402
+from xjit._src.inspect.profile import Profile, profile  # noqa: F401,E402

@@ -1,0 +1,93 @@
+"""Run snippets against an implementation (xjit, or JAX as the oracle) and
+record what a user would see: the repr/str of the result, its dtype and
+values, or the exception class and message.
+
+A case is ``(name, code)``; the code runs with ``jax``, ``jnp``, ``lax``,
+``np`` bound and must set ``result``. Results are compared exactly on text
+(printed jaxprs, reprs, messages) and with a tolerance on values, since XLA
+may round transcendental functions differently from one build to another.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import re
+
+import numpy as np
+
+HERE = os.path.dirname(__file__)
+_ADDR = re.compile(r" at 0x[0-9a-f]+")
+
+
+def _module_names(impl):
+    if impl == "jax":
+        import jax
+        import jax.numpy as jnp
+        from jax import lax
+    else:
+        import xjit as jax
+        import xjit.numpy as jnp
+        from xjit import lax
+    return {"jax": jax, "jnp": jnp, "lax": lax, "np": np}
+
+
+def _clean(s: str, impl: str) -> str:
+    s = _ADDR.sub(" at 0x...", s)
+    if impl == "jax":
+        s = s.replace("jax.errors.", "xjit.errors.").replace("jax._src.errors.", "xjit.errors.")
+    return s
+
+
+def _describe(result, impl):
+    out = {"text": _clean(str(result), impl), "repr": _clean(repr(result), impl)}
+    try:
+        arr = np.asarray(result)
+        if arr.dtype != object:
+            out["dtype"] = arr.dtype.name
+            out["shape"] = list(arr.shape)
+            out["values"] = arr.astype(np.float64).ravel().tolist() if arr.dtype.kind in "biuf" \
+                else None
+            out["weak_type"] = bool(getattr(result, "weak_type", False))
+    except Exception:  # jaxprs, tuples of arrays...
+        pass
+    return out
+
+
+def run_case(code: str, impl: str) -> dict:
+    env = _module_names(impl)
+    stdout = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(stdout):
+            exec(compile(code, "<case>", "exec"), env)
+        rec = _describe(env["result"], impl)
+    except Exception as e:  # the error is the behaviour under test
+        rec = {"error": type(e).__name__, "message": _clean(str(e), impl).split("\n")[0]}
+    rec["stdout"] = _clean(stdout.getvalue(), impl)
+    return rec
+
+
+def load(name):
+    with open(os.path.join(HERE, f"expected_{name}.json")) as f:
+        return json.load(f)
+
+
+def compare(got: dict, want: dict):
+    """Assertion messages name the first difference."""
+    if "error" in want:
+        assert got.get("error") == want["error"], f"expected {want['error']}: {want['message']}; got {got}"
+        assert got["message"] == want["message"], (got["message"], want["message"])
+        return
+    assert "error" not in got, f"raised {got.get('error')}: {got.get('message')}"
+    assert got.get("dtype") == want.get("dtype"), (got.get("dtype"), want.get("dtype"))
+    assert got.get("shape") == want.get("shape"), (got.get("shape"), want.get("shape"))
+    assert got.get("weak_type") == want.get("weak_type"), "weak_type differs"
+    if want.get("values") is not None:
+        np.testing.assert_allclose(got["values"], want["values"], rtol=2e-6, atol=1e-6,
+                                   equal_nan=True)
+        if want["dtype"][0] in "biu":  # exact dtypes print exactly
+            assert got["repr"] == want["repr"], (got["repr"], want["repr"])
+    else:
+        assert got["text"] == want["text"], f"\n--- got ---\n{got['text']}\n--- want ---\n{want['text']}"
+    assert got["stdout"] == want["stdout"], (got["stdout"], want["stdout"])
