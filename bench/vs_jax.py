@@ -1,0 +1,360 @@
+"""xjit vs JAX 0.10.2 on the workloads the performance issues name.
+
+Both libraries run in one process; samples alternate between them (and
+alternate which goes first) so drift in machine load hits both alike. Each
+workload reports median and minimum time per call, the ratio xjit/JAX of the
+medians (< 1: xjit is faster), the issue's target and pass/fail, then the
+geometric mean of the ratios. Workloads whose xjit feature does not exist yet
+print "not available" and are picked up automatically once it does.
+
+    .venv/bin/python bench/vs_jax.py [--quick] [--json] [-k SUBSTRING]
+
+Needs JAX next to xjit: ``XJIT_EXTRAS=test,compare bash scripts/setup.sh``.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import math
+import os
+import statistics
+import sys
+import time
+import types
+
+import numpy as np
+
+
+def _import_libs():
+    try:
+        import xjit  # noqa: F401
+    except ImportError:  # running from a checkout with an interpreter that only has JAX
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "core"))
+    try:
+        import jax
+        import jax.numpy as jjnp
+    except ImportError:
+        sys.exit("bench/vs_jax.py needs JAX 0.10.2: XJIT_EXTRAS=test,compare bash scripts/setup.sh")
+    import xjit
+    import xjit.numpy as xjnp
+    try:
+        import xjit.inspect  # noqa: F401
+    except ImportError:
+        pass
+    return (types.SimpleNamespace(name="xjit", jax=xjit, jnp=xjnp),
+            types.SimpleNamespace(name="jax", jax=jax, jnp=jjnp))
+
+
+class NotAvailable(Exception):
+    """The library lacks a feature this workload needs."""
+
+
+def need(obj, *names):
+    """``obj.a.b`` or NotAvailable."""
+    for n in names:
+        if not hasattr(obj, n):
+            raise NotAvailable(f"{n} is not implemented")
+        obj = getattr(obj, n)
+    return obj
+
+
+# --------------------------------------------------------------------------
+# Workloads. ``steady(lib)`` returns a thunk timed over many calls;
+# ``fresh(lib)`` returns a function that prepares (untimed) and returns the
+# thunk to time once, for work JAX would otherwise serve from a cache.
+
+LOOP_STEPS = 1000
+
+
+def _loop_fn(lib):
+    """A new function object each time, so no trace/lowering cache applies."""
+    jnp = lib.jnp
+
+    def loop(x):
+        for _ in range(LOOP_STEPS):
+            x = jnp.sin(x) * 0.5 + x
+        return x
+    return loop
+
+
+def _x(lib, n=8):
+    return lib.jnp.arange(float(n)) * 0.1
+
+
+def w_jit_dispatch(lib):
+    f = lib.jax.jit(lambda x: x + 1.0)
+    x = _x(lib)
+    return lambda: f(x).block_until_ready()
+
+
+def w_trace_loop(lib):
+    x = _x(lib)
+    make_jaxpr = lib.jax.make_jaxpr
+
+    def prepare():
+        f = _loop_fn(lib)
+        return lambda: make_jaxpr(f)(x)
+    return prepare
+
+
+def w_lower_loop(lib):
+    x = _x(lib)
+
+    def prepare():
+        traced = lib.jax.jit(_loop_fn(lib)).trace(x)
+        return traced.lower
+    return prepare
+
+
+def w_eager_add(lib):
+    x, y = _x(lib), _x(lib) + 1.0
+    add = lib.jnp.add
+    return lambda: add(x, y).block_until_ready()
+
+
+def _small_loss(lib):
+    jnp = lib.jnp
+    return lambda x: jnp.sum(jnp.sin(x) * x)
+
+
+def w_eager_grad(lib):
+    g = need(lib.jax, "grad")(_small_loss(lib))
+    x = _x(lib)
+    return lambda: g(x).block_until_ready()
+
+
+def w_jit_grad_dispatch(lib):
+    g = lib.jax.jit(need(lib.jax, "grad")(_small_loss(lib)))
+    x = _x(lib)
+    return lambda: g(x).block_until_ready()
+
+
+def w_jit_vmap_matmul(lib):
+    f = lib.jax.jit(need(lib.jax, "vmap")(lib.jnp.matmul))
+    a = lib.jnp.ones((16, 32, 32), "float32")
+    b = lib.jnp.ones((16, 32, 32), "float32") * 0.5
+    return lambda: f(a, b).block_until_ready()
+
+
+def w_trace_grad_loop(lib):
+    x = _x(lib)
+    grad, make_jaxpr, jnp = need(lib.jax, "grad"), lib.jax.make_jaxpr, lib.jnp
+
+    def prepare():
+        loop = _loop_fn(lib)
+        return lambda: make_jaxpr(grad(lambda x: jnp.sum(loop(x))))(x)
+    return prepare
+
+
+def w_eager_chain5(lib):
+    jnp = lib.jnp
+    x = _x(lib)
+    return lambda: jnp.sum(jnp.exp(jnp.sin(x) * 2.0 + 1.0)).block_until_ready()
+
+
+def w_jit_random_normal(lib):
+    random = need(lib.jax, "random")
+    key = need(random, "PRNGKey")(0)
+    f = lib.jax.jit(lambda k: need(random, "normal")(k, (1_000_000,)))
+    return lambda: f(key).block_until_ready()
+
+
+def w_device_put(lib):
+    host = np.arange(1 << 20, dtype=np.float32)  # 4 MiB
+    put = lib.jax.device_put
+    return lambda: put(host).block_until_ready()
+
+
+WORKLOADS = [
+    # name, builder, fresh?, target ratio (xjit/JAX), what the target means
+    ("jit dispatch (tiny fn)", w_jit_dispatch, False, 1.2),
+    ("trace 1000-step loop", w_trace_loop, True, 0.67),
+    ("lower 1000-step loop", w_lower_loop, True, 0.5),
+    ("eager add (small)", w_eager_add, False, 1.2),
+    ("eager grad (small fn)", w_eager_grad, False, 0.5),
+    ("jit grad dispatch", w_jit_grad_dispatch, False, 1.2),
+    ("jit vmap batched matmul", w_jit_vmap_matmul, False, 1.1),
+    ("trace grad 1000-step loop", w_trace_grad_loop, True, 0.67),
+    ("eager chain of 5 jnp ops", w_eager_chain5, False, 1.0),
+    ("jit random.normal 1M", w_jit_random_normal, False, 1.1),
+    ("device_put 4 MB", w_device_put, False, 1.1),
+]
+
+
+# --------------------------------------------------------------------------
+# Timing
+
+
+def _calibrate(thunk, budget_s):
+    """Calls per sample so that one sample lasts about ``budget_s``."""
+    n, t = 1, 0.0
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            thunk()
+        t = time.perf_counter() - t0
+        if t >= budget_s / 4 or n >= 1 << 16:
+            return max(1, int(n * budget_s / max(t, 1e-9)))
+        n *= 4
+
+
+def _sample_steady(thunk, n):
+    t0 = time.perf_counter()
+    for _ in range(n):
+        thunk()
+    return (time.perf_counter() - t0) / n
+
+
+def _sample_fresh(prepare, _n):
+    thunk = prepare()
+    gc.collect()
+    t0 = time.perf_counter()
+    thunk()
+    return time.perf_counter() - t0
+
+
+def measure_pair(runners, fresh, rounds, budget_s):
+    """Interleaved samples for each (name -> thunk/prepare); returns name -> list of seconds."""
+    sample = _sample_fresh if fresh else _sample_steady
+    counts = {}
+    for name, r in runners.items():  # warm up: traces, compiles, caches
+        for _ in range(2 if fresh else 3):
+            r()() if fresh else r()
+        counts[name] = 1 if fresh else _calibrate(r, budget_s)
+    if not fresh:  # the same number of calls for both, so samples are comparable
+        n = min(counts.values())
+        counts = dict.fromkeys(counts, n)
+    times = {name: [] for name in runners}
+    names = list(runners)
+    for i in range(rounds):
+        for name in (names if i % 2 == 0 else names[::-1]):
+            times[name].append(sample(runners[name], counts[name]))
+    return times
+
+
+def _build(lib, builder, fresh):
+    try:
+        r = builder(lib)
+        (r()() if fresh else r())
+        return r, None
+    except NotAvailable as e:
+        return None, str(e)
+    except (NotImplementedError, AttributeError, ImportError, TypeError) as e:
+        return None, f"{type(e).__name__}: {e}"
+
+
+def _fmt_t(s):
+    if s < 1e-3:
+        return f"{s * 1e6:8.1f} us"
+    if s < 1:
+        return f"{s * 1e3:8.2f} ms"
+    return f"{s:8.2f} s "
+
+
+def run(args):
+    xlib, jlib = _import_libs()
+    rounds = args.rounds or (7 if args.quick else 25)
+    budget = 0.01 if args.quick else 0.04
+    results = []
+    for name, builder, fresh, target in WORKLOADS:
+        if args.k and args.k.lower() not in name.lower():
+            continue
+        xr, why = _build(xlib, builder, fresh)
+        jr, jwhy = _build(jlib, builder, fresh)
+        row = dict(name=name, target=target, available=xr is not None and jr is not None)
+        if not row["available"]:
+            row["note"] = f"not available in {'xjit' if xr is None else 'jax'}: {why or jwhy}"
+            results.append(row)
+            _print_row(row, args)
+            continue
+        fr = max(3, rounds // 3) if fresh else rounds
+        t = measure_pair({"xjit": xr, "jax": jr}, fresh, fr, budget)
+        row.update(
+            xjit_median_s=statistics.median(t["xjit"]), jax_median_s=statistics.median(t["jax"]),
+            xjit_min_s=min(t["xjit"]), jax_min_s=min(t["jax"]))
+        row["ratio"] = row["xjit_median_s"] / row["jax_median_s"]
+        row["passed"] = row["ratio"] <= target
+        results.append(row)
+        _print_row(row, args)
+    if not args.k or args.k.lower() in "inspect overhead":
+        row = _inspect_overhead(xlib, rounds, budget)
+        results.append(row)
+        _print_row(row, args)
+    ratios = [r["ratio"] for r in results if r.get("available") and r["name"] != INSPECT_NAME]
+    geo = math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else None
+    if args.json:
+        print(json.dumps(dict(workloads=results, geomean_ratio=geo, rounds=rounds,
+                              python=sys.version.split()[0]), indent=2))
+    else:
+        print("-" * 100)
+        print(f"geometric mean xjit/JAX over {len(ratios)} workloads: "
+              + (f"{geo:.2f}" if geo else "n/a"))
+    return results
+
+
+INSPECT_NAME = "jit dispatch, inspect subscriber on/off"
+
+
+def _inspect_overhead(xlib, rounds, budget):
+    """xjit against itself: dispatch with an ``xjit.inspect`` subscriber vs without."""
+    row = dict(name=INSPECT_NAME, target=1.02)
+    try:
+        subscribe = need(xlib.jax, "inspect", "subscribe")
+    except NotAvailable as e:
+        row.update(available=False, note=f"not available in xjit: {e}")
+        return row
+    plain = w_jit_dispatch(xlib)
+    counts = _calibrate(plain, budget)
+    times = {"off": [], "on": []}
+    for i in range(rounds):
+        for which in (("off", "on") if i % 2 == 0 else ("on", "off")):
+            if which == "off":
+                times["off"].append(_sample_steady(plain, counts))
+                continue
+            sub = subscribe(lambda event: None)  # process-wide, so only around this sample
+            try:
+                times["on"].append(_sample_steady(plain, counts))
+            finally:
+                sub.unsubscribe()
+    row.update(available=True, xjit_median_s=statistics.median(times["on"]),
+               jax_median_s=statistics.median(times["off"]), xjit_min_s=min(times["on"]),
+               jax_min_s=min(times["off"]))
+    row["ratio"] = row["xjit_median_s"] / row["jax_median_s"]
+    row["passed"] = row["ratio"] <= row["target"]
+    row["note"] = "on vs off (both xjit)"
+    return row
+
+
+_HEADER_DONE = []
+
+
+def _print_row(row, args):
+    if args.json:
+        return
+    if not _HEADER_DONE:
+        _HEADER_DONE.append(1)
+        print(f"{'workload':42} {'xjit med':>11} {'JAX med':>11} {'xjit min':>11} {'JAX min':>11}"
+              f" {'ratio':>6} {'target':>7}")
+        print("-" * 100)
+    if not row.get("available"):
+        print(f"{row['name']:42} {row['note']}")
+        return
+    mark = "pass" if row["passed"] else "FAIL"
+    print(f"{row['name']:42} {_fmt_t(row['xjit_median_s'])} {_fmt_t(row['jax_median_s'])} "
+          f"{_fmt_t(row['xjit_min_s'])} {_fmt_t(row['jax_min_s'])} {row['ratio']:6.2f} "
+          f"<={row['target']:<5} {mark}" + (f"  ({row['note']})" if row.get("note") else ""))
+    sys.stdout.flush()
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--quick", action="store_true", help="fewer rounds, shorter samples")
+    p.add_argument("--json", action="store_true", help="print results as JSON")
+    p.add_argument("--rounds", type=int, default=0, help="samples per library and workload")
+    p.add_argument("-k", default="", help="only workloads whose name contains this")
+    run(p.parse_args(argv))
+
+
+if __name__ == "__main__":
+    main()
