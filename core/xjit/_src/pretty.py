@@ -209,7 +209,7 @@ def _pp_jaxpr_doc(jaxpr: core.Jaxpr, ctx, hoisting=None):
     saved = ctx.defs.pop(hoisting, None) if hoisting is not None else None
     constvars = pp_vars(jaxpr.constvars, ctx, True)
     invars = pp_vars(jaxpr.invars, ctx, True)
-    eqns = join(brk(), [pp_eqn(e, ctx) for e in jaxpr.eqns])
+    eqns = join(brk("; "), [pp_eqn(e, ctx) for e in jaxpr.eqns])
     outs = [text(pp_atom(v, ctx)) for v in jaxpr.outvars]
     outvars = concat(text("("), nest(2, group(join(concat(text(","), group(brk())), outs))),
                      text(",)" if len(outs) == 1 else ")"))

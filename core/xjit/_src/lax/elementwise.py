@@ -36,7 +36,7 @@ def _kind_ok(dtype, kinds):
 
 
 def _accepted(kinds):
-    return ", ".join(f"subtypes of {k}" if k != "bool" else "bool" for k in kinds)
+    return "subtypes of " + ", ".join(kinds)
 
 
 def _check_unary(name, aval, kinds):
@@ -120,6 +120,19 @@ def _define(name, kinds, op_name, nargs, out_dtype=None, attrs=None):
 # -- unary
 neg_p = _define("neg", NUM, "stablehlo.negate", 1)
 sign_p = _define("sign", NUM, "stablehlo.sign", 1)
+
+
+def _lower_sign(ctx, avals_in, avals_out, x):
+    """StableHLO's sign has no unsigned form: sign(x) = (x != 0) for those."""
+    a = avals_in[0]
+    if a.dtype.kind != "u":
+        return ctx.op("stablehlo.sign", [x], [ttype(a)], ttype(a))
+    zero = ctx.constant(np.zeros(a.shape, a.dtype), a)
+    b = a.update(dtype=np.bool_)
+    nz = ctx.op("stablehlo.compare", [x, zero], [ttype(a)] * 2, ttype(b),
+                attrs="comparison_direction = #stablehlo<comparison_direction NE>, "
+                      "compare_type = #stablehlo<comparison_type UNSIGNED>")
+    return ctx.op("stablehlo.convert", [nz], [ttype(b)], ttype(a))
 floor_p = _define("floor", FLOAT, "stablehlo.floor", 1)
 ceil_p = _define("ceil", FLOAT, "stablehlo.ceil", 1)
 is_finite_p = _define("is_finite", FLOAT, "stablehlo.is_finite", 1, out_dtype=lambda d: np.dtype(bool))
@@ -183,6 +196,7 @@ def _lower_exp2(ctx, avals_in, avals_out, x):
 
 
 lowering.rules[exp2_p] = _lower_exp2
+lowering.rules[sign_p] = _lower_sign
 lowering.rules[square_p] = lambda ctx, ai, ao, x: ctx.op(
     "stablehlo.multiply", [x, x], [ttype(ai[0])] * 2, ttype(ao[0]))
 
@@ -304,7 +318,7 @@ def _compare_type(dtype):
 def _define_compare(name):
     p = Primitive(name)
     base = _naryop_eval(name, ANY)
-    core.abstract_eval_rules[p] = lambda x, y: base(x, y).update(dtype=np.dtype(bool), weak_type=False)
+    core.abstract_eval_rules[p] = lambda x, y: base(x, y).update(dtype=np.dtype(bool))
 
     def lower(ctx, avals_in, avals_out, x, y):
         aout = avals_out[0]

@@ -461,9 +461,7 @@ def _arg_lower(is_max):
             return [(v, sv), (i, si)]
 
         region = ctx.region([sv, si, sv, si], body)
-        init_v = ctx.constant(_init_value("reduce_min" if is_max else "reduce_max", a.dtype)
-                              if a.dtype.kind != "f" else np.array(-np.inf if is_max else np.inf, a.dtype),
-                              sv)
+        init_v = ctx.constant(_init_value("reduce_max" if is_max else "reduce_min", a.dtype), sv)
         init_i = ctx.constant(np.zeros((), index_dtype), si)
         outs = ctx.op("stablehlo.reduce", [x, idx, init_v, init_i],
                       [ttype(a), ttype(ia), tv, ti], [ttype(o.update(dtype=a.dtype)), ttype(o)],

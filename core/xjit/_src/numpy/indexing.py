@@ -62,9 +62,10 @@ def getitem(arr, idx):
             i = i[()]
         if _is_int_like(i):
             i = operator.index(i)
-            if not -size <= i < size:
-                raise IndexError(f"index {i} is out of bounds for axis {dim} with size {size}")
-            i = i + size if i < 0 else i
+            if size == 0:
+                raise IndexError(f"index is out of bounds for axis {dim} with size 0")
+            # out-of-bounds static indices clamp, as JAX's gather does
+            i = min(max(i + size if i < 0 else i, 0), size - 1)
             starts.append(i)
             limits.append(i + 1)
             strides.append(1)
@@ -108,10 +109,13 @@ def getitem(arr, idx):
                             f"{type(i).__name__} at position {dim}")
         dim += 1
     out = arr
-    if rev_dims:
-        out = lax.rev(out, tuple(rev_dims))
+    if rev_dims:  # slice the mirrored window first, then reverse it
+        for d in rev_dims:
+            starts[d], limits[d] = shape[d] - limits[d], shape[d] - starts[d]
     if tuple(starts) != (0,) * len(shape) or tuple(limits) != tuple(shape) or any(s != 1 for s in strides):
         out = lax.slice(out, starts, limits, None if all(s == 1 for s in strides) else strides)
+    if rev_dims:
+        out = lax.rev(out, tuple(rev_dims))
     for d, i in dyn:
         i = _normalize_traced_index(i, shape[d])
         starts_d = [0] * len(shape)

@@ -148,11 +148,11 @@ def empty(shape, dtype=None, *, device=None):
 
 
 def _full(shape, fill, dtype, name):
-    if isinstance(shape, (Tracer,)) or (isinstance(shape, (list, tuple)) and
-                                        builtins.any(isinstance(s, Tracer) for s in shape)):
-        bad = shape if isinstance(shape, Tracer) else next(s for s in shape if isinstance(s, Tracer))
+    if isinstance(shape, Tracer):
+        shape = (shape,)
+    if isinstance(shape, (list, tuple)) and builtins.any(isinstance(s, Tracer) for s in shape):
         raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got "
-                        f"{[bad] if isinstance(shape, (list, tuple)) else bad}.")
+                        f"{tuple(shape)}.")
     shape = core.canonicalize_shape(shape)
     dtypes.check_user_dtype_supported(dtype, name)
     dt = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
@@ -275,9 +275,18 @@ def _one_to_one_unop(lax_fn, name, inexact=False, numeric=False):
     return fn
 
 
-add = _one_to_one_binop(lax.add, "add")
+def _bool_or(lax_fn, bool_fn, name):
+    """jnp.add/multiply on booleans are logical or/and, as in NumPy."""
+    def fn(x1, x2, /):
+        x1, x2 = promote_args(name, x1, x2)
+        return (bool_fn if util_dtype(x1) == np.bool_ else lax_fn)(x1, x2)
+    fn.__name__ = name
+    return fn
+
+
+add = _bool_or(lax.add, lax.bitwise_or, "add")
 subtract = _one_to_one_binop(lax.sub, "subtract")
-multiply = _one_to_one_binop(lax.mul, "multiply")
+multiply = _bool_or(lax.mul, lax.bitwise_and, "multiply")
 maximum = _one_to_one_binop(lax.max, "maximum")
 minimum = _one_to_one_binop(lax.min, "minimum")
 arctan2 = _one_to_one_binop(lax.atan2, "arctan2", promote_args_inexact)
@@ -294,13 +303,17 @@ left_shift = _one_to_one_binop(lax.shift_left, "left_shift")
 right_shift = _one_to_one_binop(lax.shift_right_arithmetic, "right_shift")
 
 
+def _to_bool(x):
+    """``lax.convert_element_type(x, bool)``: nonzero test for numbers."""
+    if util_dtype(x) == np.bool_:
+        return x
+    return lax.ne(x, lax._convert(0, util_dtype(x), False))
+
+
 def _logical_binop(lax_fn, name):
     def fn(x1, x2, /):
         x1, x2 = promote_args(name, x1, x2)
-        if util_dtype(x1) != np.bool_:
-            x1 = lax.ne(x1, 0)
-            x2 = lax.ne(x2, 0)
-        return lax_fn(x1, x2)
+        return lax_fn(_to_bool(x1), _to_bool(x2))
     fn.__name__ = name
     return fn
 
@@ -316,10 +329,7 @@ logical_xor = _logical_binop(lax.bitwise_xor, "logical_xor")
 
 def logical_not(x, /):
     (x,) = util.promote_dtypes(x)
-    if util_dtype(x) != np.bool_:
-        x = lax.eq(x, 0)
-        return x
-    return lax.bitwise_not(x)
+    return lax.bitwise_not(_to_bool(x))
 
 
 def invert(x, /):
@@ -331,8 +341,20 @@ bitwise_not = bitwise_invert = invert
 
 negative = _one_to_one_unop(lax.neg, "negative")
 sign = _one_to_one_unop(lax.sign, "sign")
-floor = _one_to_one_unop(lax.floor, "floor", inexact=True)
-ceil = _one_to_one_unop(lax.ceil, "ceil", inexact=True)
+def _int_identity_unop(lax_fn, name):
+    """floor/ceil return integer and bool input unchanged, as in JAX."""
+    def fn(x, /):
+        util.check_arraylike(name, x)
+        (x,) = util.promote_dtypes(x)
+        if util_dtype(x).kind in "iub":
+            return x
+        return lax_fn(x)
+    fn.__name__ = name
+    return fn
+
+
+floor = _int_identity_unop(lax.floor, "floor")
+ceil = _int_identity_unop(lax.ceil, "ceil")
 exp = _one_to_one_unop(lax.exp, "exp", inexact=True)
 exp2 = _one_to_one_unop(lax.exp2, "exp2", inexact=True)
 log = _one_to_one_unop(lax.log, "log", inexact=True)
@@ -409,16 +431,32 @@ divide = true_divide
 
 
 def _floor_divide_impl(x1, x2):
+    x1, x2 = util.promote_dtypes_numeric(x1, x2)
+    x1, x2 = util.promote_shapes("floor_divide", x1, x2)
     dt = util_dtype(x1)
-    if dt.kind in "iu":
+    if dt.kind == "u":
+        return lax.div(x1, x2)
+    if dt.kind == "i":
         q = lax.div(x1, x2)
-        if dt.kind == "u":
-            return q
-        select = logical_and(lax.ne(lax.sign(x1), lax.sign(x2)), lax.ne(lax.rem(x1, x2), 0))
-        return where(select, lax.sub(q, 1), q)
-    if dt == np.bool_:
-        return lax.bitwise_and(x1, x2)
-    return lax.floor(lax.div(x1, x2))
+        select = logical_and(lax.ne(lax.sign(x1), lax.sign(x2)),
+                             lax.ne(lax.rem(x1, x2), lax._convert(0, dt, True)))
+        return where(select, lax.sub(q, lax._convert(1, dt, True)), q)
+    if dt.kind == "c":
+        raise TypeError("floor_divide does not support complex-valued inputs")
+    return _float_divmod(x1, x2)[0]
+
+
+def _float_divmod(x1, x2):
+    """Python's divmod for floats: the quotient is rounded toward -inf and the
+    remainder takes the divisor's sign."""
+    dt = util_dtype(x1)
+    zero = lax._convert(0.0, dt, True)
+    mod = lax.rem(x1, x2)
+    div = lax.div(where(lax.eq(x2, zero), x1, lax.sub(x1, mod)), x2)
+    ind = lax.bitwise_and(lax.ne(mod, zero), lax.ne(lax.sign(x2), lax.sign(mod)))
+    mod = lax.select(ind, lax.add(mod, x2), mod)
+    div = lax.select(ind, lax.sub(div, lax._convert(1.0, dt, True)), div)
+    return lax.round(div), mod
 
 
 _floor_divide = jit(_floor_divide_impl)
@@ -426,20 +464,20 @@ _floor_divide._name = "floor_divide"
 
 
 def floor_divide(x1, x2, /):
-    x1, x2 = promote_args_numeric("floor_divide", x1, x2)
+    util.check_arraylike("floor_divide", x1, x2)
     return _floor_divide(x1, x2)
 
 
 def _remainder_impl(x1, x2):
+    x1, x2 = util.promote_dtypes_numeric(x1, x2)
+    x1, x2 = util.promote_shapes("remainder", x1, x2)
     dt = util_dtype(x1)
+    zero = lax._convert(0, dt, True)
     if dt.kind in "iu":
-        zero = lax.eq(x2, 0)
-        x2 = where(zero, lax._convert(1, dt, True), x2)
+        x2 = where(lax.eq(x2, zero), lax._convert(1, dt, True), x2)
     r = lax.rem(x1, x2)
-    if dt.kind == "u":
-        return r
-    nz = lax.ne(r, 0)
-    fix = lax.bitwise_and(lax.ne(lax.lt(r, 0), lax.lt(x2, 0)), nz)
+    nz = lax.ne(r, zero)
+    fix = lax.bitwise_and(lax.ne(lax.lt(r, zero), lax.lt(x2, zero)), nz)
     return lax.select(fix, lax.add(r, x2), r)
 
 
@@ -448,7 +486,7 @@ _remainder._name = "remainder"
 
 
 def remainder(x1, x2, /):
-    x1, x2 = promote_args_numeric("remainder", x1, x2)
+    util.check_arraylike("remainder", x1, x2)
     return _remainder(x1, x2)
 
 
@@ -482,13 +520,15 @@ pow = power
 def _integer_power(x1, x2):
     """Integer base and exponent: square-and-multiply over the exponent bits."""
     dt = util_dtype(x1)
+    one, zero = lax._convert(1, util_dtype(x2), False), lax._convert(0, util_dtype(x2), False)
     acc = lax.full_like(x1, 1)
     base = x1
-    bits = dt.itemsize * 8
-    for _ in range(bits):
-        acc = where(lax.ne(lax.bitwise_and(x2, 1), 0), lax.mul(acc, base), acc)
+    # exponents past bit_length(bits) overflow any base but 0/1/-1, so JAX only
+    # looks at that many low bits of the exponent
+    for _ in range((dt.itemsize * 8).bit_length()):
+        acc = where(lax.ne(lax.bitwise_and(x2, one), zero), lax.mul(acc, base), acc)
         base = lax.mul(base, base)
-        x2 = lax.shift_right_logical(x2, 1)
+        x2 = lax.shift_right_logical(x2, one)
     return acc
 
 
@@ -505,13 +545,11 @@ def _where_impl(condition, x, y):
     x, y = util.promote_dtypes(x, y)
     if util_dtype(condition) != np.bool_:
         condition = lax._convert(condition, np.bool_, False)
-    condition, x, y = _broadcast_all(condition, x, y)
+    shape = util.broadcast_shapes(*[shape_of(a) for a in (condition, x, y)])
+    x, y = [util.broadcast_to(a, shape) for a in (x, y)]
+    if shape_of(condition):  # a scalar predicate selects whole arrays as it is
+        condition = util.broadcast_to(condition, shape)
     return lax.select_n(condition, y, x)
-
-
-def _broadcast_all(*args):
-    shape = util.broadcast_shapes(*[shape_of(a) for a in args])
-    return [util.broadcast_to(a, shape) if tuple(shape_of(a)) != shape else a for a in args]
 
 
 _where = jit(_where_impl)
@@ -529,16 +567,24 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     return _where(condition, x, y)
 
 
-def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
-    arr = a if arr is None else arr
-    min = a_min if min is None else min
-    max = a_max if max is None else max
-    util.check_arraylike("clip", arr)
+def _clip_impl(arr, min, max):
     if min is not None:
         arr = maximum(min, arr)
     if max is not None:
         arr = minimum(max, arr)
     return asarray(arr)
+
+
+_clip = jit(_clip_impl)
+_clip._name = "clip"
+
+
+def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
+    arr = a if arr is None else arr
+    min = a_min if min is None else min
+    max = a_max if max is None else max
+    util.check_arraylike("clip", arr)
+    return _clip(arr, min, max)
 
 
 def astype(x, dtype, /, *, copy=False, device=None):
@@ -560,7 +606,9 @@ def round(a, decimals=0, out=None):
     util.check_arraylike("round", a)
     (a,) = util.promote_dtypes(a)
     dt = util_dtype(a)
-    if dt.kind in "iub":
+    if dt == np.bool_:
+        raise ValueError(f"data type {np.bool_} not inexact")
+    if dt.kind in "iu":
         return a
     if decimals == 0:
         return lax.round(a, lax.RoundingMethod.TO_NEAREST_EVEN)

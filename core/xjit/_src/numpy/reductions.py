@@ -143,8 +143,13 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
         ddof = correction
     util.check_arraylike("var", a)
     a = asarray(a)
-    dt = dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(util_dtype(a)) if dtype is None else dtype)
-    a = lax._convert(a, dt, False)
+    out_dt = dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(util_dtype(a)) if dtype is None else dtype)
+    if out_dt.kind == "c":  # the variance of complex numbers is real
+        out_dt = np.dtype(np.float32 if out_dt == np.complex64 else np.float64)
+    # half-precision variances are accumulated in float32, as JAX does
+    dt = np.dtype(np.float32) if out_dt in (np.float16, dtypes.bfloat16) else out_dt
+    if util_dtype(a).kind != "c":
+        a = lax._convert(a, dt, False)
     shape = util.shape_of(a)
     axes = _axes(axis, len(shape))
     centered = lax.sub(a, mean(a, axis=axis, keepdims=True, where=where))
@@ -154,8 +159,10 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     total = sum(sq, axis=axis, keepdims=keepdims, where=where)
     n = _count(shape, axes, where, total.dtype if _is_array(total) else dt)
     if isinstance(n, int):
-        return lax.div(total, lax._convert(float(builtins.max(n - ddof, 0)), util_dtype(total), False))
-    return lax.div(total, lax.sub(n, ddof))
+        out = lax.div(total, lax._convert(float(builtins.max(n - ddof, 0)), util_dtype(total), False))
+    else:
+        out = lax.div(total, lax.sub(n, ddof))
+    return lax._convert(out, out_dt, False)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, correction=None):

@@ -17,11 +17,10 @@ def check_arraylike(fun_name, *args):
     for pos, a in enumerate(args):
         if not (isinstance(a, (Tracer, ArrayImpl, np.ndarray, np.generic)) or type(a) in _SCALARS
                 or isinstance(a, _SCALARS)):
-            if isinstance(a, (list, tuple)):
-                raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got {type(a).__name__} "
-                                f"at position {pos}.")
-            raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got "
-                            f"{type(a).__name__} at position {pos}.")
+            if getattr(a, "aval", None) is not None:  # WeakScalar and friends
+                continue
+            raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got {type(a)} "
+                            f"at position {pos}.")
 
 
 def shape_of(x):
