@@ -523,9 +523,9 @@ def _integer_power(x1, x2):
     one, zero = lax._convert(1, util_dtype(x2), False), lax._convert(0, util_dtype(x2), False)
     acc = lax.full_like(x1, 1)
     base = x1
-    # exponents past bit_length(bits) overflow any base but 0/1/-1, so JAX only
-    # looks at that many low bits of the exponent
-    for _ in range((dt.itemsize * 8).bit_length()):
+    # exponents of 64 or more overflow any base but 0/1/-1, so, like JAX, we
+    # look only at the six low bits of the exponent
+    for _ in range(6):
         acc = where(lax.ne(lax.bitwise_and(x2, one), zero), lax.mul(acc, base), acc)
         base = lax.mul(base, base)
         x2 = lax.shift_right_logical(x2, one)
