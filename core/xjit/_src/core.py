@@ -19,6 +19,7 @@ import numpy as np
 
 from . import dtypes
 from . import errors
+from .config import config as _config
 
 # --------------------------------------------------------------------------
 # Abstract values
@@ -66,8 +67,26 @@ class ShapedArray:
         return self.str_short(False)
 
 
+_flags = _config._values  # read directly: attribute access on ``config`` is slower
+_scalar_avals: dict = {}  # (Python or NumPy scalar type, x64) -> its aval
+
+
 def aval_of(x) -> ShapedArray:
     """The abstract value of any array-like: tracer, Array, NumPy or Python value."""
+    t = type(x)
+    if t is float or t is int or t is bool or t is complex:
+        key = (t, _flags["jax_enable_x64"])
+        aval = _scalar_avals.get(key)
+        if aval is None:
+            aval = _scalar_avals[key] = ShapedArray((), dtypes.dtype(x, canonicalize=True),
+                                                    t is not bool)
+        return aval
+    if isinstance(x, np.generic):
+        key = (t, _flags["jax_enable_x64"])
+        aval = _scalar_avals.get(key)
+        if aval is None:
+            aval = _scalar_avals[key] = ShapedArray((), dtypes.canonicalize_dtype(x.dtype), False)
+        return aval
     aval = getattr(x, "aval", None)
     if aval is not None:
         return aval
@@ -462,15 +481,19 @@ def concrete_or_error(fun, x, context=""):
 
 def canonicalize_shape(shape, context=""):
     """Validate and normalise a shape to a tuple of non-negative Python ints."""
+    given = shape
     try:
         shape = tuple(shape)
     except TypeError:
-        shape = (shape,)
+        shape = given = (shape,)
     out = []
     for d in shape:
         if isinstance(d, Tracer):
-            raise errors.ConcretizationTypeError(
-                d, "The error arose in a shape argument: shapes must be static (concrete) values.")
+            msg = (f"Shapes must be 1D sequences of concrete values of integer type, got {given}.\n"
+                   "If using `jit`, try using `static_argnums` or applying `jit` to smaller "
+                   "subfunctions.")
+            origin = d._origin()
+            raise TypeError(msg + ("\n" + origin if origin else ""))
         try:
             d = operator.index(d)
         except TypeError:

@@ -71,6 +71,33 @@ def host_value(x, dtype):
 
 
 _prim_cache: dict = {}
+_flags = config._values  # read directly: attribute access on ``config`` is slower
+
+# Device copies of Python scalars used as eager operands (``x * 2.0``): the
+# transfer costs more than the op, and buffers are immutable, so one copy per
+# (type, value, x64) serves every use. Never used where a buffer may be donated.
+_scalar_bufs: dict = {}
+_SCALAR_CACHE_SIZE = 512
+
+
+def scalar_buffer(x, aval):
+    """The device buffer of Python/NumPy scalar ``x`` (cached), or a fresh transfer."""
+    key = (type(x), x, _flags["jax_enable_x64"])
+    try:
+        buf = _scalar_bufs.get(key)
+    except TypeError:  # an unhashable NumPy scalar (structured void)
+        return to_buffer(x, aval)
+    if buf is None:
+        buf = to_buffer(x, aval)
+        # NaN != NaN, and -0.0 == 0.0 would share a key: neither is cached.
+        if aval.dtype.kind in "iub" or (x == x and x != 0):
+            if len(_scalar_bufs) >= _SCALAR_CACHE_SIZE:
+                _scalar_bufs.clear()
+            _scalar_bufs[key] = buf
+    return buf
+
+
+_SCALAR_TYPES = (int, float, bool, complex, np.generic)
 
 
 def apply_primitive(prim, *args, **params):
@@ -84,9 +111,9 @@ def apply_primitive(prim, *args, **params):
         else:
             a = core.aval_of(x)
             avals.append(a)
-            bufs.append(to_buffer(x, a))
+            bufs.append(scalar_buffer(x, a) if isinstance(x, _SCALAR_TYPES) else to_buffer(x, a))
     try:
-        key = (prim, *avals, *params.items())
+        key = (prim, *avals, *params.items()) if params else (prim, *avals)
         exe = _prim_cache.get(key)
     except TypeError:  # unhashable params (e.g. callables in lists)
         key, exe = None, None
@@ -98,7 +125,7 @@ def apply_primitive(prim, *args, **params):
         outs = exe.run(bufs)
     except _jax.JaxRuntimeError as e:
         raise _runtime_error(e, args) from None
-    if config.jax_debug_nans or config.jax_debug_infs:
+    if _flags["jax_debug_nans"] or _flags["jax_debug_infs"]:
         from .inspect.nans import check_primitive
         check_primitive(prim, params, args, outs)
     return outs if prim.multiple_results else outs[0]

@@ -32,6 +32,7 @@ core.abstract_eval_rules[jit_p] = _jit_abstract_eval
 core.pp_param_rules[jit_p] = lambda p: {"name": p["name"], "jaxpr": p["jaxpr"]}
 
 _jaxpr_exe_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_flags = config._values  # read directly: attribute access on ``config`` is slower
 
 
 def _jit_impl(*args, jaxpr, name, donated_invars=()):
@@ -41,7 +42,7 @@ def _jit_impl(*args, jaxpr, name, donated_invars=()):
         exe = _jaxpr_exe_cache[jaxpr] = compile_jaxpr(name, jaxpr, donated_invars)[0]
     bufs = [dispatch.to_buffer(x) for x in args]
     outs = exe.run(bufs)
-    if (config.jax_debug_nans or config.jax_debug_infs) and nans.check_jit_outputs(name, outs):
+    if (_flags["jax_debug_nans"] or _flags["jax_debug_infs"]) and nans.check_jit_outputs(name, outs):
         nans.replay_deoptimized(lambda *a: core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *a), args, {})
     return outs
 
@@ -84,10 +85,11 @@ class TraceEntry:
     """One traced signature: its jaxpr and, once compiled, its executable."""
 
     __slots__ = ("closed", "out_tree", "executable", "donated", "trace_s", "lower_s",
-                 "compile_s", "text", "in_avals", "name", "fid")
+                 "compile_s", "text", "in_avals", "name", "fid", "single_out")
 
     def __init__(self, closed, out_tree, donated, trace_s, in_avals, name):
         self.closed, self.out_tree, self.donated = closed, out_tree, donated
+        self.single_out = tree_util.treedef_is_leaf(out_tree) and out_tree.num_leaves == 1
         self.trace_s, self.in_avals, self.name = trace_s, in_avals, name
         self.executable = None
         self.lower_s = self.compile_s = 0.0
@@ -132,7 +134,12 @@ class JitFunction:
             self._sig, _as_tuple(static_argnums), _as_tuple(static_argnames))
         self._donate_argnums, self._donate_argnames = _resolve_argnums(
             self._sig, _as_tuple(donate_argnums), _as_tuple(donate_argnames))
-        self._cache: dict = {}
+        # Calls with only positional Array arguments skip flattening and the
+        # full key: ``_fast`` maps (trace_key, *avals) -> TraceEntry. Both
+        # caches are shared by every jit of the same function and options.
+        self._cache, self._fast = _shared_caches(
+            fun, (self._static_argnums, self._static_argnames, self._donate_argnums,
+                  self._donate_argnames))
         self._name = getattr(fun, "__name__", type(fun).__name__)
         code = getattr(inspect.unwrap(fun), "__code__", None)
         self._fid = events.register(self, self._name, code and code.co_filename,
@@ -231,6 +238,18 @@ class JitFunction:
             self._cache[key] = entry
         return entry, ()
 
+    def _invalid_argument(self, dyn, dkw, leaves):
+        names = arg_names_of(_DynOnly(self), dyn, dkw) if self._sig is not None else None
+        for i, x in enumerate(leaves):
+            try:
+                core.aval_of(x)
+            except TypeError:
+                path = names[i] if names and i < len(names) else f"args[{i}]"
+                return TypeError(f"Error interpreting argument to {self._fun!r} as an abstract "
+                                 f"array. The problematic value is of type {type(x)} and was "
+                                 f"passed to the function at path {path}.")
+        return TypeError(f"Invalid arguments to {self._fun!r}")
+
     # -- what xjit.inspect reports
     def _record_miss(self, key, dyn, dkw):
         info = events.info(self._fid)
@@ -255,13 +274,27 @@ class JitFunction:
                                      eqn_lines=lines))
 
     def __call__(self, *args, **kwargs):
-        if config.jax_disable_jit:
+        if not kwargs and core.trace_ctx.trace is core.eval_trace:
+            avals = [config.trace_key]
+            for x in args:
+                if type(x) is not ArrayImpl:
+                    break
+                avals.append(x.aval)
+            else:
+                entry = self._fast.get(tuple(avals))
+                if entry is not None and not _flags["jax_disable_jit"]:
+                    return self._execute(entry, args, [x._buf for x in args], args, kwargs)
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
+        if _flags["jax_disable_jit"]:
             return self._fun(*args, **kwargs)
         dyn, dkw, static_key = self._split(args, kwargs)
         leaves, treedef = tree_util.tree_flatten((dyn, dkw))
-        avals = []
-        for x in leaves:
-            avals.append(x.aval if type(x) is ArrayImpl else core.aval_of(x))
+        try:
+            avals = [x.aval if type(x) is ArrayImpl else core.aval_of(x) for x in leaves]
+        except TypeError:
+            raise self._invalid_argument(dyn, dkw, leaves) from None
         key = (treedef, static_key, config.trace_key, *avals)
         trace = core.trace_ctx.trace
         entry, tracer_consts = self._entry(key, dyn, dkw, static_key, leaves, treedef, avals)
@@ -269,9 +302,18 @@ class JitFunction:
             outs = jit_p.bind(*tracer_consts, *leaves, jaxpr=entry.closed, name=self._name,
                               donated_invars=entry.donated)
             return tree_util.tree_unflatten(entry.out_tree, outs)
-        exe = entry.executable or entry.compile()
+        if entry.executable is None:
+            entry.compile()
         bufs = [x._buf if type(x) is ArrayImpl else dispatch.to_buffer(x, a)
                 for x, a in zip(leaves, avals)]
+        if not static_key and not kwargs and len(leaves) == len(args) and \
+                all(type(x) is ArrayImpl for x in args):
+            self._fast[(config.trace_key, *avals)] = entry
+        return self._execute(entry, leaves, bufs, args, kwargs)
+
+    def _execute(self, entry, leaves, bufs, args, kwargs):
+        """Run a compiled entry on device buffers and rebuild the output tree."""
+        exe = entry.executable
         if events.state.active:
             t0 = time.perf_counter()
         try:
@@ -280,13 +322,15 @@ class JitFunction:
             raise dispatch._runtime_error(e, leaves) from None
         if events.state.active:
             events.record_execute(self._fid, self._name, time.perf_counter() - t0)
-        if (config.jax_debug_nans or config.jax_debug_infs) and \
+        if (_flags["jax_debug_nans"] or _flags["jax_debug_infs"]) and \
                 nans.check_jit_outputs(self._name, outs):
             nans.replay_deoptimized(self._fun, args, kwargs)
             raise FloatingPointError(
                 f"invalid value encountered in the output of jit({self._name}). The de-optimized "
                 "function (i.e., the function as if the `jit` decorator were removed) did not "
                 "produce invalid values during its execution.")
+        if entry.single_out:
+            return outs[0]
         return tree_util.tree_unflatten(entry.out_tree, outs)
 
     # -- stages
@@ -310,9 +354,23 @@ class JitFunction:
 
     def clear_cache(self):
         self._cache.clear()
+        self._fast.clear()
 
     def _cache_size(self):
         return len(self._cache)
+
+
+_fun_caches: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _shared_caches(fun, options):
+    """Traces are cached per (function, jit options), not per ``jit`` object:
+    ``jit(f)(x)`` twice traces ``f`` once, as in JAX."""
+    try:
+        per_fun = _fun_caches.setdefault(fun, {})
+    except TypeError:  # not weak-referenceable or unhashable
+        return {}, {}
+    return per_fun.setdefault(options, ({}, {}))
 
 
 class _DynOnly:

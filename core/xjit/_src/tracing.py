@@ -68,7 +68,7 @@ def _leaf_names(name, val, tree_util):
     return [name + tree_util.keystr(p) for p, _ in paths]
 
 
-class JaxprTracer(Tracer):
+class DynamicJaxprTracer(Tracer):
     __slots__ = ("var",)
 
     def __init__(self, trace, var):
@@ -100,10 +100,10 @@ class JaxprTrace(core.Trace):
         d = self.debug_info
         return f"{d.describe()} traced for {d.traced_for}" if d else "an unknown function"
 
-    def new_arg(self, aval) -> JaxprTracer:
+    def new_arg(self, aval) -> DynamicJaxprTracer:
         v = Var(aval)
         self.invars.append(v)
-        return JaxprTracer(self, v)
+        return DynamicJaxprTracer(self, v)
 
     def _ancestors(self):
         t = self.parent
@@ -141,10 +141,10 @@ class JaxprTrace(core.Trace):
         if primitive.multiple_results:
             outvars = [Var(a) for a in out_avals]
             self.eqns.append(JaxprEqn(atoms, outvars, primitive, params, src))
-            return [JaxprTracer(self, v) for v in outvars]
+            return [DynamicJaxprTracer(self, v) for v in outvars]
         v = Var(out_avals)
         self.eqns.append(JaxprEqn(atoms, [v], primitive, params, src))
-        return JaxprTracer(self, v)
+        return DynamicJaxprTracer(self, v)
 
     # -- error provenance
     def origin_message(self, tracer):

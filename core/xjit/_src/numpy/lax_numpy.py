@@ -124,15 +124,15 @@ def _contains_array(obj):
 
 
 def _stack_nested(obj, dtype):
+    """A (nested) list holding arrays or tracers: a strongly typed array
+    built by concatenating the promoted elements, as jnp.array does."""
     leaves = [_stack_nested(o, None) if isinstance(o, (list, tuple)) else o for o in obj]
-    leaves = util.promote_dtypes(*leaves)
-    if dtype is not None:
-        leaves = [lax._convert(x, dtype, False) for x in leaves]
+    dtype = dtype or dtypes.result_type(*leaves)
     shapes = {tuple(shape_of(x)) for x in leaves}
     if len(shapes) > 1:
         raise ValueError(f"setting an array element with a sequence. The requested array has an "
                          f"inhomogeneous shape")
-    return lax.concatenate([lax.expand_dims(x, (0,)) for x in leaves], 0)
+    return lax.concatenate([lax.expand_dims(lax._convert(x, dtype, False), (0,)) for x in leaves], 0)
 
 
 def zeros(shape, dtype=None, *, device=None):

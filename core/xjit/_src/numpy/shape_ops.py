@@ -19,9 +19,8 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     if isinstance(shape, (int, np.integer)) or (hasattr(shape, "__index__") and not isinstance(shape, (tuple, list))):
         shape = (shape,)
     shape = list(shape)
-    for s in shape:
-        if isinstance(s, core.Tracer):
-            core.canonicalize_shape(shape)
+    if any(isinstance(d, core.Tracer) for d in shape):
+        core.canonicalize_shape(shape)  # raises the error for traced dimensions
     shape = [operator.index(s) for s in shape]
     size = a.size
     if shape.count(-1) > 1:
