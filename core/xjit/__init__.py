@@ -4,6 +4,9 @@
 """
 import os as _os
 
+# Quiet the C++ runtime's INFO logs (device discovery), as JAX does.
+_os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+
 from xjit._src import core as _core
 
 _core.register_internal_dir(_os.path.dirname(__file__) + _os.sep)
