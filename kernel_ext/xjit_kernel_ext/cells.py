@@ -1,0 +1,78 @@
+"""Map source positions to notebook cells.
+
+The engine reports plain ``filename:lineno`` pairs. For code typed into a
+notebook the filename is whatever IPython's compiler invented for the cell
+(``/tmp/ipykernel_<pid>/<hash>.py`` under ipykernel, ``<ipython-input-N-...>``
+in older IPython), which the panel cannot use. IPython records filename ->
+execution count when it compiles a cell, and the ``pre_run_cell`` hook tells
+us the cell id the front end sent with the execute request; together they
+give the panel an id (or at least an ``In[N]`` number) to scroll to.
+
+When ``pre_run_cell`` fires, IPython 9 has already incremented
+``execution_count`` and older versions have not, so the hook's count is not
+trusted: a cell's id is tied to the count the compiler records for it (any
+count newer than those known when the cell started is the running cell), and
+confirmed from ``post_run_cell``'s ``result.execution_count``.
+"""
+from __future__ import annotations
+
+import re
+
+_IPYTHON_INPUT = re.compile(r"^<ipython-input-(\d+)-")
+
+
+class CellMap:
+    def __init__(self, shell=None):
+        self.shell = shell
+        self._cell_ids: dict[int, str] = {}
+        self._current: str | None = None
+        self._known_max = 0
+
+    def _fmap(self) -> dict:
+        fmap = getattr(getattr(self.shell, "compile", None), "_filename_map", None)
+        return fmap if isinstance(fmap, dict) else {}
+
+    def begin_cell(self, cell_id: str | None):
+        """A cell with this front-end id starts running."""
+        self._current = str(cell_id) if cell_id else None
+        counts = [c for c in self._fmap().values() if isinstance(c, int)]
+        self._known_max = max(counts, default=0)
+
+    def end_cell(self, execution_count: int | None):
+        """The running cell finished as ``In[execution_count]``."""
+        if self._current and isinstance(execution_count, int):
+            self._cell_ids[execution_count] = self._current
+        self._current = None
+
+    def cell_id_of(self, count: int | None) -> str | None:
+        if count is None:
+            return None
+        if count in self._cell_ids:
+            return self._cell_ids[count]
+        if self._current and count > self._known_max:
+            return self._current
+        return None
+
+    def execution_count_of(self, filename: str | None) -> int | None:
+        if not filename:
+            return None
+        fmap = self._fmap()
+        if filename in fmap:
+            try:
+                return int(fmap[filename])
+            except (TypeError, ValueError):
+                return None
+        m = _IPYTHON_INPUT.match(filename)
+        return int(m.group(1)) if m else None
+
+    def location(self, filename, lineno) -> dict:
+        """A protocol ``location`` object for ``filename:lineno``."""
+        filename = filename if isinstance(filename, str) else None
+        lineno = int(lineno) if isinstance(lineno, int) and lineno >= 0 else None
+        count = self.execution_count_of(filename)
+        return {
+            "filename": filename,
+            "lineno": lineno,
+            "cell_id": self.cell_id_of(count),
+            "execution_count": count,
+        }

@@ -1,0 +1,302 @@
+"""The kernel end of the ``xjit`` comm: engine events out, panel requests in.
+
+One ``XjitChannel`` per kernel. It
+
+* registers the comm target ``xjit`` (the panel opens a comm when it attaches
+  to a kernel that already has the extension loaded) and also opens a comm
+  itself when loaded (for a panel that attached earlier);
+* subscribes to ``xjit.inspect`` and batches events (see ``batching``),
+  flushing from the event callback when the interval has passed and from
+  IPython's ``post_run_cell`` hook; outside a cell a short timer flushes;
+* validates every message it sends and receives against the ``xjit/1``
+  schema. An invalid incoming message is dropped with a logged warning: the
+  only actions a panel can trigger are the three fixed requests below, and no
+  field of a message is ever evaluated or executed.
+
+Requests: ``request_state`` (full snapshot), ``select_function`` (jaxpr and
+per-equation source positions), ``run_debug`` (``%debug``, with the kernel's
+stdin forwarded to the panel so pdb can prompt there).
+"""
+from __future__ import annotations
+
+import collections
+import logging
+import sys
+import threading
+import time
+
+from . import serialize
+from .batching import EventBatcher
+from .cells import CellMap
+from .protocol import TARGET, ProtocolError, message, validate_incoming, validate_outgoing
+
+log = logging.getLogger("xjit_kernel_ext")
+
+RECENT_EVENTS = 500  # kept for state snapshots (the schema allows 1000)
+
+
+class XjitChannel:
+    def __init__(self, shell=None, *, interval: float = 0.1, max_events: int = 256,
+                 clock=time.monotonic, comm_manager=None, create_comm=None):
+        self.shell = shell
+        self.cells = CellMap(shell)
+        self.batcher = EventBatcher(interval=interval, max_events=max_events, clock=clock)
+        self.comms: list = []
+        self.findings: dict[str, list[dict]] = {}
+        self.last_nan: dict | None = None
+        self.recent: collections.deque = collections.deque(maxlen=RECENT_EVENTS)
+        self.exec_totals: dict[int, dict] = {}
+        self.sent = 0  # messages sent, for tests and diagnostics
+        self._seq = 0
+        self._in_cell = False
+        self._timer: threading.Timer | None = None
+        self._lock = threading.RLock()
+        self._subscription = None
+        self._comm_manager = comm_manager
+        self._create_comm = create_comm
+
+    # -- lifecycle -------------------------------------------------------------
+    def start(self, open_comm: bool = True):
+        import xjit.inspect
+        self._subscription = xjit.inspect.subscribe(self.on_event)
+        if self.shell is not None:
+            self.shell.events.register("pre_run_cell", self.pre_run_cell)
+            self.shell.events.register("post_run_cell", self.post_run_cell)
+        manager = self._manager()
+        if manager is not None:
+            manager.register_target(TARGET, self.on_comm_open)
+        if open_comm:
+            self.open_comm()
+
+    def stop(self):
+        if self._subscription is not None:
+            self._subscription.unsubscribe()
+            self._subscription = None
+        if self.shell is not None:
+            for name, cb in (("pre_run_cell", self.pre_run_cell),
+                             ("post_run_cell", self.post_run_cell)):
+                try:
+                    self.shell.events.unregister(name, cb)
+                except ValueError:
+                    pass
+        manager = self._manager()
+        if manager is not None:
+            try:
+                manager.unregister_target(TARGET, self.on_comm_open)
+            except (KeyError, ValueError):
+                pass
+        self._cancel_timer()
+        for c in list(self.comms):
+            try:
+                c.close()
+            except Exception:  # a comm whose kernel is going away
+                log.debug("closing xjit comm failed", exc_info=True)
+        self.comms.clear()
+
+    def _manager(self):
+        if self._comm_manager is None:
+            try:
+                import comm as comm_pkg
+                self._comm_manager = comm_pkg.get_comm_manager()
+            except Exception:  # no kernel (plain IPython): nothing to register with
+                return None
+        return self._comm_manager
+
+    # -- comms -----------------------------------------------------------------
+    def open_comm(self):
+        """Open a comm towards the front end (for a panel that is already up)."""
+        create = self._create_comm
+        if create is None:
+            try:
+                from comm import create_comm as create
+            except ImportError:
+                return None
+        c = create(target_name=TARGET, data=validate_outgoing(self._hello()))
+        self.attach(c, send_hello=False)
+        return c
+
+    def on_comm_open(self, comm, open_msg):
+        """Comm-target handler: the panel opened a comm to us."""
+        self.attach(comm)  # sends hello + state already
+        data = (open_msg or {}).get("content", {}).get("data")
+        if data and data != message("request_state"):
+            self.handle(data, comm)
+
+    def attach(self, comm, send_hello: bool = True):
+        with self._lock:
+            self.comms.append(comm)
+        comm.on_msg(lambda msg, c=comm: self.handle(msg.get("content", {}).get("data"), c))
+        comm.on_close(lambda msg, c=comm: self.detach(c))
+        if send_hello:
+            self.send(self._hello(), [comm])
+        self.send(self.state(), [comm])
+
+    def detach(self, comm):
+        with self._lock:
+            if comm in self.comms:
+                self.comms.remove(comm)
+
+    def send(self, msg: dict, comms=None) -> bool:
+        """Validate and send to ``comms`` (default: every open comm). An invalid
+        outgoing message is a bug on this side: it is logged, never sent."""
+        try:
+            validate_outgoing(msg)
+        except ProtocolError as e:
+            log.error("xjit: not sending invalid message: %s", e)
+            return False
+        for c in list(self.comms if comms is None else comms):
+            try:
+                c.send(msg)
+                self.sent += 1
+            except Exception:
+                log.warning("xjit: sending on a comm failed; dropping it", exc_info=True)
+                self.detach(c)
+        return True
+
+    def _hello(self) -> dict:
+        import xjit
+        return message("hello", xjit_version=str(getattr(xjit, "__version__", "unknown")))
+
+    # -- incoming ----------------------------------------------------------------
+    def handle(self, data, comm=None):
+        """Dispatch one panel request; anything not in the protocol is ignored."""
+        try:
+            msg = validate_incoming(data)
+        except ProtocolError as e:
+            log.warning("xjit: ignoring message from the panel: %s", e)
+            return
+        reply_to = [comm] if comm is not None else None
+        kind = msg["type"]
+        if kind == "request_state":
+            self.flush()
+            self.send(self.state(), reply_to)
+        elif kind == "select_function":
+            self.send(self.function_reply(msg["fun_id"]), reply_to)
+        elif kind == "run_debug":
+            self.run_debug(reply_to)
+
+    def state(self) -> dict:
+        import xjit.inspect
+        with self._lock:
+            return message(
+                "state",
+                functions=[serialize.function(i, self.cells) for i in xjit.inspect.functions()],
+                findings=[f for fs in self.findings.values() for f in fs],
+                nan=self.last_nan,
+                events=list(self.recent),
+                executes=[dict(a) for a in self.exec_totals.values()],
+            )
+
+    def function_reply(self, fun_id: int) -> dict:
+        import xjit.inspect
+        for info in xjit.inspect.functions():
+            if info.fun_id == fun_id:
+                jaxpr = serialize.unflatten_jaxpr(info.jaxpr) if info.jaxpr else None
+                return message(
+                    "function", fun_id=int(fun_id), name=str(info.name),
+                    jaxpr=serialize._clip(jaxpr) if jaxpr is not None else None,
+                    equations=serialize.equations(jaxpr, getattr(info, "eqn_lines", []), self.cells))
+        return message("error", message=f"no jitted function with id {fun_id}")
+
+    def run_debug(self, reply_to=None):
+        """Run ``%debug`` (the post-mortem debugger on the last exception).
+
+        pdb reads its commands with ``input()``. ipykernel only forwards
+        ``input()`` to the front end while it handles an execute request, so
+        we enable the same forwarding for the duration of this comm message:
+        the input requests then carry this message as parent and the panel
+        answers them."""
+        shell = self.shell
+        if shell is None:
+            self.send(message("debug", status="failed", message="no IPython shell"), reply_to)
+            return
+        self.send(message("debug", status="started", message="%debug"), reply_to)
+        kernel = getattr(shell, "kernel", None)
+        forward = kernel is not None and hasattr(kernel, "_forward_input")
+        status, text = "finished", "debugger exited"
+        try:
+            if forward:
+                kernel._forward_input(allow_stdin=True)
+            shell.run_line_magic("debug", "")
+        except Exception as e:  # StdinNotImplementedError and friends
+            status, text = "failed", f"{type(e).__name__}: {e}"
+        finally:
+            if forward:
+                kernel._restore_input()
+                kernel._allow_stdin = False
+            sys.stdout.flush()
+        self.send(message("debug", status=status, message=text), reply_to)
+
+    # -- outgoing engine events --------------------------------------------------
+    def on_event(self, ev):
+        """``xjit.inspect`` subscriber: cheap for execute events (a counter bump)."""
+        if ev.kind == "execute":
+            self.batcher.add_execute(int(ev.fun_id), str(ev.fun_name), float(ev.time), ev.duration_s)
+            with self._lock:
+                tot = self.exec_totals.get(ev.fun_id)
+                s = ev.duration_s if isinstance(ev.duration_s, float) and ev.duration_s >= 0 else 0.0
+                if tot is None:
+                    self.exec_totals[ev.fun_id] = {
+                        "fun_id": int(ev.fun_id), "fun_name": str(ev.fun_name), "count": 1,
+                        "total_s": s, "last_s": s, "first_time": float(ev.time),
+                        "last_time": float(ev.time)}
+                else:
+                    tot["count"] += 1
+                    tot["total_s"] += s
+                    tot["last_s"] = s
+                    tot["last_time"] = float(ev.time)
+        else:
+            d = serialize.event(ev, self.cells)
+            with self._lock:
+                self.recent.append(d)
+                if d["kind"] == "nan":
+                    self.last_nan = d
+            self.batcher.add_event(d)
+        if self.batcher.due():
+            self.flush()
+        elif not self._in_cell:
+            self._schedule_flush()
+
+    def flush(self):
+        """Send what the batcher holds as one ``batch`` message."""
+        self._cancel_timer()
+        taken = self.batcher.take()
+        if taken is None:
+            return False
+        events, executes, touched, dropped = taken
+        import xjit.inspect
+        functions = [serialize.function(i, self.cells) for i in xjit.inspect.functions()
+                     if i.fun_id in touched]
+        self._seq += 1
+        return self.send(message("batch", seq=self._seq, events=events, executes=executes,
+                                 functions=functions, dropped=dropped))
+
+    def _schedule_flush(self):
+        with self._lock:
+            if self._timer is None:
+                self._timer = threading.Timer(self.batcher.interval, self.flush)
+                self._timer.daemon = True
+                self._timer.start()
+
+    def _cancel_timer(self):
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+
+    # -- IPython hooks -------------------------------------------------------------
+    def pre_run_cell(self, info=None):
+        self._in_cell = True
+        self.cells.begin_cell(getattr(info, "cell_id", None))
+
+    def post_run_cell(self, result=None):
+        self._in_cell = False
+        self.flush()
+        self.cells.end_cell(getattr(result, "execution_count", None))
+
+    # -- findings ------------------------------------------------------------------
+    def publish_findings(self, fun_name: str, findings) -> None:
+        items = [serialize.finding(f, fun_name, self.cells) for f in findings]
+        with self._lock:
+            self.findings[fun_name] = items
+        self.send(message("findings", fun_name=str(fun_name), findings=items))
