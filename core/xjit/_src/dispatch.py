@@ -29,9 +29,15 @@ def compile_text(text: str, device=None):
     device = device or backend.default_device()
     client = device.client
     t0 = time.perf_counter()
+    callbacks = getattr(text, "host_callbacks", ())
     try:
-        exe = client.compile_and_load(text, executable_devices=backend.device_list(device),
-                                      compile_options=xc.CompileOptions())
+        if callbacks:  # PJRT takes host callbacks only with a parsed module
+            from .stages import _parse_mlir
+            exe = client.compile_and_load(_parse_mlir(text), backend.device_list(device),
+                                          xc.CompileOptions(), list(callbacks))
+        else:
+            exe = client.compile_and_load(text, executable_devices=backend.device_list(device),
+                                          compile_options=xc.CompileOptions())
     except _jax.JaxRuntimeError as e:
         raise RuntimeError(f"XLA compilation failed: {e}") from None
     CompileStats.compiles += 1

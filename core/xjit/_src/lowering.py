@@ -43,6 +43,9 @@ def ttype(aval) -> str:
     key = (aval.shape, aval.dtype)
     t = _type_cache.get(key)
     if t is None:
+        if getattr(aval.dtype, "extended", False):  # a key type: its physical data
+            t = _type_cache[key] = ttype(aval.dtype.physical_aval(aval))
+            return t
         dims = "".join(f"{d}x" for d in aval.shape)
         t = _type_cache[key] = f"tensor<{dims}{mlir_dtype(aval.dtype)}>"
     return t
@@ -137,11 +140,24 @@ class LoweringContext:
 
 
 class ModuleContext:
-    """State shared by every function of one module (host callbacks, ...)."""
+    """State shared by every function of one module: the Python callables
+    that compiled code calls back into (``host_callbacks[i]`` is the one a
+    custom call with ``index = i`` invokes)."""
 
     def __init__(self):
-        self.keepalive: list = []
+        self.host_callbacks: list = []
         self.platform = None
+
+    def add_host_callback(self, fn) -> int:
+        self.host_callbacks.append(fn)
+        return len(self.host_callbacks) - 1
+
+
+class ModuleText(str):
+    """Module text that also carries the host callbacks it refers to, so the
+    compiler can pass them to PJRT."""
+
+    host_callbacks: tuple = ()
 
 
 def lower_jaxpr(ctx: LoweringContext, jaxpr: core.Jaxpr, consts, args) -> list[str]:
@@ -196,10 +212,15 @@ def lower_module(name: str, closed: core.ClosedJaxpr, donated=(), arg_names=None
     ret = (f'    "func.return"({", ".join(outs)}) : '
            f'({", ".join(ttype(av) for av in out_avals)}) -> ()')
     mod_name = "jit_" + "".join(c if c.isalnum() or c == "_" else "_" for c in name)
-    return (f"module @{mod_name} attributes {{mhlo.num_partitions = 1 : i32, "
+    text = (f"module @{mod_name} attributes {{mhlo.num_partitions = 1 : i32, "
             f"mhlo.num_replicas = 1 : i32}} {{\n"
             f"  func.func public @main({', '.join(params)}) -> ({results}) {{\n"
             f"{body}\n{ret}\n  }}\n}}\n")
+    if not ctx.module_ctx.host_callbacks:
+        return text
+    text = ModuleText(text)
+    text.host_callbacks = tuple(ctx.module_ctx.host_callbacks)
+    return text
 
 
 def _donation_aliases(in_avals, out_avals, donated):

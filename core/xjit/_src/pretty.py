@@ -202,6 +202,8 @@ def pp_eqn(eqn, ctx):
             _rename_inner(eqn, inner, ctx)
     rhs = concat(text(eqn.primitive.name), pp_kv_pairs(params, ctx, rule is not None),
                  text(" "), pp_vars(eqn.invars, ctx, False))
+    if not eqn.outvars:  # effects only: JAX prints no binder
+        return rhs
     return concat(lhs, text(" = "), rhs)
 
 

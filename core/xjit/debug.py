@@ -1,0 +1,2 @@
+"""Runtime debugging from inside traced code (``xjit.debug``)."""
+from xjit._src.debugging import breakpoint, debug_callback as callback, debug_print as print  # noqa: F401,A004

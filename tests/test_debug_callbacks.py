@@ -1,0 +1,88 @@
+"""Host callbacks from compiled code: debug.print, debug.callback,
+pure_callback, io_callback and debug.breakpoint."""
+import io
+import sys
+
+import numpy as np
+import pytest
+
+import xjit as jax
+import xjit.numpy as jnp
+
+
+def test_debug_print_in_jit_prints_runtime_values(capsys):
+    @jax.jit
+    def f(x):
+        jax.debug.print("x = {}", x)
+        jax.debug.print("sum={s}", s=x.sum())
+        return x * 2
+
+    out = f(jnp.arange(3.0))
+    np.testing.assert_array_equal(out, [0.0, 2.0, 4.0])
+    assert capsys.readouterr().out == "x = [0. 1. 2.]\nsum=3.0\n"
+    f(jnp.ones(3))  # cached executable still calls back
+    assert capsys.readouterr().out == "x = [1. 1. 1.]\nsum=3.0\n"
+
+
+def test_debug_print_eager(capsys):
+    jax.debug.print("{a} and {b}", a=1, b=jnp.float32(2.5))
+    assert capsys.readouterr().out == "1 and 2.5\n"
+
+
+def test_debug_print_jaxpr_text():
+    text = str(jax.make_jaxpr(lambda x: jax.debug.print("v {}", x))(1.0))
+    assert text.splitlines()[1] == "    debug_print["
+    assert "      fmt=v {}" in text
+
+
+def test_pure_callback_values_and_dtype():
+    def f(x):
+        return jax.pure_callback(lambda a: np.sin(a).astype(np.float32),
+                                 jax.ShapeDtypeStruct(x.shape, x.dtype), x)
+    x = jnp.linspace(0, 1, 5)
+    np.testing.assert_allclose(jax.jit(f)(x), np.sin(np.asarray(x)), rtol=1e-6)
+    np.testing.assert_allclose(f(x), np.sin(np.asarray(x)), rtol=1e-6)
+    assert jax.jit(f)(x).dtype == np.float32
+
+
+def test_pure_callback_wrong_shape_is_an_error_not_a_crash():
+    f = jax.jit(lambda x: jax.pure_callback(lambda a: np.zeros(4, np.float32),
+                                            jax.ShapeDtypeStruct((3,), np.float32), x))
+    with pytest.raises(RuntimeError, match="shape"):
+        f(jnp.ones(3)).block_until_ready()
+
+
+def test_io_callback_runs_each_call():
+    seen = []
+
+    def record(a):
+        seen.append(float(a))
+        return np.float32(a) + 1
+
+    f = jax.jit(lambda x: jax.experimental.io_callback(record, jax.ShapeDtypeStruct((), np.float32), x))
+    assert float(f(1.0)) == 2.0
+    assert float(f(5.0)) == 6.0
+    assert seen == [1.0, 5.0]
+
+
+def test_debug_callback_receives_pytrees():
+    got = []
+    jax.jit(lambda x: jax.debug.callback(lambda d: got.append(d["a"].tolist()), {"a": x}))(
+        jnp.arange(2))
+    assert got == [[0, 1]]
+
+
+def test_breakpoint_prompt_reads_commands(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("p y\np y.shape\nc\n"))
+
+    @jax.jit
+    def f(x):
+        y = x * 3
+        jax.debug.breakpoint()
+        return y
+
+    f(jnp.arange(2.0))
+    out = capsys.readouterr().out
+    assert "Entering jaxdb:" in out
+    assert "array([0., 3.], dtype=float32)" in out
+    assert "(2,)" in out
