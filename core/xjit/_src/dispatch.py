@@ -95,8 +95,10 @@ def scalar_buffer(x, aval):
         return to_buffer(x, aval)
     if buf is None:
         buf = to_buffer(x, aval)
-        # NaN != NaN, and -0.0 == 0.0 would share a key: neither is cached.
-        if aval.dtype.kind in "iub" or (x == x and x != 0):
+        # Signed zeros share a key (-0.0 == 0.0) and NaN keys never match:
+        # floats that are zero or NaN, and complex values, are not cached.
+        kind = aval.dtype.kind
+        if kind in "iub" or (kind != "c" and x == x and x != 0):
             if len(_scalar_bufs) >= _SCALAR_CACHE_SIZE:
                 _scalar_bufs.clear()
             _scalar_bufs[key] = buf

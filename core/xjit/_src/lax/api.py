@@ -41,6 +41,7 @@ class WeakScalar:
 
 
 _PY_OF_KIND = {"f": float, "c": complex, "i": int}
+_PY_SCALAR_TYPES = frozenset((int, float, complex, bool))
 
 
 def host_convert(x, dtype, weak_type):
@@ -60,8 +61,24 @@ def host_convert(x, dtype, weak_type):
         info = np.iinfo(dtype)
         if not info.min <= x <= info.max:
             raise OverflowError(f"Python int {x} too large to convert to {dtype.name}")
+    py = type(x) in _PY_SCALAR_TYPES
+    if py:
+        key = (type(x), x, dtype)
+        out = _strong_scalars.get(key)
+        if out is not None:
+            return out
     with np.errstate(all="ignore"):
-        return np.asarray(x).astype(dtype)[()] if np.ndim(x) == 0 else np.asarray(x).astype(dtype)
+        out = np.asarray(x).astype(dtype)[()] if np.ndim(x) == 0 else np.asarray(x).astype(dtype)
+    # Signed zeros share a key (-0.0 == 0.0) and NaN keys never match: floats
+    # that are zero or NaN, and complex values, are not cached.
+    if py and (type(x) is int or type(x) is bool or (type(x) is float and x == x and x != 0)):
+        if len(_strong_scalars) >= 512:
+            _strong_scalars.clear()
+        _strong_scalars[key] = out
+    return out
+
+
+_strong_scalars: dict = {}  # (type, value, dtype) -> NumPy scalar: conversions are slow
 
 
 def _convert(x, new_dtype, weak_type=False):
@@ -104,7 +121,8 @@ def _binary_operands(x, y):
 
 def _binop(prim):
     def fn(x, y):
-        x, y = _binary_operands(x, y)
+        if type(x) in _PY_SCALAR_TYPES or type(y) in _PY_SCALAR_TYPES:
+            x, y = _binary_operands(x, y)
         return prim.bind(x, y)
     fn.__name__ = prim.name
     return fn

@@ -6,11 +6,14 @@ import numpy as np
 
 from .. import core, dtypes
 from ..array import ArrayImpl
+from ..config import config
 from ..core import Tracer
 from ..lax import api as lax
 from ..lax.elementwise import broadcast_shapes_binary
 
 _SCALARS = (int, float, complex, bool)
+_PY_SCALAR_TYPES = frozenset(_SCALARS)
+_flags = config._values  # read directly: attribute access on ``config`` is slower
 
 
 def check_arraylike(fun_name, *args):
@@ -41,7 +44,31 @@ def promote_dtypes(*args):
     return [lax._convert(x, dtype, weak) for x in args]
 
 
+def _uniform_dtype(args):
+    """The dtype shared by ``args`` when all are arrays/tracers of one strongly
+    typed aval (promotion is then a no-op), else None."""
+    a0 = None
+    for x in args:
+        if type(x) is not ArrayImpl and not isinstance(x, Tracer):
+            return None
+        a = x.aval
+        if a0 is None:
+            if a.weak_type:
+                return None
+            a0 = a
+        elif a is not a0 and a != a0:
+            return None
+    return None if a0 is None else a0.dtype
+
+
+def _canonical_inexact(dt):
+    return dtypes.to_inexact_dtype(dt) == dt and dtypes.canonicalize_dtype(dt) == dt
+
+
 def promote_dtypes_inexact(*args):
+    dt = _uniform_dtype(args)
+    if dt is not None and _canonical_inexact(dt):
+        return list(args)
     dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
     dtype = dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(dtype))
     return [lax._convert(x, dtype, weak) for x in args]
@@ -81,17 +108,57 @@ def _check_broadcast(fun_name, shapes):
                             f"{', '.join(str(tuple(s)) for s in shapes)}.")
 
 
+# Each promote_args* returns its arguments unchanged, skipping the general
+# machinery, when they are arrays of one aval that needs no conversion.
+
+_scalar_promotions: dict = {}  # (dtype, weak, Python type, x64) -> (dtype, weak)
+
+
+def _array_and_scalar(args):
+    """An (array, Python scalar) pair, in either order, promoted; else None.
+    The promotion is cached per (array dtype and weakness, scalar type)."""
+    if len(args) != 2:
+        return None
+    a, b = args
+    if type(b) in _PY_SCALAR_TYPES and (type(a) is ArrayImpl or isinstance(a, Tracer)):
+        arr, s = a, b
+    elif type(a) in _PY_SCALAR_TYPES and (type(b) is ArrayImpl or isinstance(b, Tracer)):
+        arr, s = b, a
+    else:
+        return None
+    aval = arr.aval
+    key = (aval.dtype, aval.weak_type, type(s), _flags["jax_enable_x64"])
+    r = _scalar_promotions.get(key)
+    if r is None:
+        r = dtypes.result_type(arr, s, return_weak_type_flag=True)
+        if dtypes.canonicalize_dtype(aval.dtype) == aval.dtype:  # else it may warn: no caching
+            _scalar_promotions[key] = r
+    dtype, weak = r
+    return [lax._convert(a, dtype, weak), lax._convert(b, dtype, weak)]
+
+
 def promote_args(fun_name, *args):
+    if _uniform_dtype(args) is not None:
+        return list(args)
+    pair = _array_and_scalar(args)
+    if pair is not None:
+        return pair
     check_arraylike(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes(*args))
 
 
 def promote_args_inexact(fun_name, *args):
+    dt = _uniform_dtype(args)
+    if dt is not None and _canonical_inexact(dt):
+        return list(args)
     check_arraylike(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes_inexact(*args))
 
 
 def promote_args_numeric(fun_name, *args):
+    dt = _uniform_dtype(args)
+    if dt is not None and dt != np.bool_:
+        return list(args)
     check_arraylike(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes_numeric(*args))
 
