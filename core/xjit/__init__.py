@@ -20,6 +20,7 @@ from xjit._src.api import (  # noqa: E402
 from xjit._src.backend import Device  # noqa: E402
 from xjit import errors, lax, numpy, tree, tree_util  # noqa: E402,F401
 from xjit import debug, experimental  # noqa: E402,F401
+from xjit import random  # noqa: E402,F401
 from xjit._src.callbacks import pure_callback  # noqa: E402,F401
 from xjit._src.config import (  # noqa: E402
     debug_infs, debug_nans, default_matmul_precision, disable_jit, enable_x64,

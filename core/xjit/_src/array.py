@@ -101,6 +101,10 @@ class ArrayImpl(Array):
 
     # -- host conversions
     def __array__(self, dtype=None, copy=None):
+        if getattr(self.aval.dtype, "extended", False):
+            raise TypeError("JAX array with PRNGKey dtype cannot be converted to a NumPy array. "
+                            "Use jax.random.key_data(arr) if you wish to extract the underlying "
+                            "integer array.")
         v = self._value
         if dtype is not None and np.dtype(dtype) != v.dtype:
             return v.astype(dtype)
@@ -151,9 +155,13 @@ class ArrayImpl(Array):
         return format(self._value, spec)
 
     def __str__(self):
+        if getattr(self.aval.dtype, "extended", False):
+            return self.aval.dtype.array_repr(self)
         return str(self._value)
 
     def __repr__(self):
+        if getattr(self.aval.dtype, "extended", False):  # key arrays show their key data
+            return self.aval.dtype.array_repr(self)
         prefix = "Array("
         tail = f"dtype={self.aval.dtype.name}"
         if self.aval.weak_type:

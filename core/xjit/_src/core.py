@@ -33,7 +33,8 @@ class ShapedArray:
 
     def __init__(self, shape, dtype, weak_type=False):
         self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
+        # extended dtypes (PRNG key types) are kept as they are
+        self.dtype = dtype if getattr(dtype, "extended", False) else np.dtype(dtype)
         self.weak_type = bool(weak_type)
         self._hash = hash((self.shape, self.dtype, self.weak_type))
 

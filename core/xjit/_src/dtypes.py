@@ -473,6 +473,8 @@ _NAME_PREFIXES = (("bfloat", "bf"), ("float", "f"), ("uint", "u"),
 @functools.lru_cache(maxsize=None)
 def short_name(dt) -> str:
     """Name used in printed jaxprs: ``f32``, ``u8``, ``bf16``, ``f8_e4m3fn``."""
+    if getattr(dt, "extended", False):  # key<fry>
+        return dt.name
     dt = np.dtype(dt)
     if dt == float0:
         return "float0"

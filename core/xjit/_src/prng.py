@@ -1,0 +1,428 @@
+"""PRNG keys and the threefry2x32 counter-based hash.
+
+A typed key array has the *extended* dtype ``key<fry>``: its abstract value
+has the key shape, while its buffer (the "physical" value) is ``uint32`` with
+a trailing dimension of 2. Keys flow through jaxprs as ``key<fry>[...]``
+values and are consumed by the ``random_*`` primitives, exactly as JAX prints
+them. Lowering maps a key type to its physical tensor type (``ttype``), and
+the structural primitives (reshape, slice, ...) get physical lowerings that
+account for the trailing dimension.
+
+``random_bits``, ``random_split`` and ``random_fold_in`` lower to threefry2x32
+written out as plain StableHLO integer ops over all counters at once (20
+rounds, key schedule computed on the scalar key), which XLA fuses into one
+loop on every platform. Counters are the row-major index of each output
+element as a 64-bit number split into two 32-bit words, so the bits match
+JAX's partitionable threefry (its default) bit for bit.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import core, dtypes, lowering
+from .core import Primitive, ShapedArray
+from .lax import structural as st
+from .lowering import i64_array, ttype
+
+UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32),
+               64: np.dtype(np.uint64)}
+
+
+class PRNGImpl:
+    """A PRNG implementation: its key data shape and names (printed as the tag)."""
+
+    def __init__(self, name, tag, key_shape):
+        self.name, self.tag, self.key_shape = name, tag, key_shape
+
+    def __str__(self):
+        return self.tag
+
+    def __repr__(self):
+        return repr(self.name)
+
+
+threefry_impl = PRNGImpl("threefry2x32", "fry", (2,))
+PRNG_IMPLS = {"threefry2x32": threefry_impl}
+
+
+class KeyTy:
+    """The extended dtype of typed key arrays (``key<fry>``)."""
+
+    extended = True
+    kind = "V"
+    itemsize = 8
+
+    def __init__(self, impl: PRNGImpl):
+        self._impl = impl
+        self.name = f"key<{impl.tag}>"
+
+    def __repr__(self):
+        return self.name
+
+    __str__ = __repr__
+
+    def __eq__(self, other):
+        return type(other) is KeyTy and other._impl is self._impl
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self):
+        return hash((KeyTy, self._impl.name))
+
+    def physical_aval(self, aval):
+        return ShapedArray(aval.shape + self._impl.key_shape, np.uint32)
+
+    def array_repr(self, arr):
+        """``Array((3,), dtype=key<fry>) overlaying:`` plus the key data."""
+        return f"Array({arr.aval.shape}, dtype={self.name}) overlaying:\n{arr._value}"
+
+
+fry = KeyTy(threefry_impl)
+
+
+def is_key(x) -> bool:
+    return type(getattr(x, "dtype", None)) is KeyTy
+
+
+def _is_key_aval(a):
+    return type(a.dtype) is KeyTy
+
+
+def _physical(a):
+    return a.dtype.physical_aval(a) if type(a.dtype) is KeyTy else a
+
+
+# --------------------------------------------------------------------------
+# Primitives
+
+
+def _prim(name, abstract_eval, lower):
+    p = Primitive(name)
+    core.abstract_eval_rules[p] = abstract_eval
+    lowering.rules[p] = lower
+    return p
+
+
+def _seed_eval(seeds, impl):
+    if seeds.dtype.kind not in "iu":
+        raise TypeError(f"PRNG key seed must be an integer; got {seeds.str_short(False)}")
+    return ShapedArray(seeds.shape, KeyTy(impl))
+
+
+def _wrap_eval(base, impl):
+    shp = impl.key_shape
+    if base.shape[len(base.shape) - len(shp):] != shp:
+        raise TypeError(f"random_wrap: expected key data of shape ending with {shp}; got "
+                        f"{base.shape}")
+    if base.dtype != np.uint32:
+        raise TypeError(f"random_wrap: expected key data of dtype uint32; got {base.dtype}")
+    return ShapedArray(base.shape[:len(base.shape) - len(shp)], KeyTy(impl))
+
+
+def _unwrap_eval(keys):
+    if not _is_key_aval(keys):
+        raise TypeError(f"random_unwrap takes key array operand, got keys.dtype={keys.dtype!r}")
+    return keys.dtype.physical_aval(keys)
+
+
+def _bits_eval(keys, bit_width, shape):
+    return ShapedArray(keys.shape + tuple(shape), UINT_DTYPES[bit_width])
+
+
+def _split_eval(keys, shape):
+    return ShapedArray(keys.shape + tuple(shape), keys.dtype)
+
+
+def _fold_in_eval(keys, msgs):
+    if keys.shape != msgs.shape and msgs.shape:
+        raise TypeError(f"random_fold_in: incompatible shapes {keys.shape} and {msgs.shape}")
+    return keys
+
+
+def _identity_lowering(ctx, ai, ao, x, **_):
+    return x
+
+
+# -- threefry2x32 in StableHLO text
+
+
+class _U32:
+    """Emits uint32 (or uint64) elementwise ops on one tensor type."""
+
+    def __init__(self, ctx, shape, dtype=np.uint32):
+        self.ctx, self.shape = ctx, tuple(shape)
+        self.t = ttype(ShapedArray(shape, dtype))
+
+    def op(self, name, *xs):
+        return self.ctx.op(f"stablehlo.{name}", list(xs), [self.t] * len(xs), self.t)
+
+    def const(self, c):
+        return self.ctx.op("stablehlo.constant", [], [], self.t, attrs=f"value = dense<{c}> : {self.t}")
+
+    def add(self, a, b):
+        return self.op("add", a, b)
+
+    def xor(self, a, b):
+        return self.op("xor", a, b)
+
+    def rotl(self, x, r):
+        left = self.op("shift_left", x, self.const(r))
+        right = self.op("shift_right_logical", x, self.const(32 - r))
+        return self.op("or", left, right)
+
+
+_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
+
+
+def threefry2x32_lower(ctx, k1, k2, x0, x1, key_shape, shape):
+    """The threefry2x32 hash of counters ``x0, x1`` (shape ``shape``) under
+    keys ``k1, k2`` (shape ``key_shape``, a prefix of ``shape``)."""
+    ks_ops = _U32(ctx, key_shape)
+    ops = _U32(ctx, shape)
+    ks = [k1, k2, ks_ops.xor(ks_ops.xor(k1, k2), ks_ops.const(0x1BD11BDA))]
+    kdims = i64_array(range(len(key_shape)))
+
+    def bcast(k):
+        if key_shape == shape:
+            return k
+        return ctx.op("stablehlo.broadcast_in_dim", [k], [ks_ops.t], ops.t,
+                      attrs=f"broadcast_dimensions = {kdims}")
+
+    x0 = ops.add(x0, bcast(ks[0]))
+    x1 = ops.add(x1, bcast(ks[1]))
+    for i in range(5):
+        for r in _ROTATIONS[i % 2]:
+            x0 = ops.add(x0, x1)
+            x1 = ops.xor(x0, ops.rotl(x1, r))
+        inj1 = ks_ops.add(ks[(i + 2) % 3], ks_ops.const(i + 1))
+        x0 = ops.add(x0, bcast(ks[(i + 1) % 3]))
+        x1 = ops.add(x1, bcast(inj1))
+    return x0, x1
+
+
+def _key_words(ctx, keys_ssa, key_shape):
+    """The two uint32 words of (physical) keys, each of shape ``key_shape``."""
+    n = len(key_shape)
+    t_in = ttype(ShapedArray(key_shape + (2,), np.uint32))
+    t_one = ttype(ShapedArray(key_shape + (1,), np.uint32))
+    t_out = ttype(ShapedArray(key_shape, np.uint32))
+    words = []
+    for w in (0, 1):
+        s = ctx.op("stablehlo.slice", [keys_ssa], [t_in], t_one,
+                   attrs=f"start_indices = {i64_array([0] * n + [w])}, "
+                         f"limit_indices = {i64_array(list(key_shape) + [w + 1])}, "
+                         f"strides = {i64_array([1] * (n + 1))}")
+        words.append(ctx.op("stablehlo.reshape", [s], [t_one], t_out))
+    return words
+
+
+def _counters(ctx, key_shape, shape):
+    """hi and lo words of each element's row-major index over ``shape``,
+    broadcast to ``key_shape + shape``."""
+    full = tuple(key_shape) + tuple(shape)
+    n = int(np.prod(shape, dtype=np.int64))
+    ops = _U32(ctx, shape)
+    if n <= 2 ** 32:
+        flat = ttype(ShapedArray((n,), np.uint32))
+        lo = ctx.op("stablehlo.iota", [], [], flat, attrs="iota_dimension = 0 : i64")
+        lo = ctx.op("stablehlo.reshape", [lo], [flat], ops.t)
+        hi = ops.const(0)
+    else:
+        u64 = _U32(ctx, shape, np.uint64)
+        flat = ttype(ShapedArray((n,), np.uint64))
+        idx = ctx.op("stablehlo.iota", [], [], flat, attrs="iota_dimension = 0 : i64")
+        idx = ctx.op("stablehlo.reshape", [idx], [flat], u64.t)
+        hi64 = u64.op("shift_right_logical", idx, u64.const(32))
+        lo = ctx.op("stablehlo.convert", [idx], [u64.t], ops.t)
+        hi = ctx.op("stablehlo.convert", [hi64], [u64.t], ops.t)
+    if key_shape:
+        t_full = ttype(ShapedArray(full, np.uint32))
+        dims = i64_array(range(len(key_shape), len(full)))
+        lo, hi = (ctx.op("stablehlo.broadcast_in_dim", [v], [ops.t], t_full,
+                         attrs=f"broadcast_dimensions = {dims}") for v in (lo, hi))
+    return hi, lo
+
+
+def _hash_over(ctx, keys, key_shape, shape):
+    k1, k2 = _key_words(ctx, keys, key_shape)
+    hi, lo = _counters(ctx, key_shape, shape)
+    return threefry2x32_lower(ctx, k1, k2, hi, lo, tuple(key_shape),
+                              tuple(key_shape) + tuple(shape))
+
+
+def _bits_lowering(ctx, ai, ao, keys, bit_width, shape):
+    kshape, out = ai[0].shape, ao[0]
+    if out.size == 0:
+        return ctx.op("stablehlo.constant", [], [], ttype(out), attrs=f"value = dense<0> : {ttype(out)}")
+    x0, x1 = _hash_over(ctx, keys, kshape, shape)
+    t32 = ttype(out.update(dtype=np.uint32))
+    if bit_width == 64:
+        u64 = _U32(ctx, out.shape, np.uint64)
+        hi = ctx.op("stablehlo.convert", [x0], [t32], u64.t)
+        lo = ctx.op("stablehlo.convert", [x1], [t32], u64.t)
+        return u64.op("or", u64.op("shift_left", hi, u64.const(32)), lo)
+    bits = ctx.op("stablehlo.xor", [x0, x1], [t32, t32], t32)
+    if bit_width == 32:
+        return bits
+    return ctx.op("stablehlo.convert", [bits], [t32], ttype(out))
+
+
+def _stack_words(ctx, x0, x1, shape):
+    t = ttype(ShapedArray(shape, np.uint32))
+    t1 = ttype(ShapedArray(tuple(shape) + (1,), np.uint32))
+    parts = [ctx.op("stablehlo.reshape", [x], [t], t1) for x in (x0, x1)]
+    return ctx.op("stablehlo.concatenate", parts, [t1, t1],
+                  ttype(ShapedArray(tuple(shape) + (2,), np.uint32)),
+                  attrs=f"dimension = {len(shape)} : i64")
+
+
+def _split_lowering(ctx, ai, ao, keys, shape):
+    out = ao[0]
+    if out.size == 0:
+        t = ttype(out)
+        return ctx.op("stablehlo.constant", [], [], t, attrs=f"value = dense<0> : {t}")
+    x0, x1 = _hash_over(ctx, keys, ai[0].shape, shape)
+    return _stack_words(ctx, x0, x1, out.shape)
+
+
+def _fold_in_lowering(ctx, ai, ao, keys, msgs):
+    kshape = ai[0].shape
+    k1, k2 = _key_words(ctx, keys, kshape)
+    ops = _U32(ctx, kshape)
+    if ai[1].shape != kshape:  # a scalar message for a batch of keys
+        msgs = ctx.op("stablehlo.broadcast_in_dim", [msgs], [ttype(ai[1])], ops.t,
+                      attrs="broadcast_dimensions = array<i64>")
+    x0, x1 = threefry2x32_lower(ctx, k1, k2, ops.const(0), msgs, kshape, kshape)
+    return _stack_words(ctx, x0, x1, kshape)
+
+
+def _seed_lowering(ctx, ai, ao, seeds, impl):
+    a = ai[0]
+    ops = _U32(ctx, a.shape)
+    if a.dtype.itemsize == 8:
+        t = ttype(a)
+        c32 = ctx.op("stablehlo.constant", [], [], t, attrs=f"value = dense<32> : {t}")
+        hi = ctx.op("stablehlo.shift_right_logical", [seeds, c32], [t, t], t)
+        hi = ctx.op("stablehlo.convert", [hi], [t], ops.t)
+    else:
+        hi = ops.const(0)
+    lo = ctx.op("stablehlo.convert", [seeds], [ttype(a)], ops.t)
+    return _stack_words(ctx, hi, lo, a.shape)
+
+
+random_seed_p = _prim("random_seed", _seed_eval, _seed_lowering)
+random_wrap_p = _prim("random_wrap", _wrap_eval, _identity_lowering)
+random_unwrap_p = _prim("random_unwrap", _unwrap_eval, _identity_lowering)
+random_bits_p = _prim("random_bits", _bits_eval, _bits_lowering)
+random_split_p = _prim("random_split", _split_eval, _split_lowering)
+random_fold_in_p = _prim("random_fold_in", _fold_in_eval, _fold_in_lowering)
+core.pp_param_rules[random_bits_p] = lambda p: {"bit_width": p["bit_width"], "shape": p["shape"]}
+
+
+# --------------------------------------------------------------------------
+# Structural primitives on key arrays: lower on the physical uint32 data.
+
+
+def _key_aware(prim, fix=None):
+    """Wrap ``prim``'s lowering so key-typed operands are lowered physically;
+    ``fix(ctx, ai, ao, args, params) -> (args, params, ai)`` adapts what names
+    dimensions (the physical value has one more, trailing)."""
+    rule = lowering.rules[prim]
+
+    def lower(ctx, ai, ao, *args, **params):
+        if not any(_is_key_aval(a) for a in (*ai, *ao)):
+            return rule(ctx, ai, ao, *args, **params)
+        ai = [_physical(a) for a in ai]
+        if fix is not None:
+            args, params, ai = fix(ctx, ai, ao, args, params)
+        return rule(ctx, ai, [_physical(a) for a in ao], *args, **params)
+
+    lowering.rules[prim] = lower
+
+
+def _fix_bid(ctx, ai, ao, args, p):
+    nd = len(ao[0].shape)
+    return args, {**p, "shape": tuple(p["shape"]) + (2,),
+                  "broadcast_dimensions": tuple(p["broadcast_dimensions"]) + (nd,)}, ai
+
+
+def _fix_transpose(ctx, ai, ao, args, p):
+    return args, {**p, "permutation": tuple(p["permutation"]) + (len(p["permutation"]),)}, ai
+
+
+def _fix_slice(ctx, ai, ao, args, p):
+    strides = p.get("strides")
+    return args, {**p, "start_indices": tuple(p["start_indices"]) + (0,),
+                  "limit_indices": tuple(p["limit_indices"]) + (2,),
+                  "strides": None if strides is None else tuple(strides) + (1,)}, ai
+
+
+def _zero_index(ctx, ai, first):
+    """A zero start index for the trailing key-data dimension."""
+    like = ai[first] if len(ai) > first else ShapedArray((), np.int32)
+    t = ttype(like)
+    return ctx.op("stablehlo.constant", [], [], t, attrs=f"value = dense<0> : {t}"), like
+
+
+def _fix_dynamic_slice(ctx, ai, ao, args, p):
+    z, za = _zero_index(ctx, ai, 1)
+    return (*args, z), {**p, "slice_sizes": tuple(p["slice_sizes"]) + (2,)}, [*ai, za]
+
+
+def _fix_dus(ctx, ai, ao, args, p):
+    z, za = _zero_index(ctx, ai, 2)
+    return (*args, z), p, [*ai, za]
+
+
+def _fix_select(ctx, ai, ao, args, p):
+    w, wa = args[0], ai[0]
+    if not wa.shape:
+        return args, p, ai
+    pa = ShapedArray(wa.shape + (2,), wa.dtype)
+    w = ctx.op("stablehlo.broadcast_in_dim", [w], [ttype(wa)], ttype(pa),
+               attrs=f"broadcast_dimensions = {i64_array(range(len(wa.shape)))}")
+    return (w, *args[1:]), p, [pa, *ai[1:]]
+
+
+for _p, _fix in ((st.broadcast_in_dim_p, _fix_bid), (st.reshape_p, None), (st.squeeze_p, None),
+                 (st.transpose_p, _fix_transpose), (st.rev_p, None), (st.slice_p, _fix_slice),
+                 (st.concatenate_p, None), (st.stack_p, None), (st.copy_p, None),
+                 (st.dynamic_slice_p, _fix_dynamic_slice),
+                 (st.dynamic_update_slice_p, _fix_dus), (st.select_n_p, _fix_select)):
+    _key_aware(_p, _fix)
+
+
+# --------------------------------------------------------------------------
+# bitcast_convert_type (used by the samplers to build floats from bits)
+
+
+def _bitcast_eval(x, new_dtype):
+    new_dtype = np.dtype(new_dtype)
+    a, b = x.dtype.itemsize, new_dtype.itemsize
+    if (x.dtype.kind == "c") != (new_dtype.kind == "c") and (x.dtype.kind == "c" or
+                                                             new_dtype.kind == "c"):
+        raise TypeError("lax.bitcast_convert_type does not support bool or complex values "
+                        "unless the operand and destination types match.")
+    if a == b:
+        return ShapedArray(x.shape, new_dtype)
+    if a > b:
+        return ShapedArray(x.shape + (a // b,), new_dtype)
+    if not x.shape or x.shape[-1] != b // a:
+        raise ValueError(f"Attempting to convert array of shape {x.shape} from {x.dtype} of size "
+                         f"{a} to {new_dtype} of size {b}, but {x.shape[-1:]} != ({b // a},)")
+    return ShapedArray(x.shape[:-1], new_dtype)
+
+
+def _bitcast_lower(ctx, ai, ao, x, new_dtype):
+    return ctx.op("stablehlo.bitcast_convert", [x], [ttype(ai[0])], ttype(ao[0]))
+
+
+bitcast_convert_type_p = _prim("bitcast_convert_type", _bitcast_eval, _bitcast_lower)
+
+
+def bitcast_convert_type(operand, new_dtype):
+    """Reinterpret the bits of ``operand`` as ``new_dtype``."""
+    from .lax.api import asarray_device
+    new_dtype = dtypes.canonicalize_dtype(new_dtype)
+    return bitcast_convert_type_p.bind(asarray_device(operand), new_dtype=new_dtype)
