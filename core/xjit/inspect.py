@@ -9,3 +9,18 @@ from xjit._src.inspect.events import (  # noqa: F401
 from xjit._src.inspect.nans import filter_traceback  # noqa: F401
 from xjit._src.inspect.lint import Finding, lint  # noqa: F401,E402
 from xjit._src.inspect.profile import Profile, profile  # noqa: F401,E402
+from xjit._src.inspect.listing import EqnRecord, JaxprListing, listing  # noqa: F401,E402
+from xjit._src.inspect.events import abstract_args, function  # noqa: F401,E402
+
+
+def lint_function(fun_id):
+    """Lint the latest traced signature of a jitted function, by its id."""
+    args, kwargs = abstract_args(fun_id)
+    return lint(function(fun_id), *args, **kwargs)
+
+
+def jaxpr_listing(fun_id):
+    """The structured listing of a function's latest jaxpr (or None)."""
+    from xjit._src.inspect.events import last_jaxpr
+    closed = last_jaxpr.get(fun_id)
+    return listing(closed) if closed is not None else None

@@ -258,6 +258,7 @@ class JitFunction:
         reasons = explain.explain(self._name, loc, key, list(self._cache), names)
         info.cache_misses += 1
         info.recompile_reasons = reasons
+        events.last_key[self._fid] = key
         if events.state.active:
             events.emit(events.Event("cache_miss", events.now(), self._name, self._fid,
                                      info.filename, info.lineno, reasons=reasons))

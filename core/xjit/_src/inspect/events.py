@@ -85,6 +85,8 @@ def subscribe(callback: Callable[[Event], None]) -> Subscription:
 
 
 def emit(event: Event):
+    if event.fun_id in internal_fids:
+        return
     for sub in list(state.subscribers):
         try:
             sub.callback(event)
@@ -93,10 +95,16 @@ def emit(event: Event):
             logging.getLogger("xjit.inspect").exception("inspect subscriber failed")
 
 
+internal_fids: set = set()  # jitted helpers of xjit itself (jnp.where, ...): not reported
+
+
 def register(fun_obj, name, filename, lineno) -> int:
     fid = next(_ids)
     _registry[fid] = fun_obj
     _infos[fid] = FunctionInfo(name, fid, filename, lineno)
+    from ..core import _is_internal
+    if filename and _is_internal(filename):
+        internal_fids.add(fid)
     return fid
 
 
@@ -108,7 +116,7 @@ def functions() -> list[FunctionInfo]:
     """Every jitted function that has been traced, oldest first."""
     out = []
     for fid, i in _infos.items():
-        if not (i.cache_misses or i.calls):
+        if not (i.cache_misses or i.calls) or fid in internal_fids:
             continue
         i.cache_hits = max(i.calls - i.cache_misses, 0)
         closed = last_jaxpr.get(fid)
@@ -129,6 +137,26 @@ def now():
 
 
 last_jaxpr: dict = {}  # fid -> ClosedJaxpr of the latest trace (text made on demand)
+last_key: dict = {}    # fid -> cache key of the latest trace (to re-trace it abstractly)
+
+
+def function(fid):
+    """The jitted function object registered under ``fid`` (or None)."""
+    return _registry.get(fid)
+
+
+def abstract_args(fid):
+    """(args, kwargs) of the latest traced call of ``fid`` with every array
+    replaced by a ShapeDtypeStruct (static arguments kept)."""
+    from .. import tree_util
+    from ..api import ShapeDtypeStruct
+    jf, key = _registry.get(fid), last_key.get(fid)
+    if jf is None or key is None:
+        raise KeyError(f"no traced call recorded for function id {fid}")
+    treedef, static_key, _, *avals = key
+    leaves = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in avals]
+    dyn, dkw = tree_util.tree_unflatten(treedef, leaves)
+    return jf._merge(dyn, dkw, static_key)
 
 
 def jaxpr_text_and_lines(closed):
