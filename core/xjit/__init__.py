@@ -27,3 +27,12 @@ from xjit._src.config import (  # noqa: E402
     explain_cache_misses, log_compiles, numpy_rank_promotion)
 
 __version__ = "0.10.2"
+
+
+def load_ipython_extension(ipython):
+    """``%load_ext xjit``: register the %%xjit magics and start the channel
+    that feeds the JupyterLab panel (the notebook layer lives outside core)."""
+    from xjit_kernel_ext import load_ipython_extension as _start_channel
+    from xjit_kernel_ext.magics import load as _load_magics
+    _load_magics(ipython)
+    _start_channel(ipython)

@@ -322,7 +322,7 @@ class JitFunction:
         except dispatch._jax.JaxRuntimeError as e:
             raise dispatch._runtime_error(e, leaves) from None
         if events.state.active:
-            events.record_execute(self._fid, self._name, time.perf_counter() - t0)
+            events.record_execute(self._fid, self._name, time.perf_counter() - t0, args, kwargs)
         if (_flags["jax_debug_nans"] or _flags["jax_debug_infs"]) and \
                 nans.check_jit_outputs(self._name, outs):
             nans.replay_deoptimized(self._fun, args, kwargs)

@@ -49,8 +49,11 @@ class FunctionInfo:
 
 
 class _State:
-    """``active`` is the flag read on the hot path."""
+    """``active`` is the flag read on the hot path. ``capture_args`` keeps
+    each function's latest call arguments (for re-running it to time the
+    steady state) while a notebook cell is being observed."""
     active = False
+    capture_args = False
     subscribers: list = []
 
 
@@ -184,8 +187,13 @@ def record_compile(entry):
                    duration_s=entry.compile_s, details=details))
 
 
-def record_execute(fid, name, seconds):
+last_args: dict = {}  # fid -> (args, kwargs) of the latest call, while capture_args
+
+
+def record_execute(fid, name, seconds, args=None, kwargs=None):
     i = _infos[fid]
     i.calls += 1
     i.run_s = seconds
+    if state.capture_args:
+        last_args[fid] = (args, kwargs or {})
     emit(Event("execute", now(), name, fid, i.filename, i.lineno, duration_s=seconds))
