@@ -1,0 +1,133 @@
+"""The notebook layer in a real IPython shell: %%xjit panels (widget state
+and text/html fallbacks), escaping, and %debug landing in the user's frame."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+IPython = pytest.importorskip("IPython")
+from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def ip():
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "xjit")
+    shell.run_cell("import xjit as jax, xjit.numpy as jnp\n"
+                   "G = 2.0\n"
+                   "scale = 3.0\n"
+                   "@jax.jit\n"
+                   "def unrolled(x):\n"
+                   "    for i in range(30):\n"
+                   "        x = x * scale + i\n"
+                   "    return x\n"
+                   "@jax.jit\n"
+                   "def clean(x):\n"
+                   "    return jax.numpy.sin(x) * G\n")
+    return shell
+
+
+def _panels(ip):
+    return ip.magics_manager.registry["XjitMagics"].panels
+
+
+def test_cell_runs_as_usual_and_collects_panels(ip, capsys):
+    r = ip.run_cell("%%xjit --repeat 2\nprint('hello')\ny = unrolled(jnp.ones(3))\nclean(y)")
+    assert r.error_in_exec is None
+    out = capsys.readouterr().out
+    assert "hello" in out
+    panels = _panels(ip)
+    assert {"unrolled", "clean"} <= set(panels)
+    p = panels["unrolled"]
+    kinds = {f.kind for f in p.data.findings}
+    assert kinds == {"unrolled-loop", "global-read"}
+    assert p.data.timing.cache_misses >= 1
+    assert p.data.timing.first["compile"] > 0 and p.data.timing.first["trace"] > 0
+    assert p.data.timing.steady_s > 0
+    assert p.data.listing.eqns[0].text == "b:f32[3] = mul a 3.0:f32[]"
+    assert p.data.listing.eqns[0].lineno == 7
+
+
+def test_no_false_positives_on_a_clean_function(ip):
+    ip.run_cell("%%xjit --quiet\nclean(jnp.arange(4.0))")
+    assert _panels(ip)["clean"].data.findings == []
+
+
+def test_widget_tabs_and_timing_figure(ip):
+    ip.run_cell("%%xjit --quiet\nunrolled(jnp.ones(2))")
+    w = _panels(ip)["unrolled"].widget()
+    tab = w.children[1]
+    assert [tab.get_title(i) for i in range(3)] == ["Jaxpr", "Lint", "Timing"]
+    fig = tab.children[2].children[0]
+    assert [bar.name for bar in fig.data] == ["trace", "lower", "compile", "transfer", "run"]
+    assert "unrolled-loop" in tab.children[1].value
+
+
+def test_text_and_html_fallbacks_carry_the_same_information(ip):
+    ip.run_cell("%%xjit --quiet\nunrolled(jnp.ones(2))")
+    p = _panels(ip)["unrolled"]
+    bundle = p._repr_mimebundle_()
+    text, html = bundle["text/plain"], bundle["text/html"] if "text/html" in bundle else p.html()
+    for needle in ("unrolled", "unrolled-loop", "global-read", "compile (first call)"):
+        assert needle in text
+    assert "unrolled-loop" in p.html() and "compile (first call)" in p.html()
+    assert text.count("= mul") == 30
+
+
+def test_user_strings_are_escaped():
+    from xjit_widgets import FunctionPanel, PanelData, Timing
+    import xjit.inspect as xi
+    evil = "<img src=x onerror=alert(1)>"
+    finding = xi.Finding("print", f"printed {evil}", evil, 3, f"do not {evil}")
+    panel = FunctionPanel(PanelData(evil, evil, 1, None, [finding], Timing({}, None, reasons=[evil])))
+    html = panel.html()
+    assert "<img" not in html
+    assert html.count("&lt;img src=x onerror=alert(1)&gt;") >= 4
+
+
+def test_unknown_option_is_a_clear_error(ip):
+    r = ip.run_cell("%%xjit --frobnicate\n1")
+    assert isinstance(r.error_in_exec, ValueError)
+    assert "--frobnicate" in str(r.error_in_exec)
+
+
+def test_nan_traceback_ends_in_the_user_frame(ip):
+    ip.run_cell("def h(x, y):\n    z = x * 2\n    return jnp.log(z - y)\nhj = jax.jit(h)")
+    r = ip.run_cell("%%xjit --nans\nhj(1.0, 5.0)")
+    assert isinstance(r.error_in_exec, FloatingPointError)
+    assert str(r.error_in_exec).startswith("invalid value (nan) encountered in log")
+    tb = sys.last_traceback
+    while tb.tb_next:
+        tb = tb.tb_next
+    assert tb.tb_frame.f_code.co_name == "h"
+    assert tb.tb_frame.f_locals["z"] == 2.0
+
+
+def test_xjit_time_and_jaxpr_magics(ip, capsys):
+    ip.run_line_magic("xjit_time", "unrolled(jnp.ones(5))")
+    out = capsys.readouterr().out
+    assert "first run" in out and "unrolled: trace" in out
+    ip.run_line_magic("xjit_jaxpr", "clean(jnp.ones(2))")
+    with pytest.raises(KeyError, match="known"):
+        ip.run_line_magic("xjit_show", "nosuchfunction")
+
+
+def test_debug_magic_opens_the_users_frame_in_a_real_ipython():
+    script = "\n".join([
+        "%load_ext xjit",
+        "import xjit as jax, xjit.numpy as jnp",
+        'exec("def f(x, y):\\n    z = x * 2\\n    return jnp.log(z - y)\\n")',
+        "g = jax.jit(f)",
+        "get_ipython().run_cell_magic('xjit', '--nans', 'out = g(1.0, 5.0)')",
+        "%debug",
+        "p ('LOCALS', x, y, z)",
+        "q",
+        "print('done')",
+    ]) + "\n"
+    ipython = os.path.join(os.path.dirname(sys.executable), "ipython")
+    proc = subprocess.run([ipython, "--simple-prompt", "--colors=NoColor"], input=script,
+                          capture_output=True, text=True, timeout=300)
+    assert "invalid value (nan) encountered in log" in proc.stdout
+    assert "('LOCALS', 1.0, 5.0, 2.0)" in proc.stdout
+    assert "done" in proc.stdout
