@@ -23,7 +23,12 @@ class Array(abc.ABC):
 Array.register(core.Tracer)
 
 
-class ArrayImpl(Array):
+class ArrayImpl:
+    """A concrete array. Registered with ``Array`` rather than subclassing it:
+    an ABC subclass would make every failing ``isinstance(x, ArrayImpl)`` on
+    the dispatch path go through ``ABCMeta.__instancecheck__`` (as in JAX,
+    the concrete class has the plain ``type`` metaclass)."""
+
     __slots__ = ("_buf", "aval", "_npy", "__weakref__")
     __array_priority__ = 100
 
@@ -190,6 +195,9 @@ class ArrayImpl(Array):
 
     def __deepcopy__(self, memo):
         return self
+
+
+Array.register(ArrayImpl)
 
 
 def make_array(buf, aval) -> ArrayImpl:
