@@ -235,8 +235,9 @@ def uniform(key, shape=(), dtype=None, minval=0., maxval=1.):
 @partial(jit, static_argnums=(3, 4))
 def _uniform(key, minval, maxval, shape, dtype):
     _check_shape("uniform", shape)
-    minval = _to_rank(lax.convert_element_type(minval, dtype), len(shape))
-    maxval = _to_rank(lax.convert_element_type(maxval, dtype), len(shape))
+    minval = lax.convert_element_type(minval, dtype)
+    maxval = lax.convert_element_type(maxval, dtype)
+    minval, maxval = _to_rank(minval, len(shape)), _to_rank(maxval, len(shape))
     fi = _finfo(dtype)
     nbits, nmant = fi.bits, fi.nmant
     rng_bits = 8 if nmant < 8 else nbits
@@ -291,7 +292,11 @@ def randint(key, shape, minval, maxval, dtype=None):
     shape = core.canonicalize_shape(shape)
     if not dtypes.issubdtype(dtype, np.integer):
         raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
-    sample_dtype = np.dtype(np.int32) if np.iinfo(dtype).bits < 32 else dtype
+    info, sample_dtype = np.iinfo(dtype), dtype
+    if info.bits < 32:  # narrow types sample in int32 (less bias), clipped to their range
+        sample_dtype = np.dtype(np.int32)
+        minval = jnp.asarray(minval).astype("int32").clip(int(info.min), int(info.max))
+        maxval = jnp.asarray(maxval).astype("int32").clip(int(info.min), int(info.max) + 1)
     return _randint(key, minval, maxval, shape, sample_dtype).astype(dtype)
 
 
@@ -299,7 +304,8 @@ def _clip_convert(val, dtype):
     """Integer conversion that clips to the target range instead of wrapping."""
     lo = max(np.iinfo(dtype).min, np.iinfo(val.dtype).min)
     hi = min(np.iinfo(dtype).max, np.iinfo(val.dtype).max)
-    return jnp.clip(val, np.array(lo, val.dtype)[()], np.array(hi, val.dtype)[()]).astype(dtype)
+    clipped = jnp.clip(val, np.array(lo, val.dtype)[()], np.array(hi, val.dtype)[()])
+    return lax.convert_element_type(clipped, dtype)
 
 
 @partial(jit, static_argnums=(3, 4))
@@ -312,8 +318,8 @@ def _randint(key, minval, maxval, shape, dtype):
         maxval = maxval.astype(int)
     top = _clip_convert(jnp.array(np.iinfo(dtype).max, dtype), maxval.dtype)
     maxval_out_of_range = lax.gt(maxval, top)
-    minval = _to_rank(_clip_convert(minval, dtype), len(shape))
-    maxval = _to_rank(_clip_convert(maxval, dtype), len(shape))
+    minval, maxval = _clip_convert(minval, dtype), _clip_convert(maxval, dtype)
+    minval, maxval = _to_rank(minval, len(shape)), _to_rank(maxval, len(shape))
     nbits = np.iinfo(dtype).bits
     k1, k2 = _split(key)
     higher, lower = _random_bits(k1, nbits, shape), _random_bits(k2, nbits, shape)
@@ -322,7 +328,7 @@ def _randint(key, minval, maxval, shape, dtype):
     span = lax.select(maxval <= minval, lax.full_like(span, 1), span)
     span = lax.select(maxval_out_of_range & (maxval > minval), lax.add(span, udt.type(1)), span)
     # (hi * 2**nbits + lo) mod span, without overflowing nbits.
-    mult = lax.rem(lax.full_like(span, 2 ** (nbits // 2)), span)
+    mult = lax.rem(udt.type(2 ** (nbits // 2)), span)
     mult = lax.rem(lax.mul(mult, mult), span)
     offset = lax.add(lax.mul(lax.rem(higher, span), mult), lax.rem(lower, span))
     offset = lax.rem(offset, span)
@@ -487,7 +493,8 @@ def _categorical(key, logits, shape, batch_shape, axis, mode):
     logits_shape = list(shape[len(shape) - len(batch_shape):])
     logits_shape.insert(axis % logits.ndim, logits.shape[axis])
     g = gumbel(key, (*prefix, *logits_shape), logits.dtype, mode=mode)
-    return jnp.argmax(g + lax.expand_dims(logits, tuple(range(len(prefix)))), axis=axis)
+    from .numpy.reductions import argmax
+    return argmax(g + lax.expand_dims(logits, tuple(range(len(prefix)))), axis=axis)
 
 
 def _needs(name, what):
