@@ -1,0 +1,214 @@
+"""``checkify``: turn runtime checks (NaNs, integer division by zero,
+out-of-bounds indices, user ``check``s) into values a jitted function returns.
+
+``checkify(f)`` traces ``f`` to a jaxpr and re-evaluates it with an
+interpreter that, after each equation, computes a boolean "this check failed"
+for every enabled check. The ``Error`` it returns is a pytree of those
+booleans (and of the values user messages format), so it crosses ``jit``;
+``err.get()`` reports the first failure in program order, as JAX does.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import core, dtypes, tree_util
+from .array import ArrayImpl
+from .errors import JaxRuntimeError
+
+
+class ErrorCategory:
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return self.name
+
+
+UserCheckError = ErrorCategory("UserCheckError")
+NaNError = ErrorCategory("NaNError")
+DivisionByZeroError = ErrorCategory("DivisionByZeroError")
+OOBError = ErrorCategory("OOBError")
+
+user_checks = frozenset({UserCheckError})
+nan_checks = frozenset({NaNError})
+div_checks = frozenset({DivisionByZeroError})
+index_checks = frozenset({OOBError})
+float_checks = nan_checks | div_checks
+automatic_checks = float_checks | index_checks
+all_checks = automatic_checks | user_checks
+
+
+class Error:
+    """Failure flags of every check site, in program order, with the values
+    their messages need; cheap to return from jitted code."""
+
+    def __init__(self, preds=(), payloads=(), messages=()):
+        self._preds, self._payloads, self._messages = list(preds), list(payloads), list(messages)
+
+    def _first(self):
+        for pred, payload, msg in zip(self._preds, self._payloads, self._messages):
+            if bool(np.asarray(pred)):
+                return msg(*[np.asarray(p) for p in payload])
+        return None
+
+    def get(self):
+        """The message of the first failed check, or None."""
+        return self._first()
+
+    def throw(self):
+        msg = self._first()
+        if msg is not None:
+            raise JaxRuntimeError(msg)
+
+    def __repr__(self):
+        msg = self._first()
+        return f"Error({msg!r})" if msg is not None else "Error(None)"
+
+
+tree_util.register_pytree_node(
+    Error,
+    lambda e: ((e._preds, e._payloads), e._messages),
+    lambda msgs, ch: Error(ch[0], ch[1], msgs))
+
+
+# -- user checks
+
+
+check_p = core.Primitive("check")
+check_p.multiple_results = True
+
+
+class _Tracing:
+    """How many checkify traces are in progress: only they may stage a check."""
+    depth = 0
+
+
+def _check_abstract_eval(*avals, **params):
+    if _Tracing.depth:
+        return []
+    raise ValueError("Cannot abstractly evaluate a checkify.check which was not functionalized. "
+                     "This probably means you tried to stage (jit/scan/pmap/...) a `check` "
+                     "without functionalizing it through `checkify.checkify`.")
+
+
+def _check_impl(pred, *fmt_args, msg, fmt_tree):
+    if not bool(np.asarray(pred)):
+        raise JaxRuntimeError(_format_user(msg, fmt_tree, fmt_args))
+    return []
+
+
+core.abstract_eval_rules[check_p] = _check_abstract_eval
+core.impl_rules[check_p] = _check_impl
+
+
+def _format_user(msg, fmt_tree, vals):
+    args, kwargs = tree_util.tree_unflatten(fmt_tree, [np.asarray(v) for v in vals])
+    return msg.format(*args, **kwargs) + " (`check` failed)"
+
+
+def check(pred, msg, *fmt_args, **fmt_kwargs):
+    """Fail with ``msg.format(*fmt_args, **fmt_kwargs)`` when ``pred`` is False."""
+    if not isinstance(msg, str):
+        raise TypeError(f"check takes a string message, got {type(msg)}")
+    shape = np.shape(pred) if not isinstance(pred, (core.Tracer, ArrayImpl)) else pred.shape
+    if shape != ():
+        raise TypeError(f"check takes a scalar pred as argument, got shape {shape}")
+    flat, tree = tree_util.tree_flatten((fmt_args, fmt_kwargs))
+    check_p.bind(pred, *flat, msg=msg, fmt_tree=tree)
+
+
+# -- the checking interpreter
+
+
+def _jnp():
+    from .. import numpy as jnp
+    return jnp
+
+
+_DIV_PRIMS = ("div", "rem")
+_INDEX_PRIMS = ("dynamic_slice", "dynamic_update_slice", "gather", "scatter", "scatter-add")
+
+
+def _eval_checked(jaxpr, consts, args, errors, sites):
+    jnp = _jnp()
+    env = {}
+
+    def read(v):
+        return v.val if type(v) is core.Literal else env[v]
+
+    for v, x in zip(jaxpr.constvars, consts):
+        env[v] = x
+    for v, x in zip(jaxpr.invars, args):
+        env[v] = x
+    for eqn in jaxpr.eqns:
+        ins = [read(v) for v in eqn.invars]
+        name = eqn.primitive.name
+        if name == "check":
+            if UserCheckError in errors:
+                pred, *fmt = ins
+                msg, tree = eqn.params["msg"], eqn.params["fmt_tree"]
+                sites.append((jnp.logical_not(pred), fmt,
+                              lambda *v, msg=msg, tree=tree: _format_user(msg, tree, v)))
+            continue
+        if name in ("jit", "pjit") and "jaxpr" in eqn.params:
+            sub = eqn.params["jaxpr"]
+            outs = _eval_checked(sub.jaxpr, sub.consts, ins, errors, sites)
+        else:
+            outs = eqn.primitive.bind(*ins, **eqn.params)
+            outs = outs if eqn.primitive.multiple_results else [outs]
+            _add_sites(eqn, ins, outs, errors, sites, jnp)
+        for v, x in zip(eqn.outvars, outs):
+            env[v] = x
+    return [read(v) for v in jaxpr.outvars]
+
+
+def _add_sites(eqn, ins, outs, errors, sites, jnp):
+    name = eqn.primitive.name
+    if NaNError in errors:
+        for o in outs:
+            if dtypes.is_inexact(core.aval_of(o).dtype):
+                sites.append((jnp.any(jnp.isnan(o)), [],
+                              lambda name=name: f"nan generated by primitive: {name}."))
+    if DivisionByZeroError in errors and name in _DIV_PRIMS:
+        divisor = ins[1]
+        if core.aval_of(divisor).dtype.kind in "iu":
+            sites.append((jnp.any(jnp.equal(divisor, 0)), [],
+                          lambda: "division by zero"))
+    if OOBError in errors and name == "dynamic_slice":
+        x, *idx = ins
+        shape, sizes = core.aval_of(x).shape, eqn.params["slice_sizes"]
+        for ax, (i, d, s) in enumerate(zip(idx, shape, sizes)):
+            bad = jnp.logical_or(jnp.less(i, -d), jnp.greater(i, d - s))
+            sites.append((bad, [i], lambda i, ax=ax, d=d, shape=shape:
+                          f"out-of-bounds indexing for array of shape {shape}: index {int(i)} "
+                          f"is out of bounds for axis {ax} with size {d}. "))
+
+
+def checkify(f, errors=user_checks):
+    """A function returning ``(Error, f(*args))`` with the chosen checks made
+    into values instead of failures."""
+    errors = frozenset(errors)
+
+    def checked(*args, **kwargs):
+        from .jit import make_jaxpr
+        flat, in_tree = tree_util.tree_flatten((args, kwargs))
+        out_store = []
+
+        def flat_fun(*leaves):
+            a, k = tree_util.tree_unflatten(in_tree, list(leaves))
+            out = f(*a, **k)
+            out_flat, out_tree = tree_util.tree_flatten(out)
+            out_store.append(out_tree)
+            return out_flat
+
+        _Tracing.depth += 1
+        try:
+            closed = make_jaxpr(flat_fun)(*flat)
+        finally:
+            _Tracing.depth -= 1
+        sites = []
+        outs = _eval_checked(closed.jaxpr, closed.consts, flat, errors, sites)
+        err = Error([s[0] for s in sites], [s[1] for s in sites], [s[2] for s in sites])
+        return err, tree_util.tree_unflatten(out_store[0], outs)
+
+    return checked
