@@ -7,7 +7,6 @@ the GPU then becomes the default backend, as in JAX.
 from __future__ import annotations
 
 import functools
-import importlib
 import os
 
 import numpy as np
@@ -36,30 +35,49 @@ class Sharding(_jax.SingleDeviceSharding):
         return f"SingleDeviceSharding(device={self._device!r}, memory_kind=device)"
 
 
-def _gpu_client():
-    """A CUDA client through jaxlib's PJRT plugin, or None."""
-    for modname in ("jax_plugins.xla_cuda12", "jax_cuda12_plugin"):
+_CUDA_PLUGINS = ("jax_plugins.xla_cuda12", "jax_plugins.xla_cuda13")
+
+
+def _cuda_plugin_library():
+    """The CUDA PJRT plugin's shared library, found without importing the
+    plugin package (whose initialisation imports jax)."""
+    import importlib.util
+    for name in _CUDA_PLUGINS:
         try:
-            mod = importlib.import_module(modname)
-        except ImportError:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
             continue
-        path = getattr(mod, "_get_library_path", None)
-        lib = path() if path else None
-        if lib is None:
-            d = os.path.dirname(mod.__file__)
-            cands = [os.path.join(d, f) for f in os.listdir(d) if f.endswith(".so") and "pjrt" in f]
-            lib = cands[0] if cands else None
-        if lib is None:
+        if spec is None or not spec.submodule_search_locations:
             continue
-        try:
-            if not _jax.pjrt_plugin_loaded("cuda"):
-                _jax.load_pjrt_plugin("cuda", lib, None)
-            if not _jax.pjrt_plugin_initialized("cuda"):
-                _jax.initialize_pjrt_plugin("cuda")
-            return _jax.get_c_api_client("cuda", {}, None)
-        except Exception:  # no usable GPU: stay on CPU, as JAX does
-            return None
+        for d in spec.submodule_search_locations:
+            for f in sorted(os.listdir(d)):
+                if f.endswith(".so") and "pjrt" in f or f == "xla_cuda_plugin.so":
+                    return os.path.join(d, f)
     return None
+
+
+last_gpu_error: str | None = None
+
+
+def _gpu_client():
+    """A CUDA client through jaxlib's PJRT plugin, or None (and the reason in
+    ``last_gpu_error``)."""
+    global last_gpu_error
+    lib = _cuda_plugin_library()
+    if lib is None:
+        last_gpu_error = "no CUDA PJRT plugin installed"
+        return None
+    try:
+        if not _jax.pjrt_plugin_loaded("cuda"):
+            _jax.load_pjrt_plugin("cuda", lib, None)
+        if not _jax.pjrt_plugin_initialized("cuda"):
+            _jax.initialize_pjrt_plugin("cuda")
+        options = xc.generate_pjrt_gpu_plugin_options() if hasattr(
+            xc, "generate_pjrt_gpu_plugin_options") else {}
+        return _jax.get_c_api_client("cuda", options, None)
+    except Exception as e:  # no usable GPU: stay on CPU, as JAX does
+        last_gpu_error = f"{type(e).__name__}: {e}"
+        return None
 
 
 class Backends:
@@ -131,6 +149,11 @@ def transfer_to_device(aval, value: np.ndarray, device=None):
 def result_handler(aval, device=None):
     if getattr(aval.dtype, "extended", False):  # key arrays hold their physical data
         aval = aval.dtype.physical_aval(aval)
-    return _jax.array_result_handler(aval, sharding_for(device or default_device()), True,
-                                     _skip_checks=True)
+    sharding = sharding_for(device or default_device())
+    try:
+        return _jax.array_result_handler(aval, sharding, True, _skip_checks=True)
+    except TypeError:  # jaxlib versions without the _skip_checks keyword
+        return _jax.array_result_handler(aval, sharding, True)
+
+
 Device = _jax.Device
