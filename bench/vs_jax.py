@@ -160,8 +160,13 @@ def w_jit_random_normal(lib):
     return lambda: f(key).block_until_ready()
 
 
+_HOST_4MB = np.arange(1 << 20, dtype=np.float32)
+
+
 def w_device_put(lib):
-    host = np.arange(1 << 20, dtype=np.float32)  # 4 MiB
+    # One host array for both libraries: whether PJRT can alias it instead of
+    # copying depends on its alignment, which must not differ between them.
+    host = _HOST_4MB
     put = lib.jax.device_put
     return lambda: put(host).block_until_ready()
 
@@ -239,9 +244,11 @@ def _build(lib, builder, fresh):
         (r()() if fresh else r())
         return r, None
     except NotAvailable as e:
-        return None, str(e)
-    except (NotImplementedError, AttributeError, ImportError, TypeError) as e:
-        return None, f"{type(e).__name__}: {e}"
+        return None, f"not available: {e}"
+    except (NotImplementedError, AttributeError, ImportError) as e:
+        return None, f"not available: {type(e).__name__}: {e}"
+    except Exception as e:  # a bug, not a missing feature: report it, keep benchmarking
+        return None, f"FAILED: {type(e).__name__}: {e}"
 
 
 def _fmt_t(s):
@@ -264,7 +271,7 @@ def run(args):
         jr, jwhy = _build(jlib, builder, fresh)
         row = dict(name=name, target=target, available=xr is not None and jr is not None)
         if not row["available"]:
-            row["note"] = f"not available in {'xjit' if xr is None else 'jax'}: {why or jwhy}"
+            row["note"] = f"{'xjit' if xr is None else 'jax'} {why or jwhy}"
             results.append(row)
             _print_row(row, args)
             continue
@@ -302,7 +309,7 @@ def _inspect_overhead(xlib, rounds, budget):
     try:
         subscribe = need(xlib.jax, "inspect", "subscribe")
     except NotAvailable as e:
-        row.update(available=False, note=f"not available in xjit: {e}")
+        row.update(available=False, note=f"xjit not available: {e}")
         return row
     plain = w_jit_dispatch(xlib)
     counts = _calibrate(plain, budget)

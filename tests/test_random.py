@@ -69,9 +69,12 @@ CASES = [
     ("jit_key_return", "R.key_data(jax.jit(lambda k: R.split(k, 3))(R.key(9)))"),
     ("jit_keys_slice_normal", "jax.jit(lambda k: R.normal(R.split(k, 4)[2]))(R.key(11))"),
     ("jit_seed", "jax.jit(lambda s: R.PRNGKey(s))(123)"),
+    ("choice_int", "R.choice(R.PRNGKey(7), 5, (3, 2))"),
 ]
 
 EXPECTED = {
+    ('choice_int', False): ('int32', (3, 2), '040000000200000000000000020000000200000001000000'),
+    ('choice_int', True): ('int64', (3, 2), '020000000000000004000000000000000100000000000000040000000000000001000000000000000200000000000000'),
     ('PRNGKey(0)', False): ('uint32', (2,), '0000000000000000'),
     ('PRNGKey(42)', False): ('uint32', (2,), '000000002a000000'),
     ('PRNGKey(-1)', False): ('uint32', (2,), '00000000ffffffff'),
@@ -220,6 +223,10 @@ JAXPRS = {
 }
 
 ERRORS = [
+    ('R.choice(R.PRNGKey(0), 3, 2)', TypeError, 'shape argument of jax.random.choice must be a sequence, got 2'),
+    ('R.choice(R.PRNGKey(0), 3, (4,), replace=False)', ValueError, "Cannot take a larger sample (size 4) than population (size 3) when 'replace=False'"),
+    ('R.choice(R.PRNGKey(0), 0, (4,))', ValueError, 'a must be greater than 0 unless no samples are taken'),
+    ('R.permutation(R.PRNGKey(0), 2.5)', TypeError, 'x must be an integer or at least 1-dimensional'),
     ('R.PRNGKey(jnp.array([1, 2]))', TypeError, 'PRNGKey accepts a scalar seed, but was given an array of shape (2,) != (). Use jax.vmap for batching'),
     ('R.split(R.PRNGKey(0), 2.5)', TypeError, "'float' object cannot be interpreted as an integer"),
     ('R.split(jnp.zeros(2, jnp.int32))', TypeError, 'JAX encountered invalid PRNG key data: expected key_data.dtype = uint32; got dtype=int32'),

@@ -276,15 +276,23 @@ class JitFunction:
 
     def __call__(self, *args, **kwargs):
         if not kwargs and core.trace_ctx.trace is core.eval_trace:
-            avals = [config.trace_key]
+            key = [config.trace_key]
+            scalars = False
             for x in args:
-                if type(x) is not ArrayImpl:
+                t = type(x)
+                if t is ArrayImpl:
+                    key.append(x.aval)
+                elif t in _PY_SCALARS:
+                    key.append(core.aval_of(x))
+                    scalars = True
+                else:
                     break
-                avals.append(x.aval)
             else:
-                entry = self._fast.get(tuple(avals))
+                entry = self._fast.get(tuple(key))
                 if entry is not None and not _flags["jax_disable_jit"]:
-                    return self._execute(entry, args, [x._buf for x in args], args, kwargs)
+                    bufs = (_buffers(args, key[1:], entry) if scalars
+                            else [x._buf for x in args])
+                    return self._execute(entry, args, bufs, args, kwargs)
         return self._call(args, kwargs)
 
     def _call(self, args, kwargs):
@@ -305,10 +313,9 @@ class JitFunction:
             return tree_util.tree_unflatten(entry.out_tree, outs)
         if entry.executable is None:
             entry.compile()
-        bufs = [x._buf if type(x) is ArrayImpl else dispatch.to_buffer(x, a)
-                for x, a in zip(leaves, avals)]
+        bufs = _buffers(leaves, avals, entry)
         if not static_key and not kwargs and len(leaves) == len(args) and \
-                all(type(x) is ArrayImpl for x in args):
+                all(type(x) is ArrayImpl or type(x) in _PY_SCALARS for x in args):
             self._fast[(config.trace_key, *avals)] = entry
         return self._execute(entry, leaves, bufs, args, kwargs)
 
@@ -372,6 +379,18 @@ def _shared_caches(fun, options):
     except TypeError:  # not weak-referenceable or unhashable
         return {}, {}
     return per_fun.setdefault(options, ({}, {}))
+
+
+_PY_SCALARS = frozenset((int, float, bool, complex))
+
+
+def _buffers(leaves, avals, entry):
+    """Device buffers for the arguments; Python scalars use the shared cached
+    copies unless the executable may donate (and so delete) an input."""
+    shared = not any(entry.donated)
+    return [x._buf if type(x) is ArrayImpl else
+            dispatch.scalar_buffer(x, a) if shared and type(x) in _PY_SCALARS else
+            dispatch.to_buffer(x, a) for x, a in zip(leaves, avals)]
 
 
 class _DynOnly:

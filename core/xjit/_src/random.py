@@ -12,6 +12,7 @@ functions that return keys.
 """
 from __future__ import annotations
 
+import math
 from functools import partial
 
 import numpy as np
@@ -497,10 +498,97 @@ def _categorical(key, logits, shape, batch_shape, axis, mode):
     return argmax(g + lax.expand_dims(logits, tuple(range(len(prefix)))), axis=axis)
 
 
-def _needs(name, what):
-    def sampler(*args, **kwargs):
-        raise NotImplementedError(f"jax.random.{name} needs {what}, which xjit does not "
-                                  "provide yet")
-    sampler.__name__ = name
-    return sampler
+def _require(module, name, sampler):
+    """``module.name``, or a NotImplementedError naming the missing piece."""
+    fn = getattr(module, name, None)
+    if fn is None:
+        raise NotImplementedError(f"jax.random.{sampler} needs {module.__name__}.{name}, which "
+                                  "xjit does not provide yet")
+    return fn
 
+
+def _public_numpy():
+    from .. import numpy
+    return numpy
+
+
+def _shuffle(key, x, axis):
+    """Sort by random keys, repeated until collisions are unlikely (as JAX)."""
+    from .. import lax as public_lax
+    sort_key_val = _require(public_lax, "sort_key_val", "permutation")
+    rounds = int(np.ceil(3 * np.log(max(1, x.size)) / np.log(np.iinfo(np.uint32).max)))
+    for _ in range(rounds):
+        key, sub = _split(key)
+        _, x = sort_key_val(_random_bits(sub, 32, x.shape), x, axis)
+    return x
+
+
+def permutation(key, x, axis=0, independent=False):
+    """A random permutation of ``range(x)`` or of ``x`` along ``axis``."""
+    key, _ = _check_key("permutation", key)
+    from .numpy.util import canonicalize_axis, check_arraylike
+    check_arraylike("permutation", x)
+    axis = canonicalize_axis(axis, np.ndim(x) or 1)
+    if not np.ndim(x):
+        if not dtypes.issubdtype(dtypes.dtype(x), np.integer):
+            raise TypeError("x must be an integer or at least 1-dimensional")
+        n = core.concrete_or_error(int, x, "argument x of jax.random.permutation()")
+        return jit(lambda key: _shuffle(key, jnp.arange(n), axis))(key)
+    return _permutation(key, x, axis, independent)
+
+
+@partial(jit, static_argnums=(2, 3))
+def _permutation(key, x, axis, independent):
+    if independent or np.ndim(x) == 1:
+        return _shuffle(key, x, axis)
+    ind = _shuffle(key, jnp.arange(x.shape[axis]), 0)
+    return _require(_public_numpy(), "take", "permutation")(x, ind, axis, unique_indices=True)
+
+
+def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
+    """Random samples from ``range(a)`` or from ``a`` along ``axis``."""
+    key, _ = _check_key("choice", key)
+    if not isinstance(shape, (tuple, list)):
+        raise TypeError(f"shape argument of jax.random.choice must be a sequence, got {shape}")
+    from .numpy.util import canonicalize_axis, check_arraylike
+    check_arraylike("choice", a)
+    arr = jnp.asarray(a)
+    if arr.ndim == 0:
+        n_inputs = core.concrete_or_error(int, a, "The error occurred in jax.random.choice()")
+    else:
+        axis = canonicalize_axis(axis, arr.ndim)
+        n_inputs = arr.shape[axis]
+    n_draws = math.prod(shape)
+    if n_draws == 0:
+        return jnp.zeros(shape, dtype=arr.dtype)
+    if n_inputs <= 0:
+        raise ValueError("a must be greater than 0 unless no samples are taken")
+    if not replace and n_draws > n_inputs:
+        raise ValueError(f"Cannot take a larger sample (size {n_draws}) than population (size "
+                         f"{n_inputs}) when 'replace=False'")
+    take = (lambda x, i: i) if arr.ndim == 0 else (
+        lambda x, i: _require(_public_numpy(), "take", "choice")(x, i, axis))
+    if p is None:
+        if replace:
+            result = take(arr, randint(key, shape, 0, n_inputs))
+        else:
+            perm = permutation(key, n_inputs if arr.ndim == 0 else arr, axis)
+            result = perm[(slice(None),) * axis + (slice(n_draws),)]
+    else:
+        from .numpy.util import promote_dtypes_inexact
+        check_arraylike("choice", p)
+        p_arr, = promote_dtypes_inexact(p)
+        if p_arr.shape != (n_inputs,):
+            raise ValueError("p must be None or a 1D vector with the same size as a.shape[axis]. "
+                             f"p has shape {p_arr.shape} and a.shape[axis] is {n_inputs}.")
+        if replace:
+            cum = _require(_public_numpy(), "cumsum", "choice")(p_arr)
+            r = cum[-1] * (1 - uniform(key, shape, dtype=cum.dtype))
+            ind = _require(_public_numpy(), "searchsorted", "choice")(cum, r).astype(int)
+        else:
+            from .. import lax as public_lax
+            g = gumbel(key, (n_inputs,), dtype=p_arr.dtype, mode=mode) + jnp.log(p_arr)
+            ind = _require(public_lax, "top_k", "choice")(g, k=n_draws)[1].astype(int)
+        result = take(arr, ind)
+    return result.reshape(shape if arr.ndim == 0 else
+                          arr.shape[0:axis] + tuple(shape) + arr.shape[axis + 1:])
