@@ -19,7 +19,9 @@ import xjit.inspect as xi
 
 
 class _Collector:
-    """Which functions a cell touched, in first-touched order."""
+    """Which functions a cell touched, in first-touched order: those traced
+    or compiled (from events) and those merely called (from the call counts,
+    so the cell's calls pay for no per-call event)."""
 
     def __init__(self):
         self.fun_ids: list[int] = []
@@ -33,13 +35,18 @@ class _Collector:
         from xjit._src.inspect import events
         self._events = events
         self._prev_capture = events.state.capture_args
+        self._calls_before = {i.fun_id: i.calls for i in xi.functions()}
         events.state.capture_args = True
-        self._sub = xi.subscribe(self)
+        self._sub = xi.subscribe(self, kinds={"cache_miss", "trace", "compile"})
         return self
 
     def __exit__(self, *exc):
         self._sub.unsubscribe()
         self._events.state.capture_args = self._prev_capture
+        for info in xi.functions():
+            if info.calls > self._calls_before.get(info.fun_id, 0) and \
+                    info.fun_id not in self.fun_ids:
+                self.fun_ids.append(info.fun_id)
 
 
 def _parse(line):

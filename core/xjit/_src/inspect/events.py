@@ -53,6 +53,7 @@ class _State:
     each function's latest call arguments (for re-running it to time the
     steady state) while a notebook cell is being observed."""
     active = False
+    wants_execute = False
     capture_args = False
     subscribers: list = []
 
@@ -64,13 +65,14 @@ _infos: dict[int, FunctionInfo] = {}
 
 
 class Subscription:
-    def __init__(self, callback):
+    def __init__(self, callback, kinds=None):
         self.callback = callback
+        self.kinds = None if kinds is None else frozenset(kinds)
 
     def unsubscribe(self):
         if self in state.subscribers:
             state.subscribers.remove(self)
-        state.active = bool(state.subscribers)
+        _refresh()
 
     def __enter__(self):
         return self
@@ -79,18 +81,29 @@ class Subscription:
         self.unsubscribe()
 
 
-def subscribe(callback: Callable[[Event], None]) -> Subscription:
-    """Deliver every subsequent event to ``callback`` until unsubscribed."""
-    sub = Subscription(callback)
+def subscribe(callback: Callable[[Event], None], kinds=None) -> Subscription:
+    """Deliver subsequent events to ``callback`` until unsubscribed; ``kinds``
+    restricts them (e.g. ``{"trace", "compile"}``). Per-call ``execute``
+    events cost a little on every jitted call, so ask for them only if
+    needed: call counts and run times are kept in ``functions()`` anyway
+    while anyone subscribes."""
+    sub = Subscription(callback, kinds)
     state.subscribers.append(sub)
-    state.active = True
+    _refresh()
     return sub
+
+
+def _refresh():
+    state.active = bool(state.subscribers)
+    state.wants_execute = any(s.kinds is None or "execute" in s.kinds for s in state.subscribers)
 
 
 def emit(event: Event):
     if event.fun_id in internal_fids:
         return
     for sub in list(state.subscribers):
+        if sub.kinds is not None and event.kind not in sub.kinds:
+            continue
         try:
             sub.callback(event)
         except Exception:  # a broken observer must never break the user's program
@@ -196,4 +209,5 @@ def record_execute(fid, name, seconds, args=None, kwargs=None):
     i.run_s = seconds
     if state.capture_args:
         last_args[fid] = (args, kwargs or {})
-    emit(Event("execute", now(), name, fid, i.filename, i.lineno, duration_s=seconds))
+    if state.wants_execute:
+        emit(Event("execute", now(), name, fid, i.filename, i.lineno, duration_s=seconds))
