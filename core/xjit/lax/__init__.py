@@ -11,3 +11,4 @@ from xjit._src.lax.api import (  # noqa: F401
     rem, reshape, rev, round, rsqrt, select, select_n, shift_left, shift_right_arithmetic,
     shift_right_logical, sign, sin, sinh, slice, slice_in_dim, sqrt, square, squeeze, sub, tan,
     tanh, transpose, zeros_like_array)
+from xjit._src.prng import bitcast_convert_type  # noqa: E402,F401
