@@ -56,7 +56,33 @@ if os.path.exists(os.path.join(root, "core", "xjit", "__init__.py")):
 PYEOF
 }
 
+# The notebook layer: the prebuilt JupyterLab extension (rebuilt only when its
+# sources change, see scripts/build_labextension.sh), linked into the venv's
+# labextensions folder (as `jupyter labextension develop` would), and Debian's
+# chromium for the browser test. Failures here warn instead of stopping the
+# engine's set-up; the tests that need them then fail (or skip) saying why.
+notebook_layer() {
+    [[ -d "$ROOT/labextension" ]] || return 0
+    local built="$ROOT/kernel_ext/xjit_kernel_ext/labextension"
+    local dest="$VENV/share/jupyter/labextensions/xjit-lab"
+    if bash "$ROOT/scripts/build_labextension.sh"; then
+        if [[ "$(readlink "$dest" 2>/dev/null || true)" != "$built" ]]; then
+            mkdir -p "$(dirname "$dest")" && rm -rf "$dest" && ln -s "$built" "$dest"
+        fi
+    else
+        log "warning: building the lab extension failed; the xjit panel will be missing"
+    fi
+    if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+        local sudo=""
+        [[ "$(id -u)" == 0 ]] || sudo="sudo -n"
+        log "installing Debian chromium (for tests/test_lab_browser.py)"
+        { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium; } \
+            >/dev/null 2>&1 || log "warning: could not install chromium; the browser test will be skipped"
+    fi
+}
+
 if [[ "$want" == "$have" ]] && installed_ok; then
+    notebook_layer
     log "up to date ($VENV)"
     exit 0
 fi
@@ -68,4 +94,5 @@ log "installing xjit editable with extras [$EXTRAS] into .venv"
 "$PY" -m pip install --quiet -e ".[$EXTRAS]"
 installed_ok || { log "error: editable install of xjit did not take"; exit 1; }
 echo "$want" > "$STAMP"
+notebook_layer
 log "done"

@@ -1,0 +1,36 @@
+/**
+ * JupyterLab 4 / Notebook 7 plugin: adds the "xjit" panel to the right
+ * sidebar and points it at the kernel of the active notebook.
+ */
+import {
+  JupyterFrontEnd,
+  JupyterFrontEndPlugin
+} from '@jupyterlab/application';
+import { INotebookTracker } from '@jupyterlab/notebook';
+import { LabIcon } from '@jupyterlab/ui-components';
+import { XjitPanel } from './panel';
+
+const ICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24">' +
+  '<g class="jp-icon3" fill="#616161">' +
+  '<path d="M3 4h4l3 5 3-5h4l-5 8 5 8h-4l-3-5-3 5H3l5-8z"/>' +
+  '<circle cx="20" cy="19" r="2"/></g></svg>';
+
+export const xjitIcon = new LabIcon({ name: 'xjit-lab:icon', svgstr: ICON_SVG });
+
+const plugin: JupyterFrontEndPlugin<void> = {
+  id: 'xjit-lab:panel',
+  description: 'Live xjit engine state (functions, jaxprs, findings, NaNs, timeline) for the active notebook.',
+  autoStart: true,
+  requires: [INotebookTracker],
+  activate: (app: JupyterFrontEnd, tracker: INotebookTracker) => {
+    const panel = new XjitPanel();
+    panel.title.icon = xjitIcon;
+    app.shell.add(panel, 'right', { rank: 600 });
+    const follow = () => panel.setNotebook(tracker.currentWidget);
+    tracker.currentChanged.connect(follow);
+    follow();
+  }
+};
+
+export default plugin;

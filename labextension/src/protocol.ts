@@ -1,0 +1,205 @@
+/**
+ * The `xjit/1` comm protocol, front-end side (see docs/comm-protocol.md).
+ *
+ * Every message received from the kernel and every request sent to it is
+ * validated with ajv against the same JSON Schema the kernel uses
+ * (`./schema.json` is a link to docs/comm-protocol.schema.json), dispatching
+ * on `type` first so each direction admits only its own message types.
+ */
+import Ajv, { ValidateFunction } from 'ajv';
+import schema from './schema.json';
+
+export const PROTOCOL = 'xjit/1';
+export const TARGET = 'xjit';
+
+export interface ILocation {
+  filename: string | null;
+  lineno: number | null;
+  cell_id: string | null;
+  execution_count: number | null;
+}
+
+export type EventKind = 'trace' | 'lower' | 'compile' | 'cache_miss' | 'nan';
+
+export interface IEvent {
+  kind: EventKind;
+  time: number;
+  fun_name: string;
+  fun_id: number;
+  location: ILocation;
+  duration_s: number | null;
+  reasons: string[];
+  details: { [key: string]: unknown };
+}
+
+export interface IExecutes {
+  fun_id: number;
+  fun_name: string;
+  count: number;
+  total_s: number;
+  last_s: number | null;
+  first_time: number;
+  last_time: number;
+}
+
+export interface IFunctionSummary {
+  fun_id: number;
+  name: string;
+  location: ILocation;
+  calls: number;
+  cache_hits: number;
+  cache_misses: number;
+  trace_s: number | null;
+  lower_s: number | null;
+  compile_s: number | null;
+  run_s: number | null;
+  recompile_reasons: string[];
+}
+
+export interface IFinding {
+  kind: string;
+  message: string;
+  suggestion: string;
+  location: ILocation;
+  fun_name: string;
+  count?: number | null;
+}
+
+export interface IEquation {
+  index: number;
+  text_line: number | null;
+  location: ILocation;
+}
+
+interface IBase {
+  protocol: 'xjit/1';
+}
+
+export interface IHello extends IBase {
+  type: 'hello';
+  xjit_version: string;
+}
+export interface IState extends IBase {
+  type: 'state';
+  functions: IFunctionSummary[];
+  findings: IFinding[];
+  nan: IEvent | null;
+  events: IEvent[];
+  executes: IExecutes[];
+}
+export interface IBatch extends IBase {
+  type: 'batch';
+  seq: number;
+  events: IEvent[];
+  executes: IExecutes[];
+  functions: IFunctionSummary[];
+  dropped: number;
+}
+export interface IFunctionReply extends IBase {
+  type: 'function';
+  fun_id: number;
+  name: string;
+  jaxpr: string | null;
+  equations: IEquation[];
+}
+export interface IFindings extends IBase {
+  type: 'findings';
+  fun_name: string;
+  findings: IFinding[];
+}
+export interface IDebug extends IBase {
+  type: 'debug';
+  status: 'started' | 'finished' | 'failed';
+  message: string;
+}
+export interface IError extends IBase {
+  type: 'error';
+  message: string;
+}
+
+export type KernelMessage =
+  | IHello
+  | IState
+  | IBatch
+  | IFunctionReply
+  | IFindings
+  | IDebug
+  | IError;
+
+export type Request =
+  | { protocol: 'xjit/1'; type: 'request_state' }
+  | { protocol: 'xjit/1'; type: 'run_debug' }
+  | { protocol: 'xjit/1'; type: 'select_function'; fun_id: number };
+
+const KERNEL_TYPES = [
+  'hello',
+  'state',
+  'batch',
+  'function',
+  'findings',
+  'debug',
+  'error'
+];
+const FRONTEND_TYPES = ['request_state', 'run_debug', 'select_function'];
+
+let ajv: Ajv | null = null;
+const validators = new Map<string, ValidateFunction>();
+
+function validatorFor(type: string): ValidateFunction {
+  let v = validators.get(type);
+  if (!v) {
+    if (!ajv) {
+      ajv = new Ajv({ allowUnionTypes: true, strict: true });
+      ajv.addSchema(schema as object);
+    }
+    v = ajv.getSchema(`${(schema as { $id: string }).$id}#/definitions/${type}`);
+    if (!v) {
+      throw new Error(`schema has no definition for ${type}`);
+    }
+    validators.set(type, v);
+  }
+  return v;
+}
+
+function check(msg: unknown, allowed: string[], direction: string): string | null {
+  if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) {
+    return `${direction} message is not an object`;
+  }
+  const type = (msg as { type?: unknown }).type;
+  if (typeof type !== 'string' || allowed.indexOf(type) < 0) {
+    return `${direction} message has unknown type ${JSON.stringify(type)}`;
+  }
+  const validate = validatorFor(type);
+  if (validate(msg)) {
+    return null;
+  }
+  const e = (validate.errors || [])[0];
+  const where = e ? e.instancePath || '<message>' : '<message>';
+  return `invalid ${type} message at ${where}: ${e ? e.message : 'invalid'}`;
+}
+
+/** Null when `msg` is a valid kernel -> panel message, else why not. */
+export function checkKernelMessage(msg: unknown): string | null {
+  return check(msg, KERNEL_TYPES, 'incoming');
+}
+
+/** Null when `msg` is a valid panel -> kernel request, else why not. */
+export function checkRequest(msg: unknown): string | null {
+  return check(msg, FRONTEND_TYPES, 'outgoing');
+}
+
+export function isKernelMessage(msg: unknown): msg is KernelMessage {
+  return checkKernelMessage(msg) === null;
+}
+
+export function requestState(): Request {
+  return { protocol: PROTOCOL, type: 'request_state' };
+}
+
+export function runDebug(): Request {
+  return { protocol: PROTOCOL, type: 'run_debug' };
+}
+
+export function selectFunction(funId: number): Request {
+  return { protocol: PROTOCOL, type: 'select_function', fun_id: funId };
+}

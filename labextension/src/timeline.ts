@@ -1,0 +1,128 @@
+/**
+ * The Timeline section: one SVG, a row per kind of work (trace, lower,
+ * compile, run, cache miss, NaN) against wall-clock time. Each mark is a
+ * rectangle as long as the work took (at least a few pixels wide so short
+ * events stay visible); aggregated calls are one bar from first to last call.
+ * Hover text is set with `textContent` on <title> elements.
+ */
+import { ITimelineItem } from './model';
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+export const ROWS: { kind: ITimelineItem['kind']; label: string }[] = [
+  { kind: 'trace', label: 'trace' },
+  { kind: 'lower', label: 'lower' },
+  { kind: 'compile', label: 'compile' },
+  { kind: 'execute', label: 'run' },
+  { kind: 'cache_miss', label: 'miss' },
+  { kind: 'nan', label: 'NaN' }
+];
+
+export interface ITimelineLayout {
+  width: number;
+  rowHeight: number;
+  labelWidth: number;
+}
+
+export const DEFAULT_LAYOUT: ITimelineLayout = {
+  width: 320,
+  rowHeight: 16,
+  labelWidth: 56
+};
+
+function el<K extends keyof SVGElementTagNameMap>(
+  name: K,
+  attrs: { [key: string]: string | number }
+): SVGElementTagNameMap[K] {
+  const node = document.createElementNS(SVG, name);
+  for (const key of Object.keys(attrs)) {
+    node.setAttribute(key, String(attrs[key]));
+  }
+  return node;
+}
+
+function fmtSeconds(s: number | null): string {
+  if (s === null || s === undefined) {
+    return '?';
+  }
+  if (s < 1e-3) {
+    return `${(s * 1e6).toFixed(0)} µs`;
+  }
+  if (s < 1) {
+    return `${(s * 1e3).toFixed(1)} ms`;
+  }
+  return `${s.toFixed(2)} s`;
+}
+
+export function describe(item: ITimelineItem): string {
+  const what = item.kind === 'execute' ? `${item.count} call(s)` : item.kind;
+  return `${item.fun_name}: ${what}, ${fmtSeconds(item.duration_s)}`;
+}
+
+/** Render `items` as an SVG; time runs left to right over the items' span. */
+export function renderTimeline(
+  items: ITimelineItem[],
+  layout: ITimelineLayout = DEFAULT_LAYOUT
+): SVGSVGElement {
+  const height = ROWS.length * layout.rowHeight + 14;
+  const svg = el('svg', {
+    class: 'xjit-timeline-svg',
+    width: layout.width,
+    height,
+    viewBox: `0 0 ${layout.width} ${height}`,
+    role: 'img'
+  });
+  const plotW = layout.width - layout.labelWidth - 4;
+  ROWS.forEach((row, i) => {
+    const label = el('text', {
+      x: 2,
+      y: i * layout.rowHeight + layout.rowHeight - 4,
+      class: 'xjit-timeline-label'
+    });
+    label.textContent = row.label;
+    svg.appendChild(label);
+    svg.appendChild(
+      el('line', {
+        x1: layout.labelWidth,
+        x2: layout.width,
+        y1: (i + 1) * layout.rowHeight,
+        y2: (i + 1) * layout.rowHeight,
+        class: 'xjit-timeline-grid'
+      })
+    );
+  });
+  if (items.length === 0) {
+    return svg;
+  }
+  const t0 = Math.min(...items.map(it => it.start));
+  const t1 = Math.max(...items.map(it => it.end));
+  const span = Math.max(t1 - t0, 1e-3);
+  const x = (t: number) => layout.labelWidth + ((t - t0) / span) * plotW;
+  for (const item of items) {
+    const row = ROWS.findIndex(r => r.kind === item.kind);
+    if (row < 0) {
+      continue;
+    }
+    const x0 = x(item.start);
+    const w = Math.max(x(item.end) - x0, 3);
+    const rect = el('rect', {
+      x: x0.toFixed(1),
+      y: row * layout.rowHeight + 3,
+      width: w.toFixed(1),
+      height: layout.rowHeight - 6,
+      class: `xjit-mark xjit-mark-${item.kind}`
+    });
+    const title = el('title', {});
+    title.textContent = describe(item);
+    rect.appendChild(title);
+    svg.appendChild(rect);
+  }
+  const axis = el('text', {
+    x: layout.labelWidth,
+    y: height - 2,
+    class: 'xjit-timeline-axis'
+  });
+  axis.textContent = `${span.toFixed(2)} s shown`;
+  svg.appendChild(axis);
+  return svg;
+}

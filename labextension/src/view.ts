@@ -1,0 +1,366 @@
+/**
+ * DOM for the xjit panel: a status line and the Functions, Jaxpr, Findings,
+ * NaN and Timeline sections, re-rendered from a `PanelModel`.
+ *
+ * Everything shown comes from the kernel and may contain user-chosen text
+ * (function names, messages, file names), so every string goes through
+ * `textContent` or an attribute; nothing here ever assigns HTML.
+ */
+import { PanelModel } from './model';
+import { IEquation, IFunctionSummary, ILocation } from './protocol';
+import { renderTimeline } from './timeline';
+
+export interface IActions {
+  selectFunction(funId: number): void;
+  jumpTo(location: ILocation): void;
+  runDebug(): void;
+  debugInput(text: string): void;
+}
+
+type Attrs = { [key: string]: string | number | boolean | undefined };
+
+/** Create an element; `text` is set as textContent, never parsed. */
+export function h(
+  tag: string,
+  attrs: Attrs = {},
+  children: (Node | string | null)[] = []
+): HTMLElement {
+  const node = document.createElement(tag);
+  for (const key of Object.keys(attrs)) {
+    const value = attrs[key];
+    if (value === undefined || value === false) {
+      continue;
+    }
+    if (key === 'text') {
+      node.textContent = String(value);
+    } else if (key === 'class') {
+      node.className = String(value);
+    } else {
+      node.setAttribute(key, value === true ? '' : String(value));
+    }
+  }
+  for (const child of children) {
+    if (child !== null) {
+      node.appendChild(typeof child === 'string' ? document.createTextNode(child) : child);
+    }
+  }
+  return node;
+}
+
+export function fmtSeconds(s: number | null): string {
+  if (s === null || s === undefined) {
+    return '–';
+  }
+  if (s < 1e-3) {
+    return `${(s * 1e6).toFixed(0)}µs`;
+  }
+  if (s < 1) {
+    return `${(s * 1e3).toFixed(1)}ms`;
+  }
+  return `${s.toFixed(2)}s`;
+}
+
+export function locationLabel(loc: ILocation): string {
+  const line = loc.lineno !== null ? `, line ${loc.lineno}` : '';
+  if (loc.execution_count !== null) {
+    return `In [${loc.execution_count}]${line}`;
+  }
+  if (loc.filename) {
+    const base = loc.filename.split(/[\\/]/).pop() || loc.filename;
+    return `${base}${loc.lineno !== null ? ':' + loc.lineno : ''}`;
+  }
+  return 'unknown location';
+}
+
+export function jumpable(loc: ILocation): boolean {
+  return loc.cell_id !== null || loc.execution_count !== null;
+}
+
+const STATUS_TEXT: { [key: string]: string } = {
+  'no-kernel': 'No notebook kernel. Open a notebook to see its jitted functions.',
+  waiting: 'Waiting for the kernel extension: run  %load_ext xjit_kernel_ext  in the notebook.',
+  restarting: 'Kernel restarting…',
+  connected: 'Connected'
+};
+
+export class PanelView {
+  readonly node: HTMLElement;
+  private _status: HTMLElement;
+  private _functions: HTMLElement;
+  private _jaxpr: HTMLElement;
+  private _findings: HTMLElement;
+  private _nan: HTMLElement;
+  private _timeline: HTMLElement;
+
+  constructor(private _actions: IActions) {
+    this.node = h('div', { class: 'xjit-panel' });
+    this._status = h('div', { class: 'xjit-status' });
+    this.node.appendChild(this._status);
+    this._functions = this._section('functions', 'Functions');
+    this._jaxpr = this._section('jaxpr', 'Jaxpr');
+    this._findings = this._section('findings', 'Findings');
+    this._nan = this._section('nan', 'NaN');
+    this._timeline = this._section('timeline', 'Timeline');
+  }
+
+  private _section(key: string, title: string): HTMLElement {
+    const body = h('div', { class: 'xjit-section-body' });
+    const section = h('section', { class: `xjit-section xjit-section-${key}`, 'data-section': key }, [
+      h('h3', { class: 'xjit-section-title', text: title }),
+      body
+    ]);
+    this.node.appendChild(section);
+    return body;
+  }
+
+  render(model: PanelModel | null): void {
+    const status = model ? model.status : 'no-kernel';
+    let text = STATUS_TEXT[status] || status;
+    if (model && status === 'connected' && model.xjitVersion) {
+      text += ` · xjit ${model.xjitVersion}`;
+    }
+    if (model && model.dropped) {
+      text += ` · ${model.dropped} events dropped`;
+    }
+    this._status.textContent = text;
+    this._status.setAttribute('data-status', status);
+    this._renderFunctions(model);
+    this._renderJaxpr(model);
+    this._renderFindings(model);
+    this._renderNan(model);
+    this._renderTimeline(model);
+  }
+
+  private _empty(body: HTMLElement, text: string): void {
+    body.replaceChildren(h('div', { class: 'xjit-empty', text }));
+  }
+
+  private _renderFunctions(model: PanelModel | null): void {
+    const body = this._functions;
+    const fns = model ? Array.from(model.functions.values()) : [];
+    if (fns.length === 0) {
+      this._empty(body, 'No jitted functions yet.');
+      return;
+    }
+    body.replaceChildren(
+      h('ul', { class: 'xjit-functions' }, fns.map(f => this._functionRow(f, model!)))
+    );
+  }
+
+  /** One function as a compact card (the sidebar is narrow). */
+  private _functionRow(f: IFunctionSummary, model: PanelModel): HTMLElement {
+    const selected = model.selection !== null && model.selection.fun_id === f.fun_id;
+    const name = h('button', {
+      class: 'xjit-link xjit-function-name',
+      text: f.name,
+      title: `${locationLabel(f.location)} — show its jaxpr`
+    });
+    name.addEventListener('click', () => this._actions.selectFunction(f.fun_id));
+    const head = h('div', { class: 'xjit-function-head' }, [
+      name,
+      h('span', { class: 'xjit-function-where', text: locationLabel(f.location) })
+    ]);
+    if (f.cache_misses > 1) {
+      head.appendChild(
+        h('span', {
+          class: 'xjit-badge xjit-recompile-badge',
+          text: `recompiled ×${f.cache_misses - 1}`,
+          title: f.recompile_reasons.join('\n') || 'recompiled'
+        })
+      );
+    }
+    const stat = (cls: string, label: string, value: string | number) =>
+      h('span', { class: `xjit-stat ${cls}`, 'data-value': value }, [
+        h('span', { class: 'xjit-stat-label', text: label }),
+        h('span', { class: 'xjit-stat-value', text: value })
+      ]);
+    return h(
+      'li',
+      {
+        class: `xjit-function-row${selected ? ' xjit-selected' : ''}`,
+        'data-fun-id': f.fun_id,
+        'data-fun-name': f.name
+      },
+      [
+        head,
+        h('div', { class: 'xjit-stats' }, [
+          stat('xjit-calls', 'calls', f.calls),
+          stat('xjit-hits', 'hits', f.cache_hits),
+          stat('xjit-misses', 'misses', f.cache_misses)
+        ]),
+        h('div', { class: 'xjit-stats xjit-times' }, [
+          stat('xjit-trace', 'trace', fmtSeconds(f.trace_s)),
+          stat('xjit-lower', 'lower', fmtSeconds(f.lower_s)),
+          stat('xjit-compile', 'compile', fmtSeconds(f.compile_s)),
+          stat('xjit-run', 'run', fmtSeconds(f.run_s))
+        ]),
+        f.cache_misses > 1 && f.recompile_reasons.length
+          ? h('div', { class: 'xjit-reason', text: `last recompile: ${f.recompile_reasons.join('; ')}` })
+          : null
+      ]
+    );
+  }
+
+  private _renderJaxpr(model: PanelModel | null): void {
+    const body = this._jaxpr;
+    const sel = model ? model.selection : null;
+    if (!sel) {
+      this._empty(body, 'Click a function to see its jaxpr.');
+      return;
+    }
+    const title = h('div', { class: 'xjit-jaxpr-title' }, [h('strong', { text: sel.name })]);
+    if (sel.loading) {
+      body.replaceChildren(title, h('div', { class: 'xjit-empty', text: 'Loading…' }));
+      return;
+    }
+    if (sel.jaxpr === null) {
+      body.replaceChildren(title, h('div', { class: 'xjit-empty', text: 'No jaxpr recorded.' }));
+      return;
+    }
+    body.replaceChildren(title, renderJaxpr(sel.jaxpr, sel.equations, this._actions));
+  }
+
+  private _renderFindings(model: PanelModel | null): void {
+    const body = this._findings;
+    const groups = model ? model.findingsByKind() : new Map();
+    if (groups.size === 0) {
+      this._empty(body, 'No findings. Run  xjit_kernel_ext.lint(f, *args)  to check a function.');
+      return;
+    }
+    const out: HTMLElement[] = [];
+    groups.forEach((items, kind) => {
+      const list = h('ul', { class: 'xjit-findings-list' });
+      for (const f of items) {
+        const loc = h('button', {
+          class: 'xjit-link xjit-finding-location',
+          text: locationLabel(f.location),
+          disabled: !jumpable(f.location),
+          title: f.location.filename || ''
+        });
+        loc.addEventListener('click', () => this._actions.jumpTo(f.location));
+        list.appendChild(
+          h('li', { class: 'xjit-finding', 'data-kind': f.kind }, [
+            h('div', { class: 'xjit-finding-message', text: f.message }),
+            f.suggestion ? h('div', { class: 'xjit-finding-suggestion', text: `→ ${f.suggestion}` }) : null,
+            h('div', { class: 'xjit-finding-meta' }, [h('span', { text: `${f.fun_name} · ` }), loc])
+          ])
+        );
+      }
+      out.push(
+        h('details', { class: 'xjit-finding-group', open: true, 'data-kind': kind }, [
+          h('summary', { text: `${kind} (${items.length})` }),
+          list
+        ])
+      );
+    });
+    body.replaceChildren(...out);
+  }
+
+  private _renderNan(model: PanelModel | null): void {
+    const body = this._nan;
+    const nan = model ? model.nan : null;
+    const children: (HTMLElement | null)[] = [];
+    if (!nan) {
+      children.push(
+        h('div', {
+          class: 'xjit-empty',
+          text: 'No NaN reported. Enable checks with  xjit.config.update("jax_debug_nans", True).'
+        })
+      );
+    } else {
+      const d = nan.details as { message?: string; eqn?: string; primitive?: string };
+      const loc = h('button', {
+        class: 'xjit-link xjit-nan-location',
+        text: locationLabel(nan.location),
+        disabled: !jumpable(nan.location),
+        title: nan.location.filename || ''
+      });
+      loc.addEventListener('click', () => this._actions.jumpTo(nan.location));
+      children.push(
+        h('div', { class: 'xjit-nan-report' }, [
+          h('div', { class: 'xjit-nan-message', text: String(d.message || 'invalid value') }),
+          h('code', { class: 'xjit-nan-eqn', text: String(d.eqn || d.primitive || '') }),
+          h('div', { class: 'xjit-nan-where' }, [h('span', { text: 'created at ' }), loc])
+        ])
+      );
+    }
+    const debug = model ? model.debug : null;
+    const button = h('button', {
+      class: 'jp-mod-styled jp-mod-accept xjit-debug-button',
+      text: 'Debug (%debug)',
+      disabled: !model || model.status !== 'connected' || (debug !== null && debug.status === 'running'),
+      title: 'Open the post-mortem debugger on the last exception'
+    });
+    button.addEventListener('click', () => this._actions.runDebug());
+    children.push(h('div', { class: 'xjit-debug-bar' }, [button]));
+    if (debug && debug.status !== 'idle') {
+      children.push(h('pre', { class: 'xjit-debug-output', text: debug.output }));
+      if (debug.prompt !== null) {
+        const input = h('input', {
+          class: 'xjit-debug-input',
+          type: 'text',
+          'aria-label': 'debugger command',
+          placeholder: 'pdb command (q to quit)'
+        }) as HTMLInputElement;
+        input.addEventListener('keydown', (ev: KeyboardEvent) => {
+          if (ev.key === 'Enter') {
+            this._actions.debugInput(input.value);
+          }
+        });
+        children.push(
+          h('label', { class: 'xjit-debug-prompt' }, [h('span', { text: debug.prompt }), input])
+        );
+        setTimeout(() => input.focus(), 0);
+      } else if (debug.status !== 'running') {
+        children.push(h('div', { class: 'xjit-debug-message', text: `${debug.status}: ${debug.message}` }));
+      }
+    }
+    body.replaceChildren(...(children.filter(c => c !== null) as HTMLElement[]));
+  }
+
+  private _renderTimeline(model: PanelModel | null): void {
+    const body = this._timeline;
+    if (!model || model.timeline.length === 0) {
+      this._empty(body, 'Nothing has run yet.');
+      return;
+    }
+    const width = Math.max(body.clientWidth || 0, 240);
+    body.replaceChildren(renderTimeline(model.timeline, { width, rowHeight: 16, labelWidth: 56 }));
+  }
+}
+
+/**
+ * The jaxpr as one line per <div>. Lines where an equation starts (and its
+ * continuation lines) are clickable and jump to the source line that
+ * created the equation.
+ */
+export function renderJaxpr(text: string, equations: IEquation[], actions: IActions): HTMLElement {
+  const lines = text.split('\n');
+  const owner: (IEquation | null)[] = lines.map(() => null);
+  const starts = equations
+    .filter(e => e.text_line !== null && e.text_line < lines.length)
+    .sort((a, b) => (a.text_line as number) - (b.text_line as number));
+  starts.forEach((eqn, i) => {
+    const from = eqn.text_line as number;
+    const next = i + 1 < starts.length ? (starts[i + 1].text_line as number) : lines.length - 1;
+    for (let l = from; l < Math.max(next, from + 1); l++) {
+      owner[l] = eqn;
+    }
+  });
+  const pre = h('pre', { class: 'xjit-jaxpr' });
+  lines.forEach((line, i) => {
+    const eqn = owner[i];
+    const div = h('div', { class: 'xjit-jaxpr-line', text: line || ' ' });
+    if (eqn) {
+      div.className += ' xjit-eqn';
+      div.setAttribute('data-eqn-index', String(eqn.index));
+      div.setAttribute('title', `equation ${eqn.index} — ${locationLabel(eqn.location)}`);
+      if (jumpable(eqn.location)) {
+        div.setAttribute('role', 'button');
+        div.addEventListener('click', () => actions.jumpTo(eqn.location));
+      }
+    }
+    pre.appendChild(div);
+  });
+  return pre;
+}
