@@ -89,6 +89,7 @@ def render(doc, width=WIDTH) -> str:
         elif k == "n":
             stack.append((indent + d[1], brk_mode, d[2]))
         else:
+            # a group breaks when it alone does not fit in the rest of the line
             fits = _flat_width(d[1], width - col) <= width - col
             stack.append((indent, not fits, d[1]))
     return "".join(out)
@@ -217,9 +218,9 @@ def _pp_jaxpr_doc(jaxpr: core.Jaxpr, ctx, hoisting=None):
                      text(",)" if len(outs) == 1 else ")"))
     if saved is not None:
         ctx.defs[hoisting] = saved
-    return concat(group(nest(2, concat(
+    return group(concat(nest(2, concat(
         text("{ lambda "), constvars, text("; "), invars, text(". let"),
-        nest(2, concat(brk(), eqns)), brk(), text("in "), outvars))), text(" }"))
+        nest(2, concat(brk(), eqns)), brk(), text("in "), outvars)), text(" }")))
 
 
 def _collect_subjaxprs(jaxpr, counts, names):
