@@ -421,9 +421,15 @@ class Tracer:
         return self.aval.shape[0]
 
     def __iter__(self):
-        if not self.aval.shape:
+        """Unpacking slices along the leading axis (with explicit unit
+        strides, as JAX's iteration does), then squeezes it."""
+        shape = self.aval.shape
+        if not shape:
             raise TypeError("iteration over a 0-d array")
-        return (self[i] for i in range(self.aval.shape[0]))
+        from .lax import api as lax
+        nd = len(shape)
+        return (lax.squeeze(lax.slice(self, (i,) + (0,) * (nd - 1), (i + 1,) + shape[1:],
+                                      (1,) * nd), (0,)) for i in range(shape[0]))
 
     def _origin(self):
         return self._trace.origin_message(self)
