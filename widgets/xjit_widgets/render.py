@@ -65,9 +65,10 @@ def _eqn_html(rec, cell_label) -> str:
     src = (f'<span class="src">{esc(cell_label(rec.filename))}:{rec.lineno}</span>'
            if rec.lineno is not None else "")
     body = _highlight_eqn(rec)
-    if rec.nested and "\n" in rec.text:
+    if rec.nested and "\n" in rec.text:  # fold the sub-jaxpr under its first line
         first, rest = body.split("\n", 1)
-        body = f"<details><summary>{first}</summary>{rest}</details>"
+        body = f"<details><summary>{first}{src}</summary>{rest}</details>"
+        src = ""
     key = esc(f"{rec.filename}:{rec.lineno}")
     return (f'<div class="eq" data-src="{key}" '
             f'onmouseover="this.parentNode.querySelectorAll(\'[data-src=&quot;\'+this.dataset.src+\'&quot;]\').forEach(e=>e.classList.add(\'hl\'))" '
