@@ -131,3 +131,22 @@ def test_debug_magic_opens_the_users_frame_in_a_real_ipython():
     assert "invalid value (nan) encountered in log" in proc.stdout
     assert "('LOCALS', 1.0, 5.0, 2.0)" in proc.stdout
     assert "done" in proc.stdout
+
+
+def test_ten_thousand_equation_jaxpr_renders_fast_and_folded():
+    import time
+    import xjit as jax
+    import xjit.inspect as xi
+    from xjit_widgets import render
+
+    def big(x):
+        for i in range(5000):
+            x = x * 1.0001 + 0.5
+        return x
+
+    listing = xi.listing(jax.make_jaxpr(big)(1.0))
+    assert len(listing.eqns) == 10000
+    t0 = time.perf_counter()
+    html = render.jaxpr_html(listing)
+    assert time.perf_counter() - t0 < 1.0
+    assert html.count("<summary>") == 1 and "10000 equations from" in html
