@@ -69,15 +69,14 @@ def _leaf_names(name, val, tree_util):
 
 
 class DynamicJaxprTracer(Tracer):
-    __slots__ = ("var",)
+    # ``aval`` is a slot copied from the var (not a property): it is read
+    # several times per traced operation.
+    __slots__ = ("var", "aval")
 
     def __init__(self, trace, var):
         self._trace = trace
         self.var = var
-
-    @property
-    def aval(self):
-        return self.var.aval
+        self.aval = var.aval
 
 
 class JaxprTrace(core.Trace):
@@ -112,6 +111,8 @@ class JaxprTrace(core.Trace):
             t = t.parent
 
     def to_atom(self, x):
+        if type(x) is DynamicJaxprTracer and x._trace is self:
+            return x.var
         if isinstance(x, Tracer):
             t = x._trace
             if t is self:
@@ -135,7 +136,8 @@ class JaxprTrace(core.Trace):
     def process_primitive(self, primitive, args, params):
         if not self.active:
             raise errors.UnexpectedTracerError("a trace was used after its transformation ended")
-        atoms = [self.to_atom(x) for x in args]
+        atoms = [x.var if type(x) is DynamicJaxprTracer and x._trace is self else self.to_atom(x)
+                 for x in args]
         out_avals = primitive.abstract_eval(*[a.aval for a in atoms], **params)
         src = core.current_source_info()
         if primitive.multiple_results:
