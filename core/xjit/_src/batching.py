@@ -1,0 +1,476 @@
+"""``vmap``: batching as an interpreter.
+
+A ``BatchTracer`` carries a value one rank bigger than the value it stands
+for, plus the position of the extra (batch) axis. ``BatchTrace`` processes a
+primitive by asking its batching rule how to apply it to the batched values:
+
+    batch_rules[prim](batched_args, batch_dims, **params) -> (out, out_dim)
+
+``batch_dims[i]`` is the batch axis of ``batched_args[i]``, or ``not_mapped``
+(None) for a value every example shares. Rules run with the *parent* trace
+current, so the operations they bind are processed one level down (recorded
+into a jaxpr under ``jit``, run eagerly at top level, batched again under an
+outer ``vmap``). Multiple-results primitives return ``(outs, out_dims)``.
+Rules that need the axis itself (its size or name) go in
+``axis_batch_rules[prim](axis_data, batched_args, batch_dims, **params)``.
+
+Primitives with sub-jaxprs batch them recursively with ``batch_jaxpr2``
+(batch axes wherever they fall, as the ``jit`` rule does) or ``batch_jaxpr``
+(batch axes moved to the front, as control flow wants):
+
+    batched, out_dims = batch_jaxpr2(closed_jaxpr, axis_data, in_dims)
+    batched, out_batched = batch_jaxpr(closed_jaxpr, axis_data, in_batched, instantiate)
+"""
+from __future__ import annotations
+
+import collections
+import functools
+import inspect
+import operator
+
+import numpy as np
+
+from . import core, tree_util
+from .core import Tracer
+
+not_mapped = None
+
+batch_rules: dict = {}
+axis_batch_rules: dict = {}
+
+
+class AxisData:
+    """The axis being vmapped over: its name (or None) and size."""
+
+    __slots__ = ("name", "size")
+
+    def __init__(self, name, size):
+        self.name, self.size = name, size
+
+    def __repr__(self):
+        return f"AxisData(name={self.name!r}, size={self.size})"
+
+
+# --------------------------------------------------------------------------
+# Tracer and trace
+
+
+class BatchTracer(Tracer):
+    __slots__ = ("val", "batch_dim", "_aval", "_site")
+
+    def __init__(self, trace, val, batch_dim, site=None):
+        self._trace = trace
+        self.val = val
+        self.batch_dim = batch_dim
+        self._aval = None
+        self._site = site
+
+    @property
+    def aval(self):
+        a = self._aval
+        if a is None:
+            full = core.aval_of(self.val)
+            shape = full.shape[:self.batch_dim] + full.shape[self.batch_dim + 1:]
+            a = self._aval = full.update(shape=shape)
+        return a
+
+    def __repr__(self):
+        return (f"VmapTracer(aval={self.aval.str_short(False)}, "
+                f"batched={core.aval_of(self.val).str_short(False)})")
+
+    __str__ = __repr__
+
+
+def _creation_site():
+    """The user frame creating a tracer, kept as (code, lasti, lineno) and
+    formatted only if an error message needs it."""
+    f = core.user_frame()
+    return None if f is None else (f.f_code, f.f_lasti, f.f_lineno)
+
+
+def _format_site(site):
+    if site is None:
+        return ""
+    code, lasti, lineno = site
+    col = 0
+    try:
+        pos = list(code.co_positions())[lasti // 2]
+        if pos[2] is not None:
+            col = pos[2]
+    except (IndexError, AttributeError):
+        pass
+    return f"{code.co_filename}:{lineno}:{col} ({getattr(code, 'co_qualname', code.co_name)})"
+
+
+class BatchTrace(core.Trace):
+    tracer_name = "BatchTracer"
+
+    def __init__(self, parent, axis_data: AxisData):
+        self.parent = parent
+        self.axis_data = axis_data
+
+    def __repr__(self):
+        return f"BatchTrace({self.axis_data})"
+
+    def fun_desc(self):
+        return "a function transformed by vmap"
+
+    def origin_message(self, tracer):
+        return (f"This BatchTracer with object id {id(tracer)} was created on line:\n"
+                f"  {_format_site(tracer._site)}")
+
+    def new_tracer(self, val, dim):
+        return BatchTracer(self, val, dim, _creation_site())
+
+    def to_batch_info(self, x):
+        if isinstance(x, BatchTracer) and x._trace is self:
+            return x.val, x.batch_dim
+        return x, not_mapped
+
+    def process_primitive(self, primitive, args, params):
+        vals, dims = [], []
+        for x in args:
+            if isinstance(x, BatchTracer) and x._trace is self:
+                vals.append(x.val)
+                dims.append(x.batch_dim)
+            else:
+                vals.append(x)
+                dims.append(not_mapped)
+        with core.set_current_trace(self.parent):
+            if all(d is not_mapped for d in dims):
+                return primitive.bind(*vals, **params)
+            rule = axis_batch_rules.get(primitive)
+            if rule is not None:
+                out, out_dim = rule(self.axis_data, vals, dims, **params)
+            else:
+                rule = batch_rules.get(primitive)
+                if rule is None:
+                    raise NotImplementedError(
+                        f"Batching rule for '{primitive.name}' not implemented")
+                out, out_dim = rule(vals, dims, **params)
+        if primitive.multiple_results:
+            return [self._wrap(v, d) for v, d in zip(out, out_dim)]
+        return self._wrap(out, out_dim)
+
+    def _wrap(self, val, dim):
+        return val if dim is not_mapped else BatchTracer(self, val, dim, _creation_site())
+
+
+# --------------------------------------------------------------------------
+# Axis helpers (bind under whatever trace is current)
+
+
+def _lax():
+    from .lax import api
+    return api
+
+
+def _ndim(x):
+    return len(core.aval_of(x).shape)
+
+
+def canonicalize_axis(axis, ndim):
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim
+
+
+def moveaxis(x, src, dst):
+    """Move axis ``src`` of ``x`` to position ``dst`` with one transpose."""
+    if src == dst:
+        return x
+    n = _ndim(x)
+    src, dst = src % n, dst % n
+    perm = [i for i in range(n) if i != src]
+    perm.insert(dst, src)
+    return _lax().transpose(x, perm)
+
+
+def broadcast(x, size, axis):
+    """Insert a new axis of length ``size`` at ``axis``."""
+    shape = list(core.aval_of(x).shape)
+    shape.insert(axis, size)
+    dims = tuple(np.delete(np.arange(len(shape)), axis))
+    return _lax().broadcast_in_dim(x, shape, dims)
+
+
+def bdim_at_front(x, bdim, size):
+    """``x`` with its batch axis first, broadcasting an unbatched value."""
+    if bdim is not_mapped:
+        return broadcast(x, size, 0)
+    return moveaxis(x, bdim, 0)
+
+
+def _check_output(x):
+    try:
+        core.aval_of(x)
+    except TypeError:
+        raise TypeError(f"Output from batched function {x!r} with type {type(x)} is not a "
+                        "valid JAX type") from None
+
+
+def matchaxis(axis_data, src, dst, x):
+    """Move (or create, by broadcasting) the batch axis from ``src`` to ``dst``."""
+    _check_output(x)
+    if src == dst:
+        return x
+    if src is not not_mapped and dst is not not_mapped:
+        return moveaxis(x, src, dst)
+    if src is not_mapped:
+        return broadcast(x, axis_data.size, canonicalize_axis(dst, _ndim(x) + 1))
+    raise ValueError(f"vmap has mapped output (axis_name={axis_data.name}) but out_axes is {dst}")
+
+
+# --------------------------------------------------------------------------
+# Batching flat functions and jaxprs
+
+
+def batch_flat(fun, axis_data, args, in_dims):
+    """Apply flat ``fun(*args) -> list`` to ``args`` batched along ``in_dims``.
+    Returns ``(outs, out_dims)``: raw values at the current trace's level."""
+    trace = BatchTrace(core.trace_ctx.trace, axis_data)
+    tracers = [x if d is not_mapped else trace.new_tracer(x, d) for x, d in zip(args, in_dims)]
+    with core.set_current_trace(trace):
+        outs = fun(*tracers)
+    pairs = [trace.to_batch_info(x) for x in outs]
+    return [v for v, _ in pairs], [d for _, d in pairs]
+
+
+def _batched_avals(closed, axis_data, in_dims):
+    avals = []
+    for a, d in zip(closed.in_avals, in_dims):
+        if d is not_mapped:
+            avals.append(a)
+        else:
+            shape = list(a.shape)
+            shape.insert(d, axis_data.size)
+            avals.append(a.update(shape=shape))
+    return avals
+
+
+def _trace_closed(fun, avals, debug_info):
+    from .tracing import close_jaxpr, trace_to_jaxpr
+    jaxpr, consts = trace_to_jaxpr(fun, avals, debug_info)
+    batched, tracer_consts = close_jaxpr(jaxpr, consts)
+    if tracer_consts:
+        raise NotImplementedError("batching a jaxpr that closes over traced values")
+    return batched
+
+
+def batch_jaxpr2(closed, axis_data, in_dims):
+    """Batch a closed jaxpr whose inputs have batch axes ``in_dims``; the
+    outputs keep whatever batch axes the rules gave them.
+    Returns ``(batched_closed_jaxpr, out_dims)``."""
+    in_dims = list(in_dims)
+    out_dims = []
+
+    def fun(*args):
+        outs, dims = batch_flat(lambda *a: core.eval_jaxpr(closed.jaxpr, closed.consts, *a),
+                                axis_data, args, in_dims)
+        out_dims[:] = dims
+        return outs
+
+    batched = _trace_closed(fun, _batched_avals(closed, axis_data, in_dims),
+                            closed.jaxpr.debug_info)
+    return batched, out_dims
+
+
+def batch_jaxpr(closed, axis_data, in_batched, instantiate):
+    """Batch a closed jaxpr with batch axes at the front of inputs and outputs.
+
+    ``in_batched[i]`` says whether input i has a leading batch axis;
+    ``instantiate`` (a bool, or one per output) forces unbatched outputs to be
+    broadcast. Returns ``(batched_closed_jaxpr, out_batched)``."""
+    n_out = len(closed.out_avals)
+    inst = [instantiate] * n_out if isinstance(instantiate, bool) else list(instantiate)
+    in_dims = [0 if b else not_mapped for b in in_batched]
+    out_batched = []
+
+    def fun(*args):
+        outs, dims = batch_flat(lambda *a: core.eval_jaxpr(closed.jaxpr, closed.consts, *a),
+                                axis_data, args, in_dims)
+        dests = [0 if d is not not_mapped or i else not_mapped for d, i in zip(dims, inst)]
+        out_batched[:] = [d is not not_mapped for d in dests]
+        return [v if d == dd else matchaxis(axis_data, d, dd, v)
+                for v, d, dd in zip(outs, dims, dests)]
+
+    batched = _trace_closed(fun, _batched_avals(closed, axis_data, in_dims),
+                            closed.jaxpr.debug_info)
+    return batched, out_batched
+
+
+# --------------------------------------------------------------------------
+# The user-facing transformation
+
+
+class PytreeLeaf:
+    """Stands for an array leaf when reporting an axis-spec structure error."""
+
+    def __repr__(self):
+        return "pytree leaf"
+
+
+# JAX names this placeholder class in its messages; so do we.
+PytreeLeaf.__module__ = "jax._src.api_util"
+
+_NONE_AXIS = object()  # None is an empty pytree; as an axis spec it is a leaf
+_IN_AXES_MSG = ("vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
+                "positional arguments passed to the function, but got ")
+
+
+def flatten_axes(name, full_tree, axis_tree):
+    """One axis spec per leaf of ``full_tree``; ``axis_tree`` is a prefix of
+    it whose None entries mean "not mapped" for their whole subtree."""
+    replaced = tree_util.tree_map(lambda a: _NONE_AXIS if a is None else a, axis_tree,
+                                  is_leaf=lambda a: a is None)
+    try:
+        flat = tree_util.broadcast_prefix(replaced, full_tree)
+    except ValueError:
+        treedef = tree_util.tree_structure(full_tree)
+        dummy = tree_util.tree_unflatten(treedef, [PytreeLeaf()] * treedef.num_leaves)
+        errors = tree_util.prefix_errors(axis_tree, dummy)
+        details = "\n  ".join(str(e(name)) for e in errors)
+        raise ValueError(f"{name} specification must be a tree prefix of the corresponding "
+                         f"value; \n  Mismatch details ({len(errors)} found):\n  {details}") from None
+    return [None if a is _NONE_AXIS else a for a in flat]
+
+
+def _axis_size_of(name, shape, axis):
+    try:
+        return shape[axis]
+    except IndexError:
+        raise ValueError(f"{name} was requested to map its argument along axis {axis}, which "
+                         f"implies that its rank should be at least "
+                         f"{axis + 1 if axis >= 0 else -axis}, but is only {len(shape)} "
+                         f"(its shape is {shape})") from None
+
+
+def _leaf_descriptions(fun, args, kwargs):
+    """How JAX names each argument leaf in its inconsistent-sizes message."""
+    names = None
+    try:
+        sig = inspect.signature(fun)
+        sig.bind(*args, **kwargs)
+        names = list(sig.parameters)
+    except (TypeError, ValueError):
+        pass
+    out = []
+    for i, a in enumerate(args):
+        head = f"argument {names[i]}" if names is not None and i < len(names) else f"args[{i}]"
+        for path, x in tree_util.tree_flatten_with_path(a)[0]:
+            out.append((f"{head}{tree_util.keystr(path)}", x))
+    for path, x in tree_util.tree_flatten_with_path(kwargs)[0]:
+        out.append((f"kwargs{tree_util.keystr(path)}", x))
+    return out
+
+
+def _type_str(x):
+    try:
+        return core.aval_of(x).str_short(False)
+    except TypeError:
+        return "unknown"
+
+
+def mapped_axis_size(fun, args, kwargs, leaves, dims, axis_size):
+    sizes = [_axis_size_of("vmap", np.shape(x), d) if d is not None else None
+             for x, d in zip(leaves, dims)]
+    distinct = {s for s in sizes if s is not None}
+    if axis_size is not None:
+        if distinct <= {axis_size}:
+            return axis_size
+    elif len(distinct) == 1:
+        return distinct.pop()
+    elif not distinct:
+        if not leaves:
+            raise ValueError("vmap wrapped function must be passed at least one argument "
+                             "containing an array or axis_size must be specified, got empty "
+                             f"*args={args} and **kwargs={kwargs}")
+        raise ValueError("vmap must have at least one non-None value in in_axes or axis_size "
+                         "must be specified")
+    descs = _leaf_descriptions(fun, args, kwargs)
+    lines = ["vmap got inconsistent sizes for array axes to be mapped:\n"]
+    if axis_size is not None:
+        lines.append(f"  * the `axis_size` argument was {axis_size};\n")
+    counts = collections.Counter(s for s in sizes if s is not None).most_common()
+    for k, (sz, ct) in enumerate(counts):
+        i = sizes.index(sz)
+        where = f"axis {dims[i]} of {descs[i][0]} of type {_type_str(leaves[i])}"
+        if ct == 1:
+            lines.append(f"  * one axis had size {sz}: {where};\n")
+        else:
+            lead = "most" if k == 0 else "some"
+            lines.append(f"  * {lead} axes ({ct} of them) had size {sz}, e.g. {where};\n")
+    raise ValueError("".join(lines)[:-2])
+
+
+def _check_axis_spec(name, spec):
+    leaves = tree_util.tree_leaves(spec)
+    if not all(type(a) is int for a in leaves):
+        raise TypeError(f"{name} must be an int, None, or (nested) container with those types "
+                        f"as leaves, but got {spec}.")
+
+
+def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
+    """Vectorize ``fun`` over the axes ``in_axes`` of its arguments, putting
+    the mapped axis of its outputs at ``out_axes``."""
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun}")
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+    if not (in_axes is None or type(in_axes) in (int, tuple)):
+        raise TypeError(f"{_IN_AXES_MSG}{in_axes}.")
+    _check_axis_spec("vmap in_axes", in_axes)
+    _check_axis_spec("vmap out_axes", out_axes)
+
+    @functools.wraps(fun)
+    def vmap_f(*args, **kwargs):
+        if isinstance(in_axes, tuple) and len(in_axes) != len(args):
+            raise ValueError(f"{_IN_AXES_MSG}len(in_axes)={len(in_axes)}, len(args)={len(args)}")
+        arg_leaves = tree_util.tree_leaves(args)
+        kw_leaves = tree_util.tree_leaves(kwargs)
+        leaves = arg_leaves + kw_leaves
+        for x in leaves:
+            try:
+                core.aval_of(x)
+            except TypeError:
+                raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX "
+                                "type") from None
+        dims = flatten_axes("vmap in_axes", args, in_axes) + [0] * len(kw_leaves)
+        size = mapped_axis_size(fun, args, kwargs, leaves, dims, axis_size)
+        dims = [None if d is None else canonicalize_axis(d, np.ndim(x))
+                for x, d in zip(leaves, dims)]
+        axis_data = AxisData(axis_name, size)
+        out_tree_box = []
+
+        def flat_fun(*flat):
+            a = tree_util.tree_unflatten(tree_util.tree_structure(args), flat[:len(arg_leaves)])
+            k = tree_util.tree_unflatten(tree_util.tree_structure(kwargs),
+                                         flat[len(arg_leaves):])
+            out = fun(*a, **k)
+            out_leaves, out_tree = tree_util.tree_flatten(out)
+            out_tree_box.append(out)
+            return out_leaves
+
+        vals, out_dims = batch_flat(flat_fun, axis_data, leaves, dims)
+        out = out_tree_box[0]
+        dests = flatten_axes("vmap out_axes", out, out_axes)
+        paths = [p for p, _ in tree_util.tree_flatten_with_path(out)[0]]
+        results = []
+        for v, d, dd, path in zip(vals, out_dims, dests, paths):
+            _check_output(v)
+            if dd is None and d is not None:
+                if axis_name is not None:
+                    raise ValueError(f"vmap has mapped output (axis_name={axis_name}) but "
+                                     "out_axes is None")
+                raise ValueError(f"at vmap out_axes{tree_util.keystr(path)}, got axis spec None "
+                                 f"but output was batched on axis {d}")
+            if dd is not None:
+                dd = canonicalize_axis(dd, _ndim(v) + (d is None))
+            results.append(matchaxis(axis_data, d, dd, v))
+        return tree_util.tree_unflatten(tree_util.tree_structure(out), results)
+
+    return vmap_f
+
+
+from . import batching_rules  # noqa: E402,F401  (registers the rules)
