@@ -167,8 +167,12 @@ export class PanelModel {
     this.emit();
   }
 
+  /** Append pdb output; terminal colour codes (IPython colours its
+   * debugger) are dropped since the panel shows plain text. */
   debugOutput(text: string): void {
-    this.debug = { ...this.debug, output: (this.debug.output + text).slice(-20000) };
+    // eslint-disable-next-line no-control-regex
+    const plain = text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+    this.debug = { ...this.debug, output: (this.debug.output + plain).slice(-20000) };
     this.emit();
   }
 

@@ -79,7 +79,7 @@ describe('PanelModel', () => {
   test('debug lifecycle and the timeline cap', () => {
     const m = new PanelModel();
     m.apply({ protocol: 'xjit/1', type: 'debug', status: 'started', message: '%debug' });
-    m.debugOutput('> boom()\n');
+    m.debugOutput('> \x1b[32mboom\x1b[39m()\n');
     m.debugPrompt('ipdb> ');
     expect(m.debug).toMatchObject({ status: 'running', prompt: 'ipdb> ', output: '> boom()\n' });
     m.apply({ protocol: 'xjit/1', type: 'debug', status: 'finished', message: 'debugger exited' });

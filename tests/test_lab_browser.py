@@ -1,0 +1,369 @@
+"""The xjit sidebar in a real JupyterLab, driven by headless Debian chromium.
+
+Starts `jupyter lab` on a free localhost port with a token (isolated config,
+runtime and workspace folders), opens a notebook that jits, recompiles, lints
+and hits a NaN, and checks what the panel shows; clicks a jaxpr equation and
+checks the notebook scrolled to the cell that created it; runs %debug from
+the panel; switches notebooks, reloads the page and restarts the kernel.
+Screenshots of each section go to docs/screenshots/lab-*.png.
+
+Only skipped when chromium is not installed (scripts/setup.sh installs it).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+SHOTS = ROOT / "docs" / "screenshots"
+TOKEN = "xjit-browser-test-token"
+
+if not os.path.exists(CHROMIUM):
+    pytest.skip("Debian chromium is not installed (apt-get install -y chromium); "
+                "scripts/setup.sh installs it where apt-get is usable", allow_module_level=True)
+
+playwright_sync = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
+nbformat = pytest.importorskip("nbformat")
+
+NAN_CELL = """\
+xjit.config.update("jax_debug_nans", True)
+
+@xjit.jit
+def bad_log(x):
+    return jnp.log(x) * 2.0
+
+bad_log(-jnp.ones(2))"""
+
+POLY_CELL = """\
+@xjit.jit
+def poly(x):
+    y = jnp.sin(x)
+    for i in range(20):
+        y = y + i
+    return y * 2.0"""
+
+
+def _notebook(path: Path):
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    cells = [nbformat.v4.new_code_cell("%load_ext xjit_kernel_ext\n"
+                                       "import xjit, xjit.numpy as jnp, xjit_kernel_ext"),
+             nbformat.v4.new_code_cell(POLY_CELL)]
+    # tall filler so the defining cell is far off screen once the last cell ran
+    cells += [nbformat.v4.new_markdown_cell(f"## Notes {i}\n\n" + "\n\n".join(
+        f"Filler paragraph {i}.{j}." for j in range(6))) for i in range(12)]
+    cells += [nbformat.v4.new_code_cell("for _ in range(50):\n    poly(jnp.ones(3))\npoly(jnp.ones(4))"),
+              nbformat.v4.new_code_cell("findings = xjit_kernel_ext.lint(poly, jnp.ones(3))\n"
+                                        "[f.kind for f in findings]"),
+              nbformat.v4.new_code_cell(NAN_CELL)]
+    nb.cells = cells
+    nbformat.write(nb, str(path))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    base = tmp_path_factory.mktemp("lab")
+    root = base / "root"
+    root.mkdir()
+    _notebook(root / "xjit_demo.ipynb")
+    other = nbformat.v4.new_notebook()
+    other.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    other.cells = [nbformat.v4.new_code_cell("1 + 1")]
+    nbformat.write(other, str(root / "other.ipynb"))
+    cfg = base / "config"
+    (cfg / "labconfig").mkdir(parents=True)
+    # no "would you like news?" toast over the panel
+    (cfg / "labconfig" / "page_config.json").write_text(json.dumps(
+        {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}))
+    port = _free_port()
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(cfg), JUPYTER_RUNTIME_DIR=str(base / "runtime"),
+               PYTHONPATH=os.pathsep.join([str(ROOT / "kernel_ext"), str(ROOT / "core"),
+                                           os.environ.get("PYTHONPATH", "")]))
+    log = open(base / "server.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
+         "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+         f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={root}",
+         f"--LabApp.workspaces_dir={base / 'workspaces'}", "--LabApp.expose_app_in_browser=True",
+         "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
+        env=env, stdout=log, stderr=subprocess.STDOUT, cwd=str(root))
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 90
+    while True:
+        try:
+            urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=2)
+            break
+        except OSError:
+            if proc.poll() is not None or time.time() > deadline:
+                log.flush()
+                pytest.fail("jupyter lab did not start:\n" + (base / "server.log").read_text()[-4000:])
+            time.sleep(0.3)
+    # the extension must be installed for this server
+    listing = subprocess.run([sys.executable, "-m", "jupyter", "labextension", "list"], env=env,
+                             capture_output=True, text=True)
+    assert re.search(r"xjit-lab v\S+ .*enabled", listing.stdout + listing.stderr), listing
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+@pytest.fixture(scope="module")
+def page(server):
+    with playwright_sync.sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--no-first-run"])
+        pg = browser.new_page(viewport={"width": 1500, "height": 950})
+        pg.set_default_timeout(60_000)
+        pg.errors = []
+        pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+        pg.goto(f"{server}/lab/tree/xjit_demo.ipynb?token={TOKEN}")
+        pg.wait_for_selector(".jp-Notebook .jp-Cell")
+        _open_panel(pg)
+        yield pg
+        browser.close()
+
+
+def _open_panel(pg):
+    tab = pg.locator(".jp-SideBar.jp-mod-right li[data-id='xjit-panel']")
+    tab.wait_for()
+    if "lm-mod-current" not in (tab.get_attribute("class") or ""):
+        tab.click()
+    pg.wait_for_selector("#xjit-panel .xjit-status")
+
+
+def _widen_panel(pg, px=160):
+    """Drag the right sidebar's edge left so the screenshots are readable."""
+    handle = pg.locator("#jp-main-split-panel > .lm-SplitPanel-handle:not(.lm-mod-hidden)").last
+    box = handle.bounding_box()
+    if box:
+        pg.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        pg.mouse.down()
+        pg.mouse.move(box["x"] - px, box["y"] + box["height"] / 2, steps=5)
+        pg.mouse.up()
+
+
+def _status(pg):
+    return pg.locator("#xjit-panel .xjit-status").get_attribute("data-status")
+
+
+def _wait_status(pg, status, timeout=60):
+    deadline = time.time() + timeout
+    while _status(pg) != status:
+        assert time.time() < deadline, f"panel status {_status(pg)!r}, wanted {status!r}"
+        time.sleep(0.1)
+
+
+def _cell(pg, index):
+    return pg.locator(".jp-Notebook .jp-Cell").nth(index)
+
+
+def _in_viewport(pg, locator) -> bool:
+    """Is the element's box (partly) inside the notebook's scroll area?"""
+    outer = pg.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-WindowedPanel-outer").bounding_box()
+    box = locator.bounding_box()
+    return bool(box and outer and box["y"] < outer["y"] + outer["height"] and
+                box["y"] + box["height"] > outer["y"])
+
+
+@pytest.fixture(scope="module")
+def ran(page):
+    """Run all cells with the Run menu; the last one raises FloatingPointError."""
+    assert _status(page) in ("waiting", "no-kernel")
+    _wait_kernel_idle(page)
+    page.click("li.lm-MenuBar-item:has-text('Run')")
+    page.click("li.lm-Menu-item[data-command='runmenu:run-all']")
+    last = page.locator(".jp-Notebook .jp-Cell").last
+    try:
+        last.locator(".jp-OutputArea-output:has-text('FloatingPointError')").wait_for()
+    except Exception:
+        page.screenshot(path=os.environ.get("XJIT_FAIL_SHOT", "/tmp/xjit-lab-fail.png"))
+        raise
+    _wait_status(page, "connected")
+    page.wait_for_selector("#xjit-panel .xjit-nan-message")
+    return page
+
+
+def _wait_kernel_idle(pg):
+    pg.wait_for_function(
+        "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+        " const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;"
+        " return !!k && k.status === 'idle' && k.connectionStatus === 'connected'; }")
+
+
+def _open(pg, path):
+    pg.evaluate("path => { window.jupyterapp.commands.execute('docmanager:open', {path}); }", path)
+
+
+def _row(pg, name):
+    return pg.locator(f"#xjit-panel .xjit-function-row[data-fun-name='{name}']")
+
+
+def test_functions_section(ran):
+    pg = ran
+    poly = _row(pg, "poly")
+    poly.wait_for()
+    stat = lambda row, cls: row.locator(f".{cls}").get_attribute("data-value")  # noqa: E731
+    deadline = time.time() + 30
+    while stat(poly, "xjit-calls") != "51" and time.time() < deadline:
+        time.sleep(0.1)
+    assert (stat(poly, "xjit-calls"), stat(poly, "xjit-hits"), stat(poly, "xjit-misses")) == ("51", "49", "2")
+    assert poly.locator(".xjit-recompile-badge").inner_text() == "recompiled ×1"
+    assert "now f32[4] and before f32[3]" in poly.locator(".xjit-reason").inner_text()
+    assert poly.locator(".xjit-function-where").inner_text() == "In [2], line 1"
+    assert _row(pg, "bad_log").count() == 1
+    assert not pg.errors, pg.errors
+    _widen_panel(pg)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    pg.locator("#xjit-panel .xjit-section-functions").screenshot(path=str(SHOTS / "lab-functions.png"))
+
+
+def test_jaxpr_section_and_equation_jump(ran):
+    pg = ran
+    _row(pg, "poly").locator(".xjit-function-name").click()
+    jaxpr = pg.locator("#xjit-panel .xjit-jaxpr")
+    jaxpr.wait_for()
+    text = jaxpr.inner_text()
+    assert "sin" in text and "mul" in text and "f32[4]" in text
+    assert text.count(" add ") == 20
+    pg.locator("#xjit-panel .xjit-section-jaxpr").screenshot(path=str(SHOTS / "lab-jaxpr.png"))
+
+    # the notebook is at its end (the NaN cell ran last); the definition is far above
+    pg.evaluate("document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) "
+                ".jp-WindowedPanel-outer').scrollTop = 1e9")
+    time.sleep(0.3)
+    target = _cell(pg, 1)
+    assert not _in_viewport(pg, target)
+    sin_line = pg.locator("#xjit-panel .xjit-eqn[role='button']:has-text('sin')")
+    assert sin_line.get_attribute("data-eqn-index") == "0"
+    assert "In [2], line 3" in sin_line.get_attribute("title")
+    sin_line.click()
+    pg.wait_for_selector(".jp-Cell.xjit-jump-target")
+    time.sleep(0.5)
+    assert _in_viewport(pg, target)
+    assert "jp-mod-active" in target.get_attribute("class")
+    assert target.get_attribute("data-xjit-jump-line") == "3"
+    assert "def poly" in pg.locator(".jp-Notebook .jp-Cell.jp-mod-active").inner_text()
+    # the cursor sits on the equation's line (line 3: `y = jnp.sin(x)`)
+    cursor_line = pg.evaluate(
+        "() => { const c = window.jupyterapp.shell.currentWidget.content.activeCell;"
+        " return c.editor.getCursorPosition().line; }")
+    assert cursor_line == 2
+    # a line from the unrolled loop jumps to line 5 of the same cell
+    pg.locator("#xjit-panel .xjit-eqn[role='button']:has-text(' add ')").nth(7).click()
+    time.sleep(0.3)
+    assert target.get_attribute("data-xjit-jump-line") == "5"
+
+
+def test_findings_section(ran):
+    pg = ran
+    group = pg.locator("#xjit-panel .xjit-finding-group[data-kind='unrolled-loop']")
+    group.wait_for()
+    assert group.locator("summary").inner_text().startswith("unrolled-loop (")
+    finding = group.locator(".xjit-finding").first
+    assert "produced 20 equations" in finding.locator(".xjit-finding-message").inner_text()
+    assert "fori_loop" in finding.locator(".xjit-finding-suggestion").inner_text()
+    loc = finding.locator(".xjit-finding-location")
+    assert loc.inner_text() == "In [2], line 5"
+    pg.evaluate("document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) "
+                ".jp-WindowedPanel-outer').scrollTop = 1e9")
+    loc.click()
+    time.sleep(0.5)
+    assert _in_viewport(pg, _cell(pg, 1))
+    assert _cell(pg, 1).get_attribute("data-xjit-jump-line") == "5"
+    pg.locator("#xjit-panel .xjit-section-findings").screenshot(path=str(SHOTS / "lab-findings.png"))
+
+
+def test_nan_section_and_debug(ran):
+    pg = ran
+    nan = pg.locator("#xjit-panel .xjit-nan-report")
+    assert "invalid value (nan) encountered in log" in nan.locator(".xjit-nan-message").inner_text()
+    assert "log" in nan.locator(".xjit-nan-eqn").inner_text()
+    n_cells = pg.locator(".jp-Notebook .jp-Cell").count()
+    assert nan.locator(".xjit-nan-location").inner_text() == f"In [{5}], line 5"
+    nan.locator(".xjit-nan-location").click()
+    time.sleep(0.4)
+    assert "jp-mod-active" in _cell(pg, n_cells - 1).get_attribute("class")
+
+    pg.click("#xjit-panel .xjit-debug-button")
+    box = pg.locator("#xjit-panel .xjit-debug-input")
+    box.wait_for()
+    box.fill("p x")
+    box.press("Enter")
+    out = pg.locator("#xjit-panel .xjit-debug-output")
+    deadline = time.time() + 30
+    while "-1." not in out.inner_text() and time.time() < deadline:
+        time.sleep(0.1)
+    assert "-1." in out.inner_text(), out.inner_text()
+    pg.locator("#xjit-panel .xjit-section-nan").screenshot(path=str(SHOTS / "lab-nan.png"))
+    pg.locator("#xjit-panel .xjit-debug-input").wait_for()
+    pg.locator("#xjit-panel .xjit-debug-input").fill("q")
+    pg.locator("#xjit-panel .xjit-debug-input").press("Enter")
+    pg.locator("#xjit-panel .xjit-debug-message:has-text('finished')").wait_for()
+
+
+def test_timeline_section(ran):
+    pg = ran
+    svg = pg.locator("#xjit-panel .xjit-timeline-svg")
+    svg.wait_for()
+    counts = {k: svg.locator(f"rect.xjit-mark-{k}").count()
+              for k in ("trace", "lower", "compile", "execute", "cache_miss", "nan")}
+    assert counts["trace"] >= 3 and counts["compile"] >= 3, counts
+    assert counts["execute"] >= 1 and counts["nan"] >= 1 and counts["cache_miss"] >= 3, counts
+    titles = svg.locator("rect.xjit-mark-execute title").evaluate_all("els => els.map(e => e.textContent)")
+    assert any(re.match(r"poly: \d+ call\(s\)", t) for t in titles), titles
+    pg.locator("#xjit-panel .xjit-section-timeline").screenshot(path=str(SHOTS / "lab-timeline.png"))
+    pg.screenshot(path=str(SHOTS / "lab-overview.png"))
+
+
+def test_notebook_switch_reload_and_restart(ran):
+    pg = ran
+    _open(pg, "other.ipynb")
+    pg.wait_for_selector("#xjit-panel[data-notebook='other.ipynb']")
+    _wait_status(pg, "waiting")
+    assert _row(pg, "poly").count() == 0
+    pg.click("li.lm-TabBar-tab:has-text('xjit_demo.ipynb')")
+    pg.wait_for_selector("#xjit-panel[data-notebook='xjit_demo.ipynb']")
+    assert _status(pg) == "connected" and _row(pg, "poly").count() == 1
+
+    # a fresh page: the panel opens the comm and gets the kernel's state
+    pg.reload()
+    pg.wait_for_selector(".jp-Notebook .jp-Cell")
+    _open_panel(pg)
+    _open(pg, "xjit_demo.ipynb")
+    _wait_status(pg, "connected")
+    _row(pg, "poly").wait_for()
+    assert _row(pg, "poly").locator(".xjit-calls").get_attribute("data-value") == "51"
+    assert pg.locator("#xjit-panel .xjit-finding-group[data-kind='unrolled-loop']").count() == 1
+
+    # restart: the panel empties, then waits for the extension again
+    pg.evaluate("() => { window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.restart(); }")
+    deadline = time.time() + 60
+    while _row(pg, "poly").count() and time.time() < deadline:
+        time.sleep(0.1)
+    assert _row(pg, "poly").count() == 0
+    _wait_status(pg, "waiting")
+    assert pg.locator("#xjit-panel .xjit-nan-report").count() == 0
+    assert not pg.errors, pg.errors
