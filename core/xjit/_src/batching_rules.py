@@ -100,7 +100,7 @@ def _transpose_rule(args, dims, *, permutation):
 
 def _squeeze_rule(args, dims, *, dimensions):
     x = moveaxis(args[0], dims[0], 0)
-    return lax.squeeze(x, tuple(np.add(1, dimensions))), 0
+    return lax.squeeze(x, tuple(int(d) + 1 for d in dimensions)), 0
 
 
 def _rev_rule(args, dims, *, dimensions):
@@ -129,7 +129,8 @@ def _concatenate_rule(args, dims, *, dimension):
 
 def _stack_rule(args, dims, *, axis):
     size = _size_of(args, dims)
-    args = [bdim_at_front(x, d, size) for x, d in zip(args, dims)]
+    args = [moveaxis(x, d, 0) if d is not not_mapped else lax.broadcast(x, (size,))
+            for x, d in zip(args, dims)]
     return st.stack_p.bind(*args, axis=axis + 1), 0
 
 
@@ -143,7 +144,7 @@ def _pad_rule(args, dims, *, padding_config):
     config.insert(xd, (0, 0, 0))
     if pd is not_mapped:
         return lax.pad(x, pv, config), xd
-    padded = lax.pad(x, lax.full((), 0, core.aval_of(x).dtype), config)
+    padded = lax.pad(x, np.zeros((), core.aval_of(x).dtype)[()], config)
     mask = lax.pad(lax.full(_shape(x), True, np.bool_), False, config)
     fill = lax.broadcast_in_dim(moveaxis(pv, pd, 0), _shape(padded), (xd,))
     return lax.select(mask, padded, fill), xd
@@ -269,6 +270,99 @@ def _reducer_batcher(prim):
 for _p in (st.reduce_sum_p, st.reduce_prod_p, st.reduce_max_p, st.reduce_min_p,
            st.reduce_and_p, st.reduce_or_p, st.reduce_xor_p, st.argmax_p, st.argmin_p):
     batch_rules[_p] = _reducer_batcher(_p)
+
+
+# --------------------------------------------------------------------------
+# dynamic_slice / dynamic_update_slice: as in JAX, a gather / scatter whose
+# index vector stacks the start indices (batched ones along a new axis 0).
+
+
+def _gather_api():
+    from .. import lax as public_lax
+    return public_lax if hasattr(public_lax, "gather") and hasattr(public_lax, "scatter") \
+        else None
+
+
+def _stack_indices(idx, idx_dims, size):
+    if all(d is not_mapped for d in idx_dims):
+        parts = [lax.broadcast_in_dim(i, (1,), ()) for i in idx]
+        return lax.concatenate(parts, 0), not_mapped
+    parts = [lax.broadcast_in_dim(moveaxis(i, d, 0) if d is not not_mapped else i, (size, 1),
+                                  (0,) if d is not not_mapped else ())
+             for i, d in zip(idx, idx_dims)]
+    return lax.concatenate(parts, 1), 0
+
+
+def _dynamic_slice_rule(args, dims, *, slice_sizes):
+    x, *idx = args
+    xd, *idd = dims
+    g = _gather_api()
+    if g is None:
+        if any(d is not not_mapped for d in idd):
+            raise NotImplementedError("vmap of dynamic_slice with batched start indices needs "
+                                      "lax.gather (xjit._src.lax.slicing)")
+        zero = np.zeros((), core.aval_of(idx[0]).dtype)[()] if idx else np.int32(0)
+        idx = list(idx)
+        idx.insert(xd, zero)
+        sizes = list(slice_sizes)
+        sizes.insert(xd, _shape(x)[xd])
+        return st.dynamic_slice_p.bind(x, *idx, slice_sizes=tuple(sizes)), xd
+    size = _size_of(args, dims)
+    index, id_ = _stack_indices(idx, idd, size)
+    nd = len(slice_sizes)
+    mode = g.GatherScatterMode.CLIP
+    if id_ is not_mapped:
+        x = moveaxis(x, xd, 0)
+        dn = g.GatherDimensionNumbers(
+            offset_dims=(0,) + tuple(np.add(1, range(nd))), collapsed_slice_dims=(),
+            start_index_map=tuple(np.add(1, range(nd))))
+        return g.gather(x, index, dn, (_shape(x)[0],) + tuple(slice_sizes), unique_indices=True,
+                        indices_are_sorted=True, mode=mode, fill_value=None), 0
+    if xd is not_mapped:
+        dn = g.GatherDimensionNumbers(offset_dims=tuple(range(1, nd + 1)), collapsed_slice_dims=(),
+                                      start_index_map=tuple(range(nd)))
+        return g.gather(x, index, dn, tuple(slice_sizes), unique_indices=False,
+                        indices_are_sorted=False, mode=mode, fill_value=None), 0
+    x = moveaxis(x, xd, 0)
+    dn = g.GatherDimensionNumbers(
+        offset_dims=tuple(np.add(1, range(nd))), collapsed_slice_dims=(),
+        start_index_map=tuple(np.add(1, range(nd))), operand_batching_dims=(0,),
+        start_indices_batching_dims=(0,))
+    return g.gather(x, index, dn, (1,) + tuple(slice_sizes), unique_indices=True,
+                    indices_are_sorted=True, mode=mode, fill_value=None), 0
+
+
+def _dynamic_update_slice_rule(args, dims):
+    x, upd, *idx = args
+    xd, ud, *idd = dims
+    g = _gather_api()
+    size = _size_of(args, dims)
+    if g is None:
+        if any(d is not not_mapped for d in idd):
+            raise NotImplementedError("vmap of dynamic_update_slice with batched start indices "
+                                      "needs lax.scatter (xjit._src.lax.slicing)")
+        x, upd = bdim_at_front(x, xd, size), bdim_at_front(upd, ud, size)
+        zero = np.zeros((), core.aval_of(idx[0]).dtype)[()] if idx else np.int32(0)
+        return st.dynamic_update_slice_p.bind(x, upd, zero, *idx), 0
+    index, id_ = _stack_indices(idx, idd, size)
+    nd = _ndim(upd) - (ud is not not_mapped)
+    x, upd = bdim_at_front(x, xd, size), bdim_at_front(upd, ud, size)
+    mode = g.GatherScatterMode.CLIP
+    if id_ is not_mapped:
+        dn = g.ScatterDimensionNumbers(
+            update_window_dims=(0,) + tuple(np.add(1, range(nd))), inserted_window_dims=(),
+            scatter_dims_to_operand_dims=tuple(np.add(1, range(nd))))
+    else:
+        dn = g.ScatterDimensionNumbers(
+            update_window_dims=tuple(np.add(1, range(nd))), inserted_window_dims=(),
+            scatter_dims_to_operand_dims=tuple(np.add(1, range(nd))), operand_batching_dims=(0,),
+            scatter_indices_batching_dims=(0,))
+    return g.scatter(x, index, upd, dn, indices_are_sorted=True, unique_indices=True,
+                     mode=mode), 0
+
+
+batch_rules[st.dynamic_slice_p] = _dynamic_slice_rule
+batch_rules[st.dynamic_update_slice_p] = _dynamic_update_slice_rule
 
 
 # --------------------------------------------------------------------------

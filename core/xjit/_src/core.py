@@ -270,7 +270,7 @@ class Jaxpr:
 class ClosedJaxpr:
     """A jaxpr with its constants bound to values."""
 
-    __slots__ = ("jaxpr", "consts")
+    __slots__ = ("jaxpr", "consts", "__weakref__")  # jit caches executables per jaxpr
 
     def __init__(self, jaxpr: Jaxpr, consts):
         self.jaxpr, self.consts = jaxpr, list(consts)
