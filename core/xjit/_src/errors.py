@@ -47,34 +47,34 @@ class NonConcreteBooleanIndexError(JAXIndexError):
             "See " + _DOCS + "NonConcreteBooleanIndexError")
 
 
+def _traced_message(head, tracer, name):
+    """``head``, where the traced value came from, and the docs anchor."""
+    origin = _origin(tracer)
+    return head + (origin + "\n" if origin else "") + "See " + _DOCS + name
+
+
 class TracerArrayConversionError(JAXTypeError):
     def __init__(self, tracer):
         self.tracer = tracer
-        msg = ("The numpy.ndarray conversion method __array__() was called on traced array "
-               f"with shape {tracer.aval.str_short(False)}\n")
-        origin = _origin(tracer)
-        super().__init__(msg + (origin + "\n" if origin else "") + "See " + _DOCS
-                         + "TracerArrayConversionError")
+        super().__init__(_traced_message(
+            "The numpy.ndarray conversion method __array__() was called on traced array "
+            f"with shape {tracer.aval.str_short(False)}\n", tracer, "TracerArrayConversionError"))
 
 
 class TracerIntegerConversionError(JAXTypeError):
     def __init__(self, tracer):
         self.tracer = tracer
-        msg = ("The __index__() method was called on traced array with shape "
-               f"{tracer.aval.str_short(False)}\n")
-        origin = _origin(tracer)
-        super().__init__(msg + (origin + "\n" if origin else "") + "See " + _DOCS
-                         + "TracerIntegerConversionError")
+        super().__init__(_traced_message(
+            "The __index__() method was called on traced array with shape "
+            f"{tracer.aval.str_short(False)}\n", tracer, "TracerIntegerConversionError"))
 
 
 class TracerBoolConversionError(ConcretizationTypeError):
     def __init__(self, tracer):
         self.tracer = tracer
-        msg = ("Attempted boolean conversion of traced array with shape "
-               f"{tracer.aval.str_short(False)}.\n")
-        origin = _origin(tracer)
-        TypeError.__init__(self, msg + (origin + "\n" if origin else "") + "See " + _DOCS
-                           + "TracerBoolConversionError")
+        TypeError.__init__(self, _traced_message(
+            "Attempted boolean conversion of traced array with shape "
+            f"{tracer.aval.str_short(False)}.\n", tracer, "TracerBoolConversionError"))
 
 
 class UnexpectedTracerError(Exception):
