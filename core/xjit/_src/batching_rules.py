@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import core
-from .batching import (axis_batch_rules, batch_jaxpr2, batch_rules, bdim_at_front, broadcast,
-                       moveaxis, not_mapped)
+from .batching import (axis_batch_rules, batch_jaxpr2, batch_rules, bdim_at_front, moveaxis,
+                       not_mapped)
 from .lax import api as lax
 from .lax import elementwise as ew
 from .lax import structural as st
