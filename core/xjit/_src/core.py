@@ -486,10 +486,15 @@ def concrete_or_error(fun, x, context=""):
     return fun(x) if fun is not None else x
 
 
-def canonicalize_shape(shape, context=""):
-    """Validate and normalise a shape to a tuple of non-negative Python ints."""
+def canonicalize_shape(shape, negative_error=""):
+    """Validate and normalise a shape to a tuple of non-negative Python ints.
+
+    ``negative_error`` is the start of the TypeError a primitive raises for a
+    negative dimension (JAX's message names the primitive that rejects it)."""
     given = shape
     try:
+        if isinstance(shape, str):
+            raise TypeError
         shape = tuple(shape)
     except TypeError:
         shape = given = (shape,)
@@ -506,9 +511,9 @@ def canonicalize_shape(shape, context=""):
         except TypeError:
             raise TypeError("Shapes must be 1D sequences of concrete values of integer type, "
                             f"got {shape}.") from None
-        if d < 0:
-            raise ValueError(f"{context}shape dimensions must be non-negative, got {shape}"
-                             if context else
-                             f"Shapes must be 1D sequences of non-negative integers, got {shape}.")
         out.append(d)
+    if any(d < 0 for d in out):
+        if negative_error:
+            raise TypeError(f"{negative_error}, got {tuple(out)}.")
+        raise ValueError(f"Shapes must be 1D sequences of non-negative integers, got {shape}.")
     return tuple(out)

@@ -8,13 +8,16 @@ handlers without any host synchronisation.
 """
 from __future__ import annotations
 
+import functools
+import math
+import os
 import time
 
 import numpy as np
 from jaxlib import _jax
 from jaxlib import xla_client as xc
 
-from . import backend, core, dtypes, lowering
+from . import backend, core, dtypes, errors, lowering
 from .array import ArrayImpl
 from .config import config
 
@@ -39,7 +42,7 @@ def compile_text(text: str, device=None):
             exe = client.compile_and_load(text, executable_devices=backend.device_list(device),
                                           compile_options=xc.CompileOptions())
     except _jax.JaxRuntimeError as e:
-        raise RuntimeError(f"XLA compilation failed: {e}") from None
+        raise errors.JaxRuntimeError(f"XLA compilation failed: {e}") from None
     CompileStats.compiles += 1
     CompileStats.compile_time += time.perf_counter() - t0
     return exe
@@ -51,12 +54,35 @@ class Executable:
     __slots__ = ("exe", "handlers", "out_avals", "text", "device")
 
     def __init__(self, exe, out_avals, text, device):
+        check_allocations(out_avals, device)
         self.exe, self.out_avals, self.text, self.device = exe, out_avals, text, device
         self.handlers = [backend.result_handler(a, device) for a in out_avals]
 
     def run(self, bufs):
         outs = self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)
         return [ArrayImpl(b, a) for b, a in zip(outs, self.out_avals)]
+
+
+@functools.cache
+def _memory_limit(device) -> int:
+    stats = device.memory_stats() if device.platform != "cpu" else None
+    if stats and stats.get("bytes_limit"):
+        return stats["bytes_limit"]
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def check_allocations(avals, device):
+    """JAX's out-of-memory error for an output larger than the device's memory,
+    raised before XLA tries: with overcommit a host allocation that cannot be
+    backed gets the process killed instead of failing."""
+    limit = _memory_limit(device)
+    for a in avals:
+        if getattr(a.dtype, "extended", False):
+            a = a.dtype.physical_aval(a)
+        nbytes = math.prod(a.shape) * a.dtype.itemsize
+        if nbytes > limit:
+            raise errors.JaxRuntimeError(
+                f"RESOURCE_EXHAUSTED: Out of memory allocating {nbytes} bytes.")
 
 
 def to_buffer(x, aval=None, device=None):
@@ -146,7 +172,7 @@ def _runtime_error(e, args):
     for x in args:
         if type(x) is ArrayImpl and x.is_deleted():
             return RuntimeError(f"Array has been deleted with shape={x.aval.str_short(False)}.")
-    return RuntimeError(str(e))
+    return errors.JaxRuntimeError(str(e))
 
 
 def _compile_primitive(prim, avals, params):

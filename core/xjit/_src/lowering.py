@@ -12,9 +12,11 @@ name of the result (a list of names for multiple-result primitives).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from . import core, dtypes
+from . import core, dtypes, errors
 
 rules: dict = {}
 
@@ -46,9 +48,19 @@ def ttype(aval) -> str:
         if getattr(aval.dtype, "extended", False):  # a key type: its physical data
             t = _type_cache[key] = ttype(aval.dtype.physical_aval(aval))
             return t
+        _check_extent(aval)
         dims = "".join(f"{d}x" for d in aval.shape)
         t = _type_cache[key] = f"tensor<{dims}{mlir_dtype(aval.dtype)}>"
     return t
+
+
+def _check_extent(aval):
+    """XLA aborts the process on a shape whose byte size overflows int64, so such
+    a value fails here as the allocation it could never be."""
+    nbytes = math.prod(aval.shape) * np.dtype(aval.dtype).itemsize
+    if nbytes >= 2 ** 62:
+        raise errors.JaxRuntimeError(
+            f"RESOURCE_EXHAUSTED: Out of memory allocating {nbytes} bytes.")
 
 
 def scalar_type(dtype) -> str:

@@ -172,8 +172,11 @@ def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
 
 
 # -- structural
+_BCAST_NEGATIVE = "broadcast_in_dim shape must have every element be nonnegative"
+
+
 def broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None):
-    shape = core.canonicalize_shape(shape)
+    shape = core.canonicalize_shape(shape, _BCAST_NEGATIVE)
     if not is_host_const(operand) and operand.aval.shape == shape and \
             tuple(broadcast_dimensions) == tuple(range(len(shape))):
         return operand
@@ -188,7 +191,7 @@ def broadcast(operand, sizes):
 
 
 def reshape(operand, new_sizes, dimensions=None, out_sharding=None):
-    new_sizes = core.canonicalize_shape(new_sizes)
+    new_sizes = core.canonicalize_shape(new_sizes, "reshape new_sizes must all be positive")
     if dimensions is not None and tuple(dimensions) != tuple(range(np.ndim(operand))):
         operand = transpose(operand, dimensions)
         dimensions = None
@@ -288,7 +291,7 @@ def iota(dtype, size):
 
 def broadcasted_iota(dtype, shape, dimension):
     dtype = dtypes.canonicalize_dtype(dtype)
-    shape = core.canonicalize_shape(shape)
+    shape = core.canonicalize_shape(shape, "iota shape must have every element be nonnegative")
     return st.iota_p.bind(dtype=dtype, shape=shape, dimension=operator.index(dimension),
                           sharding=None)
 
@@ -416,7 +419,7 @@ def dynamic_update_slice_in_dim(operand, update, start_index, axis):
 
 
 def full(shape, fill_value, dtype=None):
-    shape = core.canonicalize_shape(shape)
+    shape = core.canonicalize_shape(shape, _BCAST_NEGATIVE)
     if np.ndim(fill_value) != 0:
         raise TypeError(f"full must be called with scalar fill_value, got fill_value.shape "
                         f"{np.shape(fill_value)}.")

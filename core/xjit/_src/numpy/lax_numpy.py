@@ -10,7 +10,7 @@ import numpy as np
 from .. import core, dtypes
 from ..array import Array, ArrayImpl
 from ..core import Tracer
-from ..dispatch import device_put
+from ..dispatch import device_put, host_value
 from ..jit import jit
 from ..lax import api as lax
 from . import util
@@ -79,19 +79,25 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
         out = _stack_nested(object, dtype)
     else:
         if object is None:
-            raise TypeError("None is not a valid value for jnp.array")
+            raise ValueError("None is not a valid value for jnp.array")
         if isinstance(object, (list, tuple)):
-            _check_no_strings(object)
-        weak = dtype is None and type(object) in (int, float, complex, builtins.bool) \
-            and type(object) is not builtins.bool
-        if isinstance(object, np.ndarray) and object.dtype == object_dtype:
-            raise TypeError("JAX only supports number and bool dtypes, got dtype object in array")
-        np_val = np.asarray(object)
-        if np_val.dtype.kind in "USO":
-            raise TypeError(f"JAX only supports number and bool dtypes, got dtype {np_val.dtype} in array")
+            _check_leaves(object)
+        elif isinstance(object, np.ndarray) and object.dtype not in dtypes._NUMERIC:
+            raise TypeError("Error interpreting argument to stage as a JAX value. The problematic "
+                            "value is of type <class 'numpy.ndarray'> and was passed to stage at "
+                            "position 0.")
+        weak = dtype is None and type(object) in (int, float, complex)
+        if type(object) is int and dtype is None:  # must fit the default int dtype
+            np_val = host_value(object, dtypes.canonicalize_dtype(int))
+        else:
+            np_val = np.asarray(object) if dtype is None else np.asarray(object, dtype=dtype)
+        if np_val.dtype not in dtypes._NUMERIC:
+            dtypes._check_valid(object, np_val.dtype)
         target = dtype or dtypes.canonicalize_dtype(
             dtypes.dtype(object, canonicalize=False) if not isinstance(object, (list, tuple))
             else _list_dtype(np_val))
+        if isinstance(object, (list, tuple)) and target.kind in "iu" and np_val.dtype != target:
+            np_val = np.asarray(object, dtype=target)  # NumPy raises for an int out of bounds
         aval = core.ShapedArray(np_val.shape, target, weak)
         out = ArrayImpl(device_put_raw(aval, np_val), aval)
     if ndmin > util.ndim_of(out):
@@ -99,17 +105,20 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
     return out
 
 
-object_dtype = np.dtype(object)
-
-
 def _list_dtype(np_val):
     return np_val.dtype
 
 
-def _check_no_strings(obj):
+def _check_leaves(obj):
+    """JAX's errors for None and strings inside a nested list."""
     for o in obj:
+        if o is None:
+            raise ValueError("None is not a valid value for jnp.array")
         if isinstance(o, (str, bytes)):
-            raise TypeError("JAX only supports number and bool dtypes, got dtype <U1 in array")
+            raise TypeError(f"Value '{o}' with dtype {np.asarray(o).dtype} is not a valid JAX "
+                            "array type. Only arrays of numeric types are supported by JAX.")
+        if isinstance(o, (list, tuple)):
+            _check_leaves(o)
 
 
 def device_put_raw(aval, np_val):
@@ -153,7 +162,7 @@ def _full(shape, fill, dtype, name):
     if isinstance(shape, (list, tuple)) and builtins.any(isinstance(s, Tracer) for s in shape):
         raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got "
                         f"{tuple(shape)}.")
-    shape = core.canonicalize_shape(shape)
+    shape = core.canonicalize_shape(shape, lax._BCAST_NEGATIVE)
     dtypes.check_user_dtype_supported(dtype, name)
     dt = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
     return lax.full(shape, fill, dt)
@@ -238,8 +247,10 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 def eye(N, M=None, k=0, dtype=None, *, device=None):
     dtypes.check_user_dtype_supported(dtype, "eye")
     dt = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
-    M = N if M is None else M
-    N, M = core.canonicalize_shape((N, M))
+    try:
+        N, M = core.canonicalize_shape((N, N if M is None else M))
+    except ValueError:  # a negative size
+        raise ValueError(f"negative dimensions are not allowed, got {N} and {M}") from None
     rows = lax.broadcasted_iota(np.int32, (N, M), 0)
     cols = lax.broadcasted_iota(np.int32, (N, M), 1)
     mask = lax.eq(lax.add(rows, np.int32(k)), cols)

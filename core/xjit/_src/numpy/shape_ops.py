@@ -20,7 +20,7 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
         shape = (shape,)
     shape = list(shape)
     if any(isinstance(d, core.Tracer) for d in shape):
-        core.canonicalize_shape(shape)  # raises the error for traced dimensions
+        core.canonicalize_shape(tuple(shape))  # raises the error for traced dimensions
     shape = [operator.index(s) for s in shape]
     size = a.size
     if shape.count(-1) > 1:

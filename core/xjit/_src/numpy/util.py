@@ -184,7 +184,7 @@ def broadcast_shapes(*shapes):
 
 
 def broadcast_to(x, shape):
-    shape = core.canonicalize_shape(shape)
+    shape = core.canonicalize_shape(shape, lax._BCAST_NEGATIVE)
     xs = shape_of(x)
     if tuple(xs) == shape:
         return x if isinstance(x, (Tracer, ArrayImpl)) else lax.asarray_device(x)
