@@ -281,6 +281,10 @@ def test_unflatten_jaxpr_keeps_nested_jaxprs_and_multiple_outvars():
         "    d:f32[3] _:f32[3] = foo c 1.0:f32[]",
         "  in (d, c) }"]
     assert serialize.equation_text_lines(text) == [1, 2]
+    semi = "{ lambda ; a:f32[4]. let b:f32[4] = sin a; c:f32[4] = mul b 2.0:f32[] in (c,) }"
+    assert serialize.unflatten_jaxpr(semi).split("\n") == [
+        "{ lambda ; a:f32[4]. let", "    b:f32[4] = sin a", "    c:f32[4] = mul b 2.0:f32[]",
+        "  in (c,) }"]
     multi = "{ lambda ; a:f32[3]. let\n    b:f32[3] = jit[\n      name=g\n    ] a\n    c:f32[3] = sin b\n  in (c,) }"
     assert serialize.unflatten_jaxpr(multi) == multi
     assert serialize.equation_text_lines(multi) == [1, 4]

@@ -77,16 +77,10 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    base = tmp_path_factory.mktemp("lab")
+def _start_server(base: Path, app: str, extra=()):
+    """Start ``python -m <app>`` (jupyterlab or notebook) on a free port with
+    a token and folders of its own; returns (url, process, log file)."""
     root = base / "root"
-    root.mkdir()
-    _notebook(root / "xjit_demo.ipynb")
-    other = nbformat.v4.new_notebook()
-    other.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    other.cells = [nbformat.v4.new_code_cell("1 + 1")]
-    nbformat.write(other, str(root / "other.ipynb"))
     cfg = base / "config"
     (cfg / "labconfig").mkdir(parents=True)
     # no "would you like news?" toast over the panel
@@ -98,11 +92,9 @@ def server(tmp_path_factory):
                                            os.environ.get("PYTHONPATH", "")]))
     log = open(base / "server.log", "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
+        [sys.executable, "-m", app, "--no-browser", "--allow-root",
          "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-         f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={root}",
-         f"--LabApp.workspaces_dir={base / 'workspaces'}", "--LabApp.expose_app_in_browser=True",
-         "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
+         f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={root}", *extra],
         env=env, stdout=log, stderr=subprocess.STDOUT, cwd=str(root))
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 90
@@ -113,13 +105,17 @@ def server(tmp_path_factory):
         except OSError:
             if proc.poll() is not None or time.time() > deadline:
                 log.flush()
-                pytest.fail("jupyter lab did not start:\n" + (base / "server.log").read_text()[-4000:])
+                proc.kill()
+                pytest.fail(f"{app} did not start:\n" + (base / "server.log").read_text()[-4000:])
             time.sleep(0.3)
     # the extension must be installed for this server
     listing = subprocess.run([sys.executable, "-m", "jupyter", "labextension", "list"], env=env,
                              capture_output=True, text=True)
     assert re.search(r"xjit-lab v\S+ .*enabled", listing.stdout + listing.stderr), listing
-    yield url
+    return url, proc, log
+
+
+def _stop_server(proc, log):
     proc.terminate()
     try:
         proc.wait(timeout=20)
@@ -128,22 +124,49 @@ def server(tmp_path_factory):
     log.close()
 
 
+def _launch(p):
+    return p.chromium.launch(
+        executable_path=CHROMIUM,
+        args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+              "--disable-component-update", "--no-first-run"])
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    base = tmp_path_factory.mktemp("lab")
+    (base / "root").mkdir()
+    _notebook(base / "root" / "xjit_demo.ipynb")
+    other = nbformat.v4.new_notebook()
+    other.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    other.cells = [nbformat.v4.new_code_cell("1 + 1")]
+    nbformat.write(other, str(base / "root" / "other.ipynb"))
+    url, proc, log = _start_server(base, "jupyterlab", [
+        f"--LabApp.workspaces_dir={base / 'workspaces'}", "--LabApp.expose_app_in_browser=True",
+        "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"])
+    yield url
+    _stop_server(proc, log)
+
+
 @pytest.fixture(scope="module")
 def page(server):
     with playwright_sync.sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--no-first-run"])
+        browser = _launch(p)
         pg = browser.new_page(viewport={"width": 1500, "height": 950})
         pg.set_default_timeout(60_000)
         pg.errors = []
-        pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+        pg.on("pageerror", lambda e: _record_error(pg.errors, e))
         pg.goto(f"{server}/lab/tree/xjit_demo.ipynb?token={TOKEN}")
         pg.wait_for_selector(".jp-Notebook .jp-Cell")
         _open_panel(pg)
         yield pg
         browser.close()
+
+
+def _record_error(errors, e):
+    """Keep uncaught page errors thrown from this extension's code (others'
+    extensions and the host app are not under test here)."""
+    if "xjit-lab" in (getattr(e, "stack", "") or ""):
+        errors.append(f"{e}\n{e.stack}")
 
 
 def _open_panel(pg):
@@ -367,3 +390,53 @@ def test_notebook_switch_reload_and_restart(ran):
     _wait_status(pg, "waiting")
     assert pg.locator("#xjit-panel .xjit-nan-report").count() == 0
     assert not pg.errors, pg.errors
+
+
+def test_notebook7(tmp_path, page):
+    """The same extension in Notebook 7: its right sidebar starts closed, the
+    'Show xjit Panel' command opens it; the panel follows the notebook's
+    kernel and equation clicks jump to the cell."""
+    (tmp_path / "root").mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [nbformat.v4.new_code_cell("%load_ext xjit_kernel_ext\nimport xjit, xjit.numpy as jnp"),
+                nbformat.v4.new_code_cell("@xjit.jit\ndef double_sin(x):\n    return jnp.sin(x) * 2.0"),
+                nbformat.v4.new_code_cell("double_sin(jnp.ones(3))\ndouble_sin(jnp.ones(5))")]
+    nbformat.write(nb, str(tmp_path / "root" / "nb7.ipynb"))
+    url, proc, log = _start_server(tmp_path, "notebook", ["--JupyterNotebookApp.expose_app_in_browser=True"])
+    try:
+        if True:  # a second page of the module's browser
+            pg = page.context.browser.new_page(viewport={"width": 1300, "height": 800})
+            pg.set_default_timeout(60_000)
+            errors = []
+            pg.on("pageerror", lambda e: _record_error(errors, e))
+            pg.goto(f"{url}/notebooks/nb7.ipynb?token={TOKEN}")
+            pg.wait_for_selector(".jp-Notebook .jp-Cell")
+            assert pg.locator("#xjit-panel").count() == 1
+            pg.evaluate("() => { window.jupyterapp.commands.execute('xjit:show-panel'); }")
+            pg.locator("#xjit-panel .xjit-status").wait_for()
+            _wait_kernel_idle(pg)
+            pg.click("li.lm-MenuBar-item:has-text('Run')")
+            pg.click("li.lm-Menu-item[data-command='runmenu:run-all']")
+            _wait_status(pg, "connected")
+            row = _row(pg, "double_sin")
+            row.wait_for()
+            deadline = time.time() + 30
+            while time.time() < deadline and (
+                    row.locator(".xjit-misses").get_attribute("data-value") != "2"
+                    or row.locator(".xjit-calls").get_attribute("data-value") != "2"):
+                time.sleep(0.1)
+            assert row.locator(".xjit-calls").get_attribute("data-value") == "2"
+            assert row.locator(".xjit-misses").get_attribute("data-value") == "2"
+            row.locator(".xjit-function-name").click()
+            eqn = pg.locator("#xjit-panel .xjit-eqn[role='button']:has-text('sin')")
+            eqn.wait_for()
+            assert eqn.inner_text().strip() == "b:f32[5] = sin a"
+            eqn.click()
+            pg.wait_for_selector(".jp-Cell.xjit-jump-target")
+            assert "jp-mod-active" in _cell(pg, 1).get_attribute("class")
+            assert not errors, errors
+            pg.screenshot(path=str(SHOTS / "lab-notebook7.png"))
+            pg.close()
+    finally:
+        _stop_server(proc, log)

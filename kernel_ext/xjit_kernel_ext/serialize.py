@@ -117,7 +117,8 @@ def unflatten_jaxpr(jaxpr: str) -> str:
     body_start = let_at + 1
     starts = [body_start] + [c + 1 for c in cuts if c + 1 > body_start]
     ends = starts[1:] + [in_at]
-    eqns = [jaxpr[a:b].strip() for a, b in zip(starts, ends)]
+    # the flat form separates equations with "; "
+    eqns = [jaxpr[a:b].strip().removesuffix(";").rstrip() for a, b in zip(starts, ends)]
     lines = [jaxpr[:let_at].rstrip()] + ["    " + e for e in eqns if e]
     lines.append("  " + jaxpr[in_at + 1:].strip())
     return "\n".join(lines)

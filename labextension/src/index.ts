@@ -6,6 +6,7 @@ import {
   JupyterFrontEnd,
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
+import { ICommandPalette } from '@jupyterlab/apputils';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { LabIcon } from '@jupyterlab/ui-components';
 import { XjitPanel } from './panel';
@@ -18,15 +19,32 @@ const ICON_SVG =
 
 export const xjitIcon = new LabIcon({ name: 'xjit-lab:icon', svgstr: ICON_SVG });
 
+const COMMAND = 'xjit:show-panel';
+
 const plugin: JupyterFrontEndPlugin<void> = {
   id: 'xjit-lab:panel',
   description: 'Live xjit engine state (functions, jaxprs, findings, NaNs, timeline) for the active notebook.',
   autoStart: true,
   requires: [INotebookTracker],
-  activate: (app: JupyterFrontEnd, tracker: INotebookTracker) => {
+  optional: [ICommandPalette],
+  activate: (
+    app: JupyterFrontEnd,
+    tracker: INotebookTracker,
+    palette: ICommandPalette | null
+  ) => {
     const panel = new XjitPanel();
     panel.title.icon = xjitIcon;
     app.shell.add(panel, 'right', { rank: 600 });
+    // Notebook 7 starts with its right sidebar closed: a command opens it
+    // (View > Right Sidebar lists the panel too).
+    app.commands.addCommand(COMMAND, {
+      label: 'Show xjit Panel',
+      caption: 'Jitted functions, jaxprs, findings, NaNs and a timeline for this notebook',
+      execute: () => app.shell.activateById(panel.id)
+    });
+    if (palette) {
+      palette.addItem({ command: COMMAND, category: 'xjit' });
+    }
     const follow = () => panel.setNotebook(tracker.currentWidget);
     tracker.currentChanged.connect(follow);
     follow();

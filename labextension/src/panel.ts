@@ -22,6 +22,7 @@ export class XjitPanel extends Widget {
     this.id = 'xjit-panel';
     this.addClass('xjit-sidebar');
     this.title.caption = 'xjit';
+    this.title.label = 'xjit';
     this._view = new PanelView({
       selectFunction: id => this._link()?.selectFunction(id),
       jumpTo: loc => void this._jump(loc),
