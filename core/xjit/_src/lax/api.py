@@ -93,7 +93,15 @@ def _convert(x, new_dtype, weak_type=False):
                                           sharding=None)
 
 
+def _check_dtype_arg(dtype, name):
+    """JAX's errors for a ``dtype`` argument that names no dtype, or a non-JAX one."""
+    if dtype is not None and np.dtype(dtype) not in dtypes._VALID:
+        raise TypeError("JAX only supports number, bool, and string dtypes, "
+                        f"got dtype {dtype} in {name}")
+
+
 def convert_element_type(operand, new_dtype):
+    _check_dtype_arg(new_dtype, "convert_element_type")
     out = _convert(operand, new_dtype, False)
     return asarray_device(out)
 
@@ -202,7 +210,7 @@ def reshape(operand, new_sizes, dimensions=None, out_sharding=None):
 
 def transpose(operand, permutation):
     permutation = tuple(operator.index(p) for p in permutation)
-    if permutation == tuple(range(len(permutation))) and not is_host_const(operand):
+    if permutation == tuple(range(np.ndim(operand))) and not is_host_const(operand):
         return operand
     return st.transpose_p.bind(operand, permutation=permutation)
 
@@ -218,7 +226,12 @@ def squeeze(array, dimensions):
 def expand_dims(array, dimensions):
     shape = list(np.shape(array) if is_host_const(array) else array.shape)
     nd = len(shape) + len(dimensions)
+    for d in dimensions:
+        if not -nd <= d < nd:
+            raise ValueError(f"axis {d} is out of bounds for array of dimension {nd}")
     dims = sorted(d % nd for d in dimensions)
+    if len(set(dims)) != len(dims):
+        raise ValueError(f"repeated axis in lax.expand_dims: {tuple(dimensions)}")
     for d in dims:
         shape.insert(d, 1)
     bdims = [i for i in range(nd) if i not in dims]
@@ -251,6 +264,8 @@ def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
 
 def index_in_dim(operand, index, axis=0, keepdims=True):
     size = operand.shape[axis]
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
     index = index + size if index < 0 else index
     out = slice_in_dim(operand, index, index + 1, 1, axis)
     return out if keepdims else squeeze(out, (axis,))
@@ -258,6 +273,8 @@ def index_in_dim(operand, index, axis=0, keepdims=True):
 
 def concatenate(operands, dimension):
     operands = list(operands)
+    if not operands:
+        raise ValueError("concatenate requires a non-empty sequences of arrays")
     if len(operands) == 1:
         return asarray_device(operands[0])
     return st.concatenate_p.bind(*operands, dimension=operator.index(dimension))
@@ -271,7 +288,7 @@ def pad(operand, padding_value, padding_config):
 
 def select_n(which, *cases):
     if not cases:
-        raise ValueError("select_n called with no cases")
+        raise ValueError("select_n() must have at least one case")
     return st.select_n_p.bind(which, *cases)
 
 
@@ -290,6 +307,7 @@ def iota(dtype, size):
 
 
 def broadcasted_iota(dtype, shape, dimension):
+    _check_dtype_arg(dtype, "broadcasted_iota")
     dtype = dtypes.canonicalize_dtype(dtype)
     shape = core.canonicalize_shape(shape, "iota shape must have every element be nonnegative")
     return st.iota_p.bind(dtype=dtype, shape=shape, dimension=operator.index(dimension),
@@ -339,9 +357,11 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
 
 def dot(lhs, rhs, precision=None, preferred_element_type=None):
     ln, rn = np.ndim(lhs), np.ndim(rhs)
-    if 1 <= ln <= 2 and 1 <= rn <= 2:
+    if 1 <= ln <= 2 and 1 <= rn <= 2 and np.shape(lhs)[-1] == np.shape(rhs)[0]:
         return dot_general(lhs, rhs, (((ln - 1,), (0,)), ((), ())), precision, preferred_element_type)
-    raise TypeError(f"Incompatible shapes for dot: got {np.shape(lhs)} and {np.shape(rhs)}.")
+    raise ValueError("jax.lax.dot: dimension_numbers must be specified when not performing simple "
+                     "un-batched matrix-matrix, matrix-vector, or vector-vector products; got "
+                     f"lhs_shape={np.shape(lhs)} rhs_shape={np.shape(rhs)}")
 
 
 def _reduce(prim, operand, axes):
@@ -420,6 +440,7 @@ def dynamic_update_slice_in_dim(operand, update, start_index, axis):
 
 def full(shape, fill_value, dtype=None):
     shape = core.canonicalize_shape(shape, _BCAST_NEGATIVE)
+    _check_dtype_arg(dtype, "full")
     if np.ndim(fill_value) != 0:
         raise TypeError(f"full must be called with scalar fill_value, got fill_value.shape "
                         f"{np.shape(fill_value)}.")

@@ -210,6 +210,17 @@ def _unary_param_prim(name, kinds):
 
 
 integer_pow_p = _unary_param_prim("integer_pow", NUM)
+_integer_pow_dtype_rule = core.abstract_eval_rules[integer_pow_p]
+
+
+def _integer_pow_eval(x, y):
+    if y < 0 and x.dtype.kind in "iu":
+        raise TypeError(f"Integers cannot be raised to negative powers, got "
+                        f"integer_pow({x.str_short(False)}, {y})")
+    return _integer_pow_dtype_rule(x, y=y)
+
+
+core.abstract_eval_rules[integer_pow_p] = _integer_pow_eval
 round_p = _unary_param_prim("round", FLOAT)
 abs_p = Primitive("abs")
 real_p = Primitive("real")

@@ -121,7 +121,16 @@ def _squeeze_eval(x, dimensions):
 squeeze_p = _prim("squeeze", _squeeze_eval, _op1("stablehlo.reshape"))
 
 # -- rev
-rev_p = _prim("rev", lambda x, dimensions: x, _op1(
+def _rev_eval(x, dimensions):
+    if len(set(dimensions)) != len(dimensions):
+        raise TypeError(f"rev dimensions must be unique, got {dimensions}.")
+    if dimensions and not all(0 <= d < x.ndim for d in dimensions):
+        raise TypeError(f"rev dimensions must all be less than operand ndim, got dimensions "
+                        f"{dimensions} for operand ndim {x.ndim}.")
+    return x
+
+
+rev_p = _prim("rev", _rev_eval, _op1(
     "stablehlo.reverse", lambda a, o, dimensions: f"dimensions = {i64_array(dimensions)}"))
 
 
@@ -151,8 +160,12 @@ def _concat_eval(*xs, dimension):
     x0 = xs[0]
     for x in xs[1:]:
         if x.dtype != x0.dtype:
-            raise TypeError("concatenate requires arguments to have the same dtypes, got "
-                            f"{', '.join(a.dtype.name for a in xs)}.")
+            raise TypeError("lax.concatenate requires arguments to have the same dtypes, got "
+                            f"{', '.join(a.dtype.name for a in xs)}. (Tip: jnp.concatenate is a "
+                            "similar function that does automatic type promotion on inputs).")
+        if x.ndim != x0.ndim:
+            raise TypeError("Cannot concatenate arrays with different numbers of dimensions: got "
+                            f"{', '.join(str(a.shape) for a in xs)}.")
         if x.ndim != x0.ndim or any(a != b for i, (a, b) in enumerate(zip(x.shape, x0.shape))
                                     if i != dimension):
             raise TypeError("Cannot concatenate arrays with shapes that differ in dimensions other "
@@ -195,6 +208,9 @@ stack_p = _prim("stack", _stack_eval, _stack_lower)
 
 # -- pad
 def _pad_eval(x, padding_value, padding_config):
+    if x.dtype != padding_value.dtype:
+        raise TypeError("pad operand and padding_value must be same dtype: got "
+                        f"{x.dtype.name} and {padding_value.dtype.name}.")
     if len(padding_config) != x.ndim:
         raise ValueError("length of padding_config must equal the number of axes of operand, got "
                          f"padding_config {padding_config} for operand shape {x.shape}")
@@ -203,11 +219,11 @@ def _pad_eval(x, padding_value, padding_config):
         if interior < 0:
             raise ValueError(f"interior padding in padding_config must be nonnegative, got "
                              f"padding_config {padding_config}")
-        size = lo + hi + d + max(d - 1, 0) * interior
-        if size < 0:
-            raise ValueError(f"Dimension size after padding is not at least 0, got result shape "
-                             f"with negative dimension for padding_config {padding_config}")
-        shape.append(size)
+        shape.append(lo + hi + d + max(d - 1, 0) * interior)
+    if any(d < 0 for d in shape):
+        raise ValueError(f"Dimension size after padding is not at least 0, got result shape "
+                         f"{tuple(shape)}, for padding_config {padding_config} and operand shape "
+                         f"{x.shape}")
     return ShapedArray(shape, x.dtype, x.weak_type and padding_value.weak_type)
 
 
@@ -226,10 +242,13 @@ def _select_n_eval(which, *cases):
     if which.dtype != np.bool_ and which.dtype.kind not in "iu":
         raise TypeError(f"select `which` must be boolean or integer type, got {which.dtype.name}.")
     c0 = cases[0]
-    for c in cases[1:]:
-        if c.shape != c0.shape or c.dtype != c0.dtype:
-            raise TypeError("select cases must have the same shapes and dtypes, got "
-                            f"[{', '.join(a.str_short(False) for a in cases)}].")
+    if any(c.shape != c0.shape for c in cases):
+        raise TypeError(f"select cases must have the same shapes, got "
+                        f"[{', '.join(str(c.shape) for c in cases)}].")
+    if any(c.dtype != c0.dtype for c in cases):
+        raise TypeError(f"lax.select requires arguments to have the same dtypes, got "
+                        f"{', '.join(c.dtype.name for c in cases)}. (Tip: jnp.where is a similar "
+                        "function that does automatic type promotion on inputs).")
     if which.shape and which.shape != c0.shape:
         raise TypeError("select `which` must be scalar or have the same shape as cases, got "
                         f"`which` shape {which.shape} but case shape {c0.shape}.")
@@ -265,13 +284,13 @@ select_n_p = _prim("select_n", _select_n_eval, _select_n_lower)
 
 
 def _clamp_eval(lo, x, hi):
-    for a in (lo, hi):
+    for name, a in (("min", lo), ("max", hi)):
         if a.dtype != x.dtype:
             raise TypeError(f"lax.clamp requires arguments to have the same dtypes, got "
                             f"{lo.dtype.name}, {x.dtype.name}, {hi.dtype.name}.")
         if a.shape and a.shape != x.shape:
-            raise TypeError(f"Arrays must have the same shape or be scalars, got min {lo.shape}, "
-                            f"operand {x.shape}, max {hi.shape}.")
+            raise TypeError(f"clamp requires {name}.shape == operand.shape or {name}.shape == (), "
+                            f"got {name}.shape={a.shape}, operand.shape={x.shape}.")
     return x.update(weak_type=x.weak_type and lo.weak_type and hi.weak_type)
 
 
@@ -286,7 +305,7 @@ clamp_p = _prim("clamp", _clamp_eval, _clamp_lower)
 def _iota_eval(*, dtype, shape, dimension, sharding=None):
     if not 0 <= dimension < len(shape):
         raise ValueError(f"iota dimension must be between 0 and len(shape), got dimension={dimension} "
-                         f"for shape {shape}")
+                         f"for shape={shape}")
     return ShapedArray(shape, dtype, False)
 
 
@@ -298,6 +317,21 @@ iota_p = _prim("iota", _iota_eval, lambda ctx, ai, ao, *, dtype, shape, dimensio
 def _dot_general_eval(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,
                       out_sharding=None):
     (lc, rc), (lb, rb) = dimension_numbers
+    for side, val, batch, contract in (("lhs", lhs, lb, lc), ("rhs", rhs, rb, rc)):
+        if not all(0 <= d < val.ndim for d in (*batch, *contract)):
+            raise TypeError(f"dot_general requires {side} dimension numbers to be nonnegative and "
+                            f"less than the number of axes of the {side} value, got {side}_batch "
+                            f"of {tuple(batch)} and {side}_contracting of {tuple(contract)} for "
+                            f"{side} of rank {val.ndim}")
+    for side, batch, contract in (("lhs", lb, lc), ("rhs", rb, rc)):
+        if set(batch) & set(contract):
+            raise TypeError(f"dot_general requires {side} batch dimensions to be disjoint from "
+                            f"contracting dimensions, got {side}_batch {tuple(batch)} and "
+                            f"{side}_contracting {tuple(contract)}.")
+    if len(lc) != len(rc):
+        raise TypeError("dot_general requires equal numbers of lhs_contracting and "
+                        f"rhs_contracting dimensions, got lhs_contracting {tuple(lc)} and "
+                        f"rhs_contracting {tuple(rc)}.")
     for a, b in zip(lc, rc):
         if lhs.shape[a] != rhs.shape[b]:
             raise TypeError("dot_general requires contracting dimensions to have the same shape, "
@@ -353,7 +387,10 @@ def _reduce_eval(name, bool_only=False):
     def rule(x, axes, out_sharding=None):
         for a in axes:
             if not 0 <= a < x.ndim:
-                raise ValueError(f"Invalid reduction axes {tuple(axes)} for operand shape {x.shape}")
+                raise ValueError(f"reduction axes {tuple(axes)} contains out-of-bounds indices "
+                                 f"for {x.str_short(False)}.")
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"duplicate value in 'axes' of reduction: {tuple(axes)}")
         shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
         return ShapedArray(shape, x.dtype, x.weak_type)
     return rule
@@ -412,7 +449,9 @@ reduce_xor_p = _reduce_prim("reduce_xor", False)
 # -- argmin / argmax
 def _arg_eval(x, axes, index_dtype):
     if not axes or not 0 <= axes[0] < x.ndim:
-        raise ValueError(f"Invalid axis {axes} for operand shape {x.shape}")
+        raise ValueError(f"Invalid axis {axes[0]} for operand shape {x.shape}")
+    if index_dtype.kind not in "iu":
+        raise TypeError(f"index_dtype must be an integer type, but got {index_dtype.name}")
     if x.shape[axes[0]] == 0:
         raise ValueError("attempt to get argmax of an empty sequence")
     return ShapedArray(tuple(d for i, d in enumerate(x.shape) if i != axes[0]), index_dtype)
@@ -499,8 +538,8 @@ def _dus_eval(x, update, *idx):
         raise TypeError("dynamic_update_slice update shape must be smaller than operand shape, got "
                         f"update shape {update.shape} for operand shape {x.shape}.")
     if update.dtype != x.dtype:
-        raise TypeError("dynamic_update_slice update dtype must match operand dtype, got "
-                        f"{update.dtype.name} and {x.dtype.name}.")
+        raise TypeError("lax.dynamic_update_slice requires arguments to have the same dtypes, got "
+                        f"{x.dtype.name}, {update.dtype.name}.")
     return x
 
 
