@@ -1,0 +1,255 @@
+"""``conv_general_dilated``: the one convolution primitive, with XLA's
+semantics (strided, padded, dilated on both sides, grouped).
+
+Dimension numbers say where batch, feature and spatial axes live in each
+operand: ``ConvDimensionNumbers(lhs_spec, rhs_spec, out_spec)`` holds, per
+operand, the axis indices in the order (batch/out-feature, feature/in-feature,
+spatial...). The lowering is a single ``stablehlo.convolution``; complex
+operands use three real convolutions (Gauss's trick) since XLA's CPU backend
+has no complex convolution.
+"""
+from __future__ import annotations
+
+import operator
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import core, dtypes, lowering
+from ..core import Primitive, ShapedArray
+from ..lowering import i64_array, ttype
+from . import api
+
+
+class ConvDimensionNumbers(NamedTuple):
+    """Axis indices of (batch, feature, *spatial) for lhs, (out feature, in
+    feature, *spatial) for rhs and (batch, feature, *spatial) for the output."""
+    lhs_spec: tuple
+    rhs_spec: tuple
+    out_spec: tuple
+
+
+def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers) -> ConvDimensionNumbers:
+    """Normalise ``None``, a ConvDimensionNumbers, or a triple of layout
+    strings such as ``('NHWC', 'HWIO', 'NHWC')``."""
+    if len(lhs_shape) != len(rhs_shape):
+        raise TypeError(f"convolution requires lhs and rhs ndim to be equal, got {len(lhs_shape)} "
+                        f"and {len(rhs_shape)}.")
+    nd = len(lhs_shape)
+    if dimension_numbers is None:
+        iota = tuple(range(nd))
+        return ConvDimensionNumbers(iota, iota, iota)
+    if isinstance(dimension_numbers, ConvDimensionNumbers):
+        return dimension_numbers
+    if len(dimension_numbers) != 3:
+        raise TypeError("convolution dimension_numbers must be a ConvDimensionNumbers or a tuple of "
+                        f"three strings, got {dimension_numbers}.")
+    if all(isinstance(s, str) for s in dimension_numbers):
+        for i, s in enumerate(dimension_numbers):
+            if len(s) != nd:
+                raise TypeError(f"convolution dimension_numbers[{i}] must have len equal to the ndim "
+                                f"of lhs and rhs, got {len(s)} for lhs and rhs shapes "
+                                f"{tuple(lhs_shape)} and {tuple(rhs_shape)}.")
+        return _specs_from_strings(*dimension_numbers)
+    return ConvDimensionNumbers(*(tuple(map(operator.index, s)) for s in dimension_numbers))
+
+
+def _specs_from_strings(lhs, rhs, out):
+    """'NCHW'-style strings to axis indices. Spatial axes are ordered as they
+    appear in the rhs string; lhs and output name them the same way."""
+    spatial = [c for c in rhs if c not in "OI"]
+    for s in (lhs, out):
+        if sorted(c for c in s if c not in "NC") != sorted(spatial):
+            raise ValueError(f"convolution dimension_numbers spatial dimension names must match, "
+                             f"got {(lhs, rhs, out)}.")
+    lhs_spec = (lhs.index("N"), lhs.index("C")) + tuple(lhs.index(c) for c in spatial)
+    rhs_spec = (rhs.index("O"), rhs.index("I")) + tuple(rhs.index(c) for c in spatial)
+    out_spec = (out.index("N"), out.index("C")) + tuple(out.index(c) for c in spatial)
+    return ConvDimensionNumbers(lhs_spec, rhs_spec, out_spec)
+
+
+def padtype_to_pads(in_shape, window_shape, window_strides, padding):
+    """Explicit (lo, hi) pads for 'SAME', 'SAME_LOWER' or 'VALID'."""
+    kind = padding.upper() if isinstance(padding, str) else padding
+    if kind == "VALID":
+        return tuple((0, 0) for _ in in_shape)
+    if kind in ("SAME", "SAME_LOWER"):
+        pads = []
+        for n, w, s in zip(in_shape, window_shape, window_strides):
+            out = -(-n // s)
+            total = max((out - 1) * s + w - n, 0)
+            lo = total // 2 if kind == "SAME" else total - total // 2
+            pads.append((lo, total - lo))
+        return tuple(pads)
+    raise RuntimeError("Unrecognized padding type: expected 'VALID', 'SAME', or 'SAME_LOWER', "
+                       f"got {padding}.")
+
+
+def _dilate(d, r):
+    return 0 if d == 0 else 1 + r * (d - 1)
+
+
+def conv_shape(lhs_shape, rhs_shape, strides, padding, lhs_dilation, rhs_dilation, dnums,
+               batch_group_count):
+    """The output shape, in the output's own layout."""
+    lhs_perm, rhs_perm, out_perm = dnums
+    lspatial = [_dilate(lhs_shape[i], r) for i, r in zip(lhs_perm[2:], lhs_dilation)]
+    rspatial = [_dilate(rhs_shape[i], r) for i, r in zip(rhs_perm[2:], rhs_dilation)]
+    spatial = [max((l + lo + hi - k) // s + 1, 0)
+               for l, (lo, hi), k, s in zip(lspatial, padding, rspatial, strides)]
+    canonical = [lhs_shape[lhs_perm[0]] // batch_group_count, rhs_shape[rhs_perm[0]], *spatial]
+    out = [0] * len(canonical)
+    for pos, axis in enumerate(out_perm):
+        out[axis] = canonical[pos]
+    return tuple(out)
+
+
+def _conv_eval(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+               dimension_numbers, feature_group_count, batch_group_count, precision,
+               preferred_element_type, out_sharding=None):
+    if lhs.dtype != rhs.dtype and preferred_element_type is None:
+        raise TypeError("lax.conv_general_dilated requires arguments to have the same dtypes, got "
+                        f"{lhs.dtype.name}, {rhs.dtype.name}.")
+    lspec, rspec, _ = dimension_numbers
+    lhs_feat, rhs_in, rhs_out = lhs.shape[lspec[1]], rhs.shape[rspec[1]], rhs.shape[rspec[0]]
+    if feature_group_count > 1 and lhs_feat % feature_group_count:
+        raise ValueError("conv_general_dilated feature_group_count must divide lhs feature "
+                         f"dimension size, but {feature_group_count} does not divide {lhs_feat}.")
+    if lhs_feat // feature_group_count != rhs_in:
+        raise ValueError("conv_general_dilated lhs feature dimension size divided by "
+                         "feature_group_count must equal the rhs input feature dimension size, but "
+                         f"{lhs_feat} // {feature_group_count} != {rhs_in}.")
+    if rhs_out % feature_group_count:
+        raise ValueError("conv_general_dilated rhs output feature dimension size must be a multiple "
+                         f"of feature_group_count, but {rhs_out} is not a multiple of "
+                         f"{feature_group_count}.")
+    lhs_batch = lhs.shape[lspec[0]]
+    if lhs_batch % batch_group_count:
+        raise ValueError("conv_general_dilated batch_group_count must divide lhs batch dimension "
+                         f"size, but {batch_group_count} does not divide {lhs_batch}.")
+    if rhs_out % batch_group_count:
+        raise ValueError("conv_general_dilated rhs output feature dimension size must be a multiple "
+                         f"of batch_group_count, but {rhs_out} is not a multiple of "
+                         f"{batch_group_count}.")
+    shape = conv_shape(lhs.shape, rhs.shape, window_strides, padding, lhs_dilation, rhs_dilation,
+                       dimension_numbers, batch_group_count)
+    dt = preferred_element_type or lhs.dtype
+    return ShapedArray(shape, dt, False)
+
+
+def _conv_attrs(window_strides, padding, lhs_dilation, rhs_dilation, dnums, fgc, bgc, precision):
+    lspec, rspec, ospec = dnums
+    dn = (f"#stablehlo.conv<raw input_batch_dimension = {lspec[0]}, "
+          f"input_feature_dimension = {lspec[1]}, "
+          f"input_spatial_dimensions = [{', '.join(map(str, lspec[2:]))}], "
+          f"kernel_input_feature_dimension = {rspec[1]}, "
+          f"kernel_output_feature_dimension = {rspec[0]}, "
+          f"kernel_spatial_dimensions = [{', '.join(map(str, rspec[2:]))}], "
+          f"output_batch_dimension = {ospec[0]}, output_feature_dimension = {ospec[1]}, "
+          f"output_spatial_dimensions = [{', '.join(map(str, ospec[2:]))}]>")
+    n = len(padding)
+    pads = ", ".join(f"[{lo}, {hi}]" for lo, hi in padding)
+    pad_attr = f"dense<[{pads}]> : tensor<{n}x2xi64>" if n else "dense<> : tensor<0x2xi64>"
+    prec = ""
+    if precision is not None:
+        prec = (", precision_config = [" + ", ".join(
+            f"#stablehlo<precision {getattr(p, 'name', p)}>" for p in precision) + "]")
+    return (f"batch_group_count = {bgc} : i64, dimension_numbers = {dn}, "
+            f"feature_group_count = {fgc} : i64, lhs_dilation = {i64_array(lhs_dilation)}, "
+            f"padding = {pad_attr}, rhs_dilation = {i64_array(rhs_dilation)}, "
+            f"window_strides = {i64_array(window_strides)}{prec}")
+
+
+def _conv_lower(ctx, ai, ao, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+                dimension_numbers, feature_group_count, batch_group_count, precision,
+                preferred_element_type, out_sharding=None):
+    la, ra, o = ai[0], ai[1], ao[0]
+    if la.dtype != o.dtype:
+        lhs = ctx.op("stablehlo.convert", [lhs], [ttype(la)], ttype(la.update(dtype=o.dtype)))
+        la = la.update(dtype=o.dtype)
+    if ra.dtype != o.dtype:
+        rhs = ctx.op("stablehlo.convert", [rhs], [ttype(ra)], ttype(ra.update(dtype=o.dtype)))
+        ra = ra.update(dtype=o.dtype)
+    attrs = _conv_attrs(window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,
+                        feature_group_count, batch_group_count, precision)
+
+    def conv(l, r, dt):
+        return ctx.op("stablehlo.convolution", [l, r],
+                      [ttype(la.update(dtype=dt)), ttype(ra.update(dtype=dt))],
+                      ttype(o.update(dtype=dt)), attrs=attrs)
+
+    if o.dtype.kind != "c":
+        return conv(lhs, rhs, o.dtype)
+    # (a + ib)(c + id) = (k1 - k3) + i(k1 + k2), k1 = c(a + b), k2 = a(d - c), k3 = b(c + d)
+    rt = np.dtype(np.float32 if o.dtype == np.complex64 else np.float64)
+
+    def part(op, x, a):
+        return ctx.op(op, [x], [ttype(a)], ttype(a.update(dtype=rt)))
+
+    def bin(op, x, y, a):
+        t = ttype(a.update(dtype=rt))
+        return ctx.op(op, [x, y], [t, t], t)
+
+    a, b = part("stablehlo.real", lhs, la), part("stablehlo.imag", lhs, la)
+    c, d = part("stablehlo.real", rhs, ra), part("stablehlo.imag", rhs, ra)
+    k1 = conv(bin("stablehlo.add", a, b, la), c, rt)
+    k2 = conv(a, bin("stablehlo.subtract", d, c, ra), rt)
+    k3 = conv(b, bin("stablehlo.add", c, d, ra), rt)
+    re = bin("stablehlo.subtract", k1, k3, o)
+    im = bin("stablehlo.add", k1, k2, o)
+    t = ttype(o.update(dtype=rt))
+    return ctx.op("stablehlo.complex", [re, im], [t, t], ttype(o))
+
+
+conv_general_dilated_p = Primitive("conv_general_dilated")
+core.abstract_eval_rules[conv_general_dilated_p] = _conv_eval
+lowering.rules[conv_general_dilated_p] = _conv_lower
+
+
+def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None, rhs_dilation=None,
+                         dimension_numbers=None, feature_group_count=1, batch_group_count=1,
+                         precision=None, preferred_element_type=None):
+    """General n-d convolution (XLA's ConvGeneralDilated)."""
+    lhs, rhs = api.asarray_device(lhs), api.asarray_device(rhs)
+    dnums = conv_dimension_numbers(lhs.shape, rhs.shape, dimension_numbers)
+    nspatial = lhs.ndim - 2
+    lhs_dilation = (1,) * nspatial if lhs_dilation is None else tuple(map(int, lhs_dilation))
+    rhs_dilation = (1,) * nspatial if rhs_dilation is None else tuple(map(int, rhs_dilation))
+    window_strides = tuple(map(int, window_strides))
+    if len(window_strides) != nspatial:
+        raise ValueError("conv_general_dilated window and window_strides must have the same number "
+                         f"of dimensions, but got {nspatial} and {len(window_strides)}")
+    if isinstance(padding, str):
+        if any(d != 1 for d in lhs_dilation):
+            raise ValueError("String padding is not implemented for transposed convolution using "
+                             "this op. Please either exactly specify the required padding or use "
+                             "conv_transpose.")
+        window = [_dilate(rhs.shape[i], r) for i, r in zip(dnums.rhs_spec[2:], rhs_dilation)]
+        padding = padtype_to_pads([lhs.shape[i] for i in dnums.lhs_spec[2:]], window,
+                                  window_strides, padding)
+    else:
+        padding = tuple((operator.index(lo), operator.index(hi)) for lo, hi in padding)
+        if len(padding) != nspatial:
+            raise TypeError("Wrong number of explicit pads for convolution: expected "
+                            f"{nspatial}, got {len(padding)}.")
+    pet = None if preferred_element_type is None else dtypes.canonicalize_dtype(preferred_element_type)
+    return conv_general_dilated_p.bind(
+        lhs, rhs, window_strides=window_strides, padding=padding, lhs_dilation=lhs_dilation,
+        rhs_dilation=rhs_dilation, dimension_numbers=dnums,
+        feature_group_count=operator.index(feature_group_count),
+        batch_group_count=operator.index(batch_group_count),
+        precision=api.canonicalize_precision(precision), preferred_element_type=pet,
+        out_sharding=None)
+
+
+def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):
+    """NCHW/OIHW convolution without dilation."""
+    return conv_general_dilated(lhs, rhs, window_strides, padding, precision=precision,
+                                preferred_element_type=preferred_element_type)
+
+
+def conv_with_general_padding(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
+                              precision=None, preferred_element_type=None):
+    return conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=lhs_dilation,
+                                rhs_dilation=rhs_dilation, precision=precision,
+                                preferred_element_type=preferred_element_type)
