@@ -1,15 +1,16 @@
-"""Coalesce the engine's event stream into a bounded number of comm messages.
+"""Coalesce engine events into a bounded number of comm messages.
 
-A notebook cell may call a jitted function ten thousand times; sending one
-comm message per call would flood the browser. Execute events are folded into
-per-function counters; the rarer events (trace, lower, compile, cache miss,
-NaN) are queued, capped at ``max_events`` per batch with a ``dropped`` count
-for the excess. The caller flushes when ``due()`` says the interval has
-passed since the previous flush, and at the end of every cell, so a cell
-produces at most ``duration / interval + 2`` messages whatever it does.
+A notebook cell may call a jitted function ten thousand times; one comm
+message per call would flood the browser. Calls are therefore never sent one
+by one: the channel reads the engine's per-function call counters when it
+flushes and sends the differences (see ``CallCounter``). The rarer events
+(trace, lower, compile, cache miss, NaN) are queued here, capped at
+``max_events`` per batch with a ``dropped`` count for the excess. Flushes
+happen at most once per ``interval`` while a cell runs, and at its end, so a
+cell produces at most ``duration / interval + 2`` messages whatever it does.
 
-This class does no I/O and takes its clock as an argument, so the bound can
-be tested deterministically.
+Neither class does I/O; the clock is an argument, so the bounds are tested
+deterministically.
 """
 from __future__ import annotations
 
@@ -26,10 +27,9 @@ class EventBatcher:
         self.clock = clock
         self._lock = threading.Lock()
         self._events: list[dict] = []
-        self._executes: dict[int, dict] = {}
         self._touched: set[int] = set()
         self._dropped = 0
-        self._last_flush = float("-inf")
+        self.last_flush = float("-inf")
 
     def add_event(self, ev: dict) -> None:
         """Queue a serialized non-execute event."""
@@ -41,36 +41,49 @@ class EventBatcher:
             else:
                 self._dropped += 1
 
-    def add_execute(self, fun_id: int, fun_name: str, t: float, seconds) -> None:
-        """Count one call of a compiled function (no allocation after the first)."""
-        with self._lock:
-            agg = self._executes.get(fun_id)
-            s = seconds if isinstance(seconds, float) and seconds >= 0 else 0.0
-            if agg is None:
-                self._executes[fun_id] = {
-                    "fun_id": fun_id, "fun_name": fun_name, "count": 1, "total_s": s,
-                    "last_s": s, "first_time": t, "last_time": t}
-                self._touched.add(fun_id)
-            else:
-                agg["count"] += 1
-                agg["total_s"] += s
-                agg["last_s"] = s
-                agg["last_time"] = t
-
     def pending(self) -> bool:
-        return bool(self._events or self._executes or self._dropped)
+        return bool(self._events or self._dropped)
 
     def due(self) -> bool:
-        """Something is queued and the last flush is at least ``interval`` ago."""
-        return self.pending() and self.clock() - self._last_flush >= self.interval
+        """The last flush is at least ``interval`` ago."""
+        return self.clock() - self.last_flush >= self.interval
 
     def take(self):
-        """Empty the queue: ``(events, executes, touched_fun_ids, dropped)``,
-        or None when nothing is pending. Marks the flush time."""
+        """Empty the queue: ``(events, touched_fun_ids, dropped)``; marks the
+        flush time."""
         with self._lock:
-            if not self.pending():
-                return None
-            out = (self._events, list(self._executes.values()), self._touched, self._dropped)
-            self._events, self._executes, self._touched, self._dropped = [], {}, set(), 0
-            self._last_flush = self.clock()
+            out = (self._events, self._touched, self._dropped)
+            self._events, self._touched, self._dropped = [], set(), 0
+            self.last_flush = self.clock()
             return out
+
+
+class CallCounter:
+    """Turns the engine's cumulative per-function call counts into
+    ``executes`` entries: how many calls since the previous flush, between
+    which times, and (estimated from the latest run time) how long they took.
+    Running totals since load are kept for ``state`` snapshots."""
+
+    def __init__(self):
+        self._seen: dict[int, int] = {}
+        self._last_time: dict[int, float] = {}
+        self.totals: dict[int, dict] = {}
+
+    def delta(self, fun_id: int, name: str, calls: int, run_s, now: float) -> dict | None:
+        before = self._seen.get(fun_id, 0)
+        self._seen[fun_id] = calls
+        if calls <= before:
+            return None
+        n = calls - before
+        last_s = run_s if isinstance(run_s, float) and run_s >= 0 else None
+        first = self._last_time.get(fun_id, now - (last_s or 0.0) * n)
+        self._last_time[fun_id] = now
+        entry = {"fun_id": fun_id, "fun_name": name, "count": n, "total_s": (last_s or 0.0) * n,
+                 "last_s": last_s, "first_time": min(first, now), "last_time": now}
+        tot = self.totals.get(fun_id)
+        if tot is None:
+            self.totals[fun_id] = dict(entry)
+        else:
+            tot.update(count=tot["count"] + n, total_s=tot["total_s"] + entry["total_s"],
+                       last_s=last_s, last_time=now)
+        return entry

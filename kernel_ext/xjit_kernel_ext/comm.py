@@ -5,9 +5,13 @@ One ``XjitChannel`` per kernel. It
 * registers the comm target ``xjit`` (the panel opens a comm when it attaches
   to a kernel that already has the extension loaded) and also opens a comm
   itself when loaded (for a panel that attached earlier);
-* subscribes to ``xjit.inspect`` and batches events (see ``batching``),
-  flushing from the event callback when the interval has passed and from
-  IPython's ``post_run_cell`` hook; outside a cell a short timer flushes;
+* subscribes to ``xjit.inspect`` for everything but per-call ``execute``
+  events (those would cost every jitted call a Python callback); calls are
+  read from the engine's counters instead. A flusher thread sends one
+  ``batch`` per interval while a cell runs (and soon after events outside
+  cells, e.g. from widget callbacks; it polls the counters once a second
+  when idle), and IPython's ``post_run_cell`` hook flushes at cell end
+  (see ``batching``);
 * validates every message it sends and receives against the ``xjit/1``
   schema. An invalid incoming message is dropped with a logged warning: the
   only actions a panel can trigger are the three fixed requests below, and no
@@ -26,18 +30,20 @@ import threading
 import time
 
 from . import serialize
-from .batching import EventBatcher
+from .batching import CallCounter, EventBatcher
 from .cells import CellMap
 from .protocol import TARGET, ProtocolError, message, validate_incoming, validate_outgoing
 
 log = logging.getLogger("xjit_kernel_ext")
 
 RECENT_EVENTS = 500  # kept for state snapshots (the schema allows 1000)
+EVENT_KINDS = frozenset({"trace", "lower", "compile", "cache_miss", "nan"})
 
 
 class XjitChannel:
-    def __init__(self, shell=None, *, interval: float = 0.1, max_events: int = 256,
-                 clock=time.monotonic, comm_manager=None, create_comm=None):
+    def __init__(self, shell=None, *, interval: float = 0.1, idle_interval: float = 1.0,
+                 max_events: int = 256, clock=time.monotonic, comm_manager=None,
+                 create_comm=None):
         self.shell = shell
         self.cells = CellMap(shell)
         self.batcher = EventBatcher(interval=interval, max_events=max_events, clock=clock)
@@ -45,12 +51,16 @@ class XjitChannel:
         self.findings: dict[str, list[dict]] = {}
         self.last_nan: dict | None = None
         self.recent: collections.deque = collections.deque(maxlen=RECENT_EVENTS)
-        self.exec_totals: dict[int, dict] = {}
+        self.calls = CallCounter()
+        self.idle_interval = idle_interval
         self.sent = 0  # messages sent, for tests and diagnostics
         self._seq = 0
         self._in_cell = False
-        self._timer: threading.Timer | None = None
         self._lock = threading.RLock()
+        self._flush_lock = threading.Lock()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._flusher: threading.Thread | None = None
         self._subscription = None
         self._comm_manager = comm_manager
         self._create_comm = create_comm
@@ -58,7 +68,11 @@ class XjitChannel:
     # -- lifecycle -------------------------------------------------------------
     def start(self, open_comm: bool = True):
         import xjit.inspect
-        self._subscription = xjit.inspect.subscribe(self.on_event)
+        self._subscription = xjit.inspect.subscribe(self.on_event, kinds=EVENT_KINDS)
+        self._stop.clear()
+        self._flusher = threading.Thread(target=self._run_flusher, name="xjit-comm-flusher",
+                                         daemon=True)
+        self._flusher.start()
         if self.shell is not None:
             self.shell.events.register("pre_run_cell", self.pre_run_cell)
             self.shell.events.register("post_run_cell", self.post_run_cell)
@@ -85,7 +99,11 @@ class XjitChannel:
                 manager.unregister_target(TARGET, self.on_comm_open)
             except (KeyError, ValueError):
                 pass
-        self._cancel_timer()
+        self._stop.set()
+        self._wake.set()
+        if self._flusher is not None and self._flusher is not threading.current_thread():
+            self._flusher.join(timeout=5)
+        self._flusher = None
         for c in list(self.comms):
             try:
                 c.close()
@@ -184,7 +202,7 @@ class XjitChannel:
                 findings=[f for fs in self.findings.values() for f in fs],
                 nan=self.last_nan,
                 events=list(self.recent),
-                executes=[dict(a) for a in self.exec_totals.values()],
+                executes=[dict(a) for a in self.calls.totals.values()],
             )
 
     def function_reply(self, fun_id: int) -> dict:
@@ -229,64 +247,64 @@ class XjitChannel:
 
     # -- outgoing engine events --------------------------------------------------
     def on_event(self, ev):
-        """``xjit.inspect`` subscriber: cheap for execute events (a counter bump)."""
-        if ev.kind == "execute":
-            self.batcher.add_execute(int(ev.fun_id), str(ev.fun_name), float(ev.time), ev.duration_s)
-            with self._lock:
-                tot = self.exec_totals.get(ev.fun_id)
-                s = ev.duration_s if isinstance(ev.duration_s, float) and ev.duration_s >= 0 else 0.0
-                if tot is None:
-                    self.exec_totals[ev.fun_id] = {
-                        "fun_id": int(ev.fun_id), "fun_name": str(ev.fun_name), "count": 1,
-                        "total_s": s, "last_s": s, "first_time": float(ev.time),
-                        "last_time": float(ev.time)}
-                else:
-                    tot["count"] += 1
-                    tot["total_s"] += s
-                    tot["last_s"] = s
-                    tot["last_time"] = float(ev.time)
-        else:
-            d = serialize.event(ev, self.cells)
-            with self._lock:
-                self.recent.append(d)
-                if d["kind"] == "nan":
-                    self.last_nan = d
-            self.batcher.add_event(d)
+        """``xjit.inspect`` subscriber (trace/lower/compile/cache_miss/nan)."""
+        if ev.kind not in EVENT_KINDS:
+            return
+        d = serialize.event(ev, self.cells)
+        with self._lock:
+            self.recent.append(d)
+            if d["kind"] == "nan":
+                self.last_nan = d
+        self.batcher.add_event(d)
         if self.batcher.due():
             self.flush()
-        elif not self._in_cell:
-            self._schedule_flush()
+        else:
+            self._wake.set()
 
-    def flush(self):
-        """Send what the batcher holds as one ``batch`` message."""
-        self._cancel_timer()
-        taken = self.batcher.take()
-        if taken is None:
-            return False
-        events, executes, touched, dropped = taken
+    def flush(self) -> bool:
+        """Send what changed since the last flush (queued events, new calls,
+        the touched functions' summaries) as one ``batch``; nothing if
+        nothing changed."""
         import xjit.inspect
-        functions = [serialize.function(i, self.cells) for i in xjit.inspect.functions()
-                     if i.fun_id in touched]
-        self._seq += 1
-        return self.send(message("batch", seq=self._seq, events=events, executes=executes,
-                                 functions=functions, dropped=dropped))
+        with self._flush_lock:
+            try:
+                infos = xjit.inspect.functions()
+            except RuntimeError:  # the registry grew under us (another thread): next time
+                return False
+            events, touched, dropped = self.batcher.take()
+            now = time.time()
+            executes = []
+            for i in infos:
+                entry = self.calls.delta(int(i.fun_id), str(i.name), int(i.calls), i.run_s, now)
+                if entry is not None:
+                    executes.append(entry)
+                    touched.add(i.fun_id)
+            if not (events or executes or dropped):
+                return False
+            functions = [serialize.function(i, self.cells) for i in infos if i.fun_id in touched]
+            self._seq += 1
+            return self.send(message("batch", seq=self._seq, events=events, executes=executes,
+                                     functions=functions, dropped=dropped))
 
-    def _schedule_flush(self):
-        with self._lock:
-            if self._timer is None:
-                self._timer = threading.Timer(self.batcher.interval, self.flush)
-                self._timer.daemon = True
-                self._timer.start()
-
-    def _cancel_timer(self):
-        with self._lock:
-            if self._timer is not None:
-                self._timer.cancel()
-                self._timer = None
+    def _run_flusher(self):
+        """Background flushes: every ``interval`` while a cell runs or events
+        wait, otherwise a counter poll every ``idle_interval`` (calls made
+        outside cells, e.g. from widget callbacks, have no event to wake us)."""
+        while not self._stop.is_set():
+            if not (self._in_cell or self.batcher.pending()):
+                self._wake.wait(self.idle_interval)
+                self._wake.clear()
+            if self._stop.wait(self.batcher.interval):
+                break
+            try:
+                self.flush()
+            except Exception:  # never let the thread die on a bad summary
+                log.debug("xjit: background flush failed", exc_info=True)
 
     # -- IPython hooks -------------------------------------------------------------
     def pre_run_cell(self, info=None):
         self._in_cell = True
+        self._wake.set()
         self.cells.begin_cell(getattr(info, "cell_id", None))
 
     def post_run_cell(self, result=None):
