@@ -103,6 +103,16 @@ def _check_bool(name, value):
     return bool(value)
 
 
+def _enum(choices, allow_none=False):
+    """A validator accepting exactly ``choices`` (and None), with JAX's message."""
+    def validate(name, value):
+        if value in choices or (allow_none and value is None):
+            return value
+        raise ValueError(f"new enum value must be {'None or ' if allow_none else ''}in "
+                         f"{list(choices)}, got {value} of type {type(value)}.")
+    return validate
+
+
 class _FlagHolder:
     """What ``define_*`` returns: ``.value`` reads the flag; calling it with a
     value gives a context manager (``with debug_nans(True): ...``)."""
@@ -136,7 +146,13 @@ log_compiles = config.define_bool(
     "jax_log_compiles", False, "Log every compilation.")
 numpy_rank_promotion = config.define(
     "jax_numpy_rank_promotion", "allow", "allow, warn or raise on implicit rank promotion.",
-    in_key=True)
+    in_key=True, validate=_enum(("allow", "warn", "raise")))
 default_matmul_precision = config.define(
-    "jax_default_matmul_precision", None, "Default matmul precision.", in_key=True)
+    "jax_default_matmul_precision", None, "Default matmul precision.", in_key=True,
+    validate=_enum(("default", "high", "highest", "bfloat16", "tensorfloat32", "float32",
+                    "ANY_F8_ANY_F8_F32", "ANY_F8_ANY_F8_F32_FAST_ACCUM", "ANY_F8_ANY_F8_ANY",
+                    "ANY_F8_ANY_F8_ANY_FAST_ACCUM", "F16_F16_F16", "F16_F16_F32",
+                    "BF16_BF16_BF16", "BF16_BF16_F32", "BF16_BF16_F32_X3", "BF16_BF16_F32_X6",
+                    "BF16_BF16_F32_X9", "TF32_TF32_F32", "TF32_TF32_F32_X3", "F32_F32_F32",
+                    "F64_F64_F64"), allow_none=True))
 platforms = config.define("jax_platforms", None, "Comma-separated platform names.")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
 import time
 import warnings
 import weakref
@@ -130,10 +131,17 @@ class JitFunction:
         functools.update_wrapper(self, fun)
         self._fun = fun
         self._sig = _signature(fun)
+        static_argnums, donate_argnums = _index_tuple(static_argnums), _index_tuple(donate_argnums)
+        _check_argnums(self._sig, static_argnums, "static_argnums")
+        _check_argnums(self._sig, donate_argnums, "donate_argnums")
         self._static_argnums, self._static_argnames = _resolve_argnums(
-            self._sig, _as_tuple(static_argnums), _as_tuple(static_argnames))
+            self._sig, static_argnums, _str_tuple(static_argnames))
         self._donate_argnums, self._donate_argnames = _resolve_argnums(
-            self._sig, _as_tuple(donate_argnums), _as_tuple(donate_argnames))
+            self._sig, donate_argnums, _str_tuple(donate_argnames))
+        both = set(self._static_argnames) & set(self._donate_argnames)
+        if both:
+            raise ValueError(f"static_argnames and donate_argnames cannot intersect. Argument "
+                             f"names {both} appear in both static_argnames and donate_argnames")
         # Calls with only positional Array arguments skip flattening and the
         # full key: ``_fast`` maps (trace_key, *avals) -> TraceEntry. Both
         # caches are shared by every jit of the same function and options.
@@ -406,12 +414,32 @@ class _DynOnly:
         raise NotImplementedError
 
 
-def _as_tuple(x):
+def _index_tuple(x):
+    """``static_argnums``/``donate_argnums`` as a tuple of ints (JAX's TypeErrors otherwise)."""
     if x is None:
         return ()
-    if isinstance(x, (int, str)):
-        return (x,)
-    return tuple(x)
+    if hasattr(x, "__index__"):
+        return (operator.index(x),)
+    return tuple(operator.index(i) for i in x)
+
+
+def _str_tuple(x):
+    if x is None:
+        return ()
+    return (x,) if isinstance(x, str) else tuple(x)
+
+
+def _check_argnums(sig, argnums, what):
+    """Argument numbers past the signature's positional parameters fail at ``jit`` time."""
+    if sig is None or not argnums:
+        return
+    params = sig.parameters.values()
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return
+    n = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+    if any(not -n <= i < n for i in argnums):
+        raise ValueError(f"Jitted function has {what}={argnums}, but only accepts {n} "
+                         "positional arguments.")
 
 
 def _signature(fun):

@@ -8,6 +8,16 @@ from xjit._src.numpy.shape_ops import (  # noqa: F401
     expand_dims, hstack, inner, matmul, matrix_transpose, moveaxis, outer, permute_dims, ravel,
     reshape, squeeze, stack, swapaxes, tensordot, transpose, vdot, vstack)
 from xjit._src.numpy.indexing import nonzero  # noqa: F401
+from xjit._src.numpy.more_ops import (  # noqa: F401
+    append, array_split, atleast_3d, column_stack, convolve, copy, correlate, delete, diag,
+    diagflat, diagonal, dsplit, dstack, flip, fliplr, flipud, geomspace, hsplit, insert, logspace,
+    meshgrid, pad, repeat, roll, rot90, row_stack, split, tile, trace, tri, tril, triu, vsplit)
+from xjit._src.numpy.more_math import (  # noqa: F401
+    allclose, array_equal, array_equiv, average, copysign, cross, deg2rad, degrees, diff, ediff1d,
+    fmax, fmin, frexp, gcd, heaviside, histogram, histogram_bin_edges, hypot, interp, isclose,
+    kron, lcm, ldexp, logaddexp, logaddexp2, nan_to_num, nanargmax, nanargmin, nanmax, nanmean,
+    nanmin, nanprod, nanstd, nansum, nanvar, piecewise, polyval, ptp, rad2deg, radians, select,
+    signbit, sinc, trapezoid, vander)
 from xjit._src.numpy import array_methods as _am
 
 _am.install_all()
