@@ -12,3 +12,6 @@ from xjit._src.lax.api import (  # noqa: F401
     shift_right_logical, sign, sin, sinh, slice, slice_in_dim, sqrt, square, squeeze, sub, tan,
     tanh, transpose, zeros_like_array)
 from xjit._src.prng import bitcast_convert_type  # noqa: E402,F401
+from xjit._src.lax.slicing import (  # noqa: E402,F401
+    GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, gather, scatter,
+    scatter_add, scatter_apply, scatter_max, scatter_min, scatter_mul, scatter_sub)

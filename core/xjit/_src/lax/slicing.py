@@ -1,0 +1,400 @@
+"""Gather and scatter: the primitives behind advanced indexing and ``.at[]``.
+
+The dimension numbers follow XLA's definitions (operand and index batching
+dimensions included). Out-of-bounds behaviour is a primitive parameter
+(``GatherScatterMode``): XLA's own gather clamps start indices and its scatter
+drops out-of-bounds windows, so only ``FILL_OR_DROP`` gathers and ``CLIP``
+scatters need extra work in the lowering, which is written as lax code and
+inlined (``lower_fun``).
+"""
+from __future__ import annotations
+
+import enum
+import functools
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import core, dtypes, lowering, tracing
+from ..core import Primitive, ShapedArray
+from ..lowering import i64_array, ttype
+
+
+class GatherDimensionNumbers(NamedTuple):
+    offset_dims: tuple[int, ...]
+    collapsed_slice_dims: tuple[int, ...]
+    start_index_map: tuple[int, ...]
+    operand_batching_dims: tuple[int, ...] = ()
+    start_indices_batching_dims: tuple[int, ...] = ()
+
+
+class ScatterDimensionNumbers(NamedTuple):
+    update_window_dims: tuple[int, ...]
+    inserted_window_dims: tuple[int, ...]
+    scatter_dims_to_operand_dims: tuple[int, ...]
+    operand_batching_dims: tuple[int, ...] = ()
+    scatter_indices_batching_dims: tuple[int, ...] = ()
+
+
+class GatherScatterMode(enum.Enum):
+    """What happens to out-of-bounds indices: clamped (CLIP), gathered as
+    ``fill_value`` / dropped by scatters (FILL_OR_DROP), or undefined
+    (PROMISE_IN_BOUNDS, which XLA implements by clamping gathers and dropping
+    scattered windows)."""
+    CLIP = 1
+    FILL_OR_DROP = 2
+    PROMISE_IN_BOUNDS = 3
+    ONE_HOT = 4
+
+    @staticmethod
+    def from_any(s):
+        if isinstance(s, GatherScatterMode):
+            return s
+        if s == "clip":
+            return GatherScatterMode.CLIP
+        if s is None or s == "fill" or s == "drop":
+            return GatherScatterMode.FILL_OR_DROP
+        if s == "promise_in_bounds":
+            return GatherScatterMode.PROMISE_IN_BOUNDS
+        if s == "one_hot":
+            return GatherScatterMode.ONE_HOT
+        raise ValueError(f'Unknown gather mode "{s}"')
+
+
+def _tuple_dn(cls, dn):
+    return cls(*(tuple(int(d) for d in f) for f in dn))
+
+
+# --------------------------------------------------------------------------
+# Lowering helper: a lowering written as lax code, traced and inlined
+
+
+def lower_fun(fun, multiple_results=False):
+    """A lowering rule that stages ``fun(*operands, **params)`` (lax calls)
+    into a jaxpr and emits it inline."""
+    def rule(ctx, avals_in, avals_out, *args, **params):
+        jaxpr, consts = tracing.trace_to_jaxpr(lambda *xs: _as_list(fun(*xs, **params)),
+                                               avals_in)
+        outs = lowering.lower_jaxpr(ctx, jaxpr, consts, list(args))
+        return outs if multiple_results else outs[0]
+    return rule
+
+
+def _as_list(x):
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _attr_list(name, xs):
+    return f"{name} = [{', '.join(str(int(x)) for x in xs)}]" if xs else None
+
+
+# --------------------------------------------------------------------------
+# gather
+
+
+def _gather_batch_shape(indices):
+    return indices.shape[:-1]
+
+
+def _gather_shape_rule(operand, indices, dimension_numbers, slice_sizes):
+    dn = dimension_numbers
+    if indices.dtype.kind not in "iu":
+        raise TypeError(f"index array must have an integer type, got {indices.dtype.name}")
+    if len(slice_sizes) != operand.ndim:
+        raise TypeError(f"Gather op must have one slice size for every input dimension; got: "
+                        f"len(slice_sizes)={len(slice_sizes)}, input_shape.rank={operand.ndim}")
+    if not indices.ndim or indices.shape[-1] != len(dn.start_index_map):
+        raise TypeError(f"Gather op has {len(dn.start_index_map)} elements in start_index_map "
+                        f"and the bound of dimension index_vector_dim={indices.ndim - 1} of "
+                        f"indices is {indices.shape[-1] if indices.ndim else 1}. These two "
+                        f"numbers must be equal.")
+    for d, (s, size) in enumerate(zip(slice_sizes, operand.shape)):
+        if not 0 <= s <= size:
+            raise TypeError(f"Slice size at index {d} in gather op is out of range, must be "
+                            f"within [0, {size} + 1), got {s}.")
+    for d in dn.collapsed_slice_dims + dn.operand_batching_dims:
+        if slice_sizes[d] > 1:
+            raise TypeError(f"Gather op can only collapse slice dims with bound 1, but bound is "
+                            f"{slice_sizes[d]} for index {d} at position "
+                            f"{list(dn.collapsed_slice_dims + dn.operand_batching_dims).index(d)}.")
+    offset_sizes = [s for d, s in enumerate(slice_sizes)
+                    if d not in dn.collapsed_slice_dims and d not in dn.operand_batching_dims]
+    if len(offset_sizes) != len(dn.offset_dims):
+        raise TypeError(f"All components of the offset index in a gather op must either be a "
+                        f"offset dimension or explicitly collapsed/batching; got "
+                        f"len(slice_sizes)={len(slice_sizes)}, output_slice_sizes="
+                        f"{tuple(offset_sizes)}, collapsed_slice_dims={dn.collapsed_slice_dims}, "
+                        f"operand_batching_dims={dn.operand_batching_dims}.")
+    batch = list(_gather_batch_shape(indices))
+    rank = len(batch) + len(offset_sizes)
+    out, offsets = [], iter(offset_sizes)
+    for i in range(rank):
+        out.append(next(offsets) if i in dn.offset_dims else batch.pop(0))
+    return tuple(out)
+
+
+def _gather_eval(operand, indices, *, dimension_numbers, slice_sizes, indices_are_sorted,
+                 unique_indices, mode, fill_value):
+    shape = _gather_shape_rule(operand, indices, dimension_numbers, slice_sizes)
+    return ShapedArray(shape, operand.dtype, operand.weak_type)
+
+
+def _gather_dn_attr(dn, index_vector_dim):
+    fields = [_attr_list("offset_dims", dn.offset_dims),
+              _attr_list("collapsed_slice_dims", dn.collapsed_slice_dims),
+              _attr_list("operand_batching_dims", dn.operand_batching_dims),
+              _attr_list("start_indices_batching_dims", dn.start_indices_batching_dims),
+              _attr_list("start_index_map", dn.start_index_map),
+              f"index_vector_dim = {index_vector_dim}"]
+    return f"#stablehlo.gather<{', '.join(f for f in fields if f)}>"
+
+
+def _plain_gather_lower(ctx, ai, ao, operand, indices, *, dimension_numbers, slice_sizes,
+                        indices_are_sorted, **_):
+    attrs = (f"dimension_numbers = {_gather_dn_attr(dimension_numbers, ai[1].ndim - 1)}, "
+             f"indices_are_sorted = {'true' if indices_are_sorted else 'false'}, "
+             f"slice_sizes = {i64_array(slice_sizes)}")
+    return ctx.op("stablehlo.gather", [operand, indices], [ttype(a) for a in ai], ttype(ao[0]),
+                  attrs=attrs)
+
+
+def default_fill_value(dtype):
+    """What a FILL_OR_DROP gather returns out of bounds when no fill is given."""
+    dtype = np.dtype(dtype)
+    if dtypes.issubdtype(dtype, np.inexact):
+        return np.nan
+    if dtype.kind == "i":
+        return int(np.iinfo(dtype).min)
+    if dtype.kind == "u":
+        return int(np.iinfo(dtype).max)
+    return True
+
+
+def _in_bounds_mask(lax, operand_shape, indices, index_map, window_sizes):
+    """Per index vector: whether every start index keeps its window in bounds."""
+    dt = indices.dtype
+    upper = np.array([operand_shape[d] - window_sizes[d] for d in index_map], dt)
+    nd = indices.ndim
+    upper = lax.broadcast_in_dim(upper, indices.shape, (nd - 1,))
+    ok = lax.bitwise_and(lax.ge(indices, lax._convert(0, dt)), lax.le(indices, upper))
+    return lax.reduce_and(ok, (nd - 1,))
+
+
+def _gather_fill(operand, indices, *, dimension_numbers, slice_sizes, indices_are_sorted,
+                 unique_indices, mode, fill_value):
+    from . import api as lax
+    dn = dimension_numbers
+    mask = _in_bounds_mask(lax, operand.shape, indices, dn.start_index_map, slice_sizes)
+    out = gather_p.bind(operand, indices, dimension_numbers=dn, slice_sizes=slice_sizes,
+                        indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                        mode=GatherScatterMode.PROMISE_IN_BOUNDS, fill_value=None)
+    batch_dims = tuple(d for d in range(out.ndim) if d not in dn.offset_dims)
+    mask = lax.broadcast_in_dim(mask, out.shape, batch_dims)
+    fill = default_fill_value(out.dtype) if fill_value is None else fill_value
+    fill = lax.broadcast_in_dim(np.array(fill, out.dtype), out.shape, ())
+    return lax.select(mask, out, fill)
+
+
+_gather_fill_lower = lower_fun(_gather_fill)
+
+
+def _gather_lower(ctx, ai, ao, operand, indices, *, mode, **params):
+    if mode == GatherScatterMode.FILL_OR_DROP:
+        return _gather_fill_lower(ctx, ai, ao, operand, indices, mode=mode, **params)
+    if mode == GatherScatterMode.ONE_HOT:
+        raise NotImplementedError("gather with mode=GatherScatterMode.ONE_HOT is not supported")
+    return _plain_gather_lower(ctx, ai, ao, operand, indices, mode=mode, **params)
+
+
+gather_p = Primitive("gather")
+core.abstract_eval_rules[gather_p] = _gather_eval
+lowering.rules[gather_p] = _gather_lower
+
+
+def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_indices=False,
+           indices_are_sorted=False, mode=None, fill_value=None):
+    """XLA's gather; ``mode=None`` clamps (XLA's semantics, PROMISE_IN_BOUNDS)."""
+    from . import api as lax
+    parsed = GatherScatterMode.from_any(mode) if mode is not None \
+        else GatherScatterMode.PROMISE_IN_BOUNDS
+    if parsed == GatherScatterMode.FILL_OR_DROP:
+        dt = core.aval_of(operand).dtype
+        fill_value = default_fill_value(dt) if fill_value is None else \
+            np.array(fill_value, dt)[()].item()
+    else:
+        fill_value = None
+    return gather_p.bind(operand, lax._index_operand(start_indices),
+                         dimension_numbers=_tuple_dn(GatherDimensionNumbers, dimension_numbers),
+                         slice_sizes=tuple(int(s) for s in slice_sizes),
+                         indices_are_sorted=bool(indices_are_sorted),
+                         unique_indices=bool(unique_indices), mode=parsed,
+                         fill_value=fill_value)
+
+
+# --------------------------------------------------------------------------
+# scatter family
+
+
+def _scatter_window_sizes(operand, updates, dn):
+    """The operand-dimension sizes of one scattered window."""
+    window = iter(updates.shape[d] for d in dn.update_window_dims)
+    return [1 if d in dn.inserted_window_dims or d in dn.operand_batching_dims else next(window)
+            for d in range(operand.ndim)]
+
+
+def _scatter_eval(operand, indices, updates, *, dimension_numbers, indices_are_sorted,
+                  unique_indices, mode, update_jaxpr, update_consts):
+    dn = dimension_numbers
+    if indices.dtype.kind not in "iu":
+        raise TypeError(f"index array must have an integer type, got {indices.dtype.name}")
+    if operand.dtype != updates.dtype:
+        raise TypeError(f"scatter requires operand and updates to have the same dtype, got "
+                        f"{operand.dtype.name} and {updates.dtype.name}.")
+    expected = len(dn.update_window_dims) + indices.ndim - 1
+    if updates.ndim != expected:
+        raise TypeError(f"Updates tensor must be of rank {expected}; got {updates.ndim}.")
+    if len(dn.scatter_dims_to_operand_dims) != (indices.shape[-1] if indices.ndim else 1):
+        raise TypeError(f"Scatter op has {len(dn.scatter_dims_to_operand_dims)} elements in "
+                        f"scatter_dims_to_operand_dims and the bound of dimension "
+                        f"index_vector_dim={indices.ndim - 1} of indices is "
+                        f"{indices.shape[-1] if indices.ndim else 1}. These two numbers must "
+                        f"be equal.")
+    if len(dn.update_window_dims) + len(dn.inserted_window_dims) + \
+            len(dn.operand_batching_dims) != operand.ndim:
+        raise TypeError(f"Scatter op has window of size {len(dn.update_window_dims)}; doesn't "
+                        f"match operand of rank {operand.ndim}.")
+    sizes = _scatter_window_sizes(operand, updates, dn)
+    for d, (s, size) in enumerate(zip(sizes, operand.shape)):
+        if s > size:
+            raise TypeError(f"Bounds of the window dimensions of updates must not exceed the "
+                            f"bounds of the corresponding dimensions of operand. For dimension "
+                            f"{d}, updates bound is {s}, operand bound is {size}.")
+    return operand
+
+
+def _scatter_dn_attr(dn, index_vector_dim):
+    fields = [_attr_list("update_window_dims", dn.update_window_dims),
+              _attr_list("inserted_window_dims", dn.inserted_window_dims),
+              _attr_list("input_batching_dims", dn.operand_batching_dims),
+              _attr_list("scatter_indices_batching_dims", dn.scatter_indices_batching_dims),
+              _attr_list("scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims),
+              f"index_vector_dim = {index_vector_dim}"]
+    return f"#stablehlo.scatter<{', '.join(f for f in fields if f)}>"
+
+
+def _scatter_region(ctx, dtype, update_jaxpr, update_consts):
+    sa = ShapedArray((), dtype)
+    if update_jaxpr is None:  # plain scatter: the update replaces the operand
+        return ctx.region([sa, sa], lambda a, b: [(b, sa)])
+
+    def body(a, b):
+        outs = lowering.lower_jaxpr(ctx, update_jaxpr, update_consts, [a, b])
+        return [(outs[0], sa)]
+    return ctx.region([sa, sa], body)
+
+
+def _plain_scatter_lower(ctx, ai, ao, operand, indices, updates, *, dimension_numbers,
+                         indices_are_sorted, unique_indices, update_jaxpr, update_consts, **_):
+    region = _scatter_region(ctx, ai[0].dtype, update_jaxpr, update_consts)
+    attrs = (f"indices_are_sorted = {'true' if indices_are_sorted else 'false'}, "
+             f"scatter_dimension_numbers = "
+             f"{_scatter_dn_attr(dimension_numbers, ai[1].ndim - 1)}, "
+             f"unique_indices = {'true' if unique_indices else 'false'}")
+    return ctx.op("stablehlo.scatter", [operand, indices, updates], [ttype(a) for a in ai],
+                  ttype(ao[0]), attrs=attrs, regions=[region])
+
+
+def _clamp_indices(operand, indices, updates, dn):
+    from . import api as lax
+    sizes = _scatter_window_sizes(operand, updates, dn)
+    dt = indices.dtype
+    upper = np.array([operand.shape[d] - sizes[d] for d in dn.scatter_dims_to_operand_dims], dt)
+    upper = lax.broadcast_in_dim(upper, indices.shape, (indices.ndim - 1,))
+    zero = lax.broadcast_in_dim(np.zeros((), dt), indices.shape, ())
+    return lax.clamp(zero, indices, upper)
+
+
+def _scatter_lower(ctx, ai, ao, operand, indices, updates, *, mode, **params):
+    if mode == GatherScatterMode.CLIP:
+        clamp = lower_fun(lambda o, i, u: _clamp_indices(o, i, u, params["dimension_numbers"]))
+        indices = clamp(ctx, ai, [ai[1]], operand, indices, updates)
+    elif mode == GatherScatterMode.ONE_HOT:
+        raise NotImplementedError("scatter with mode=GatherScatterMode.ONE_HOT is not supported")
+    return _plain_scatter_lower(ctx, ai, ao, operand, indices, updates, **params)
+
+
+def _scatter_prim(name):
+    p = Primitive(name)
+    core.abstract_eval_rules[p] = _scatter_eval
+    lowering.rules[p] = _scatter_lower
+    return p
+
+
+scatter_p = _scatter_prim("scatter")
+scatter_add_p = _scatter_prim("scatter-add")
+scatter_sub_p = _scatter_prim("scatter-sub")
+scatter_mul_p = _scatter_prim("scatter-mul")
+scatter_min_p = _scatter_prim("scatter-min")
+scatter_max_p = _scatter_prim("scatter-max")
+
+
+@functools.lru_cache(maxsize=None)
+def _combiner_jaxpr(name, dtype):
+    """``{ lambda ; a b. let c = op a b in (c,) }``: shared per (op, dtype) so a
+    jaxpr with several scatters prints it once (as JAX does)."""
+    from . import api as lax
+    fn = {"add": lax.add, "sub": lax.sub, "mul": lax.mul, "min": lax.min, "max": lax.max}[name]
+    if np.dtype(dtype) == np.bool_ and name in ("add", "mul"):
+        fn = lax.bitwise_or if name == "add" else lax.bitwise_and
+    aval = ShapedArray((), dtype)
+    jaxpr, _ = tracing.trace_to_jaxpr(lambda a, b: [fn(a, b)], [aval, aval])
+    return jaxpr
+
+
+def _scatter_mode(mode):
+    return GatherScatterMode.from_any(mode)
+
+
+def _scatter_bind(prim, combiner, operand, scatter_indices, updates, dimension_numbers,
+                  indices_are_sorted, unique_indices, mode):
+    from . import api as lax
+    jaxpr = None if combiner is None else _combiner_jaxpr(combiner, core.aval_of(operand).dtype)
+    return prim.bind(operand, lax._index_operand(scatter_indices), updates,
+                     dimension_numbers=_tuple_dn(ScatterDimensionNumbers, dimension_numbers),
+                     indices_are_sorted=bool(indices_are_sorted),
+                     unique_indices=bool(unique_indices), mode=_scatter_mode(mode),
+                     update_jaxpr=jaxpr, update_consts=())
+
+
+def _scatter_fn(prim, combiner, doc):
+    def fn(operand, scatter_indices, updates, dimension_numbers, *, indices_are_sorted=False,
+           unique_indices=False, mode=None):
+        return _scatter_bind(prim, combiner, operand, scatter_indices, updates,
+                             dimension_numbers, indices_are_sorted, unique_indices, mode)
+    fn.__name__ = prim.name.replace("-", "_")
+    fn.__doc__ = doc
+    return fn
+
+
+scatter = _scatter_fn(scatter_p, None, "Scatter ``updates`` into ``operand`` (replacing).")
+scatter_add = _scatter_fn(scatter_add_p, "add", "Scatter-add ``updates`` into ``operand``.")
+scatter_sub = _scatter_fn(scatter_sub_p, "sub", "Scatter-subtract ``updates``.")
+scatter_mul = _scatter_fn(scatter_mul_p, "mul", "Scatter-multiply ``updates``.")
+scatter_min = _scatter_fn(scatter_min_p, "min", "Scatter-minimum of ``updates``.")
+scatter_max = _scatter_fn(scatter_max_p, "max", "Scatter-maximum of ``updates``.")
+
+
+def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_shape=(),
+                  indices_are_sorted=False, unique_indices=False, mode=None):
+    """Apply ``func`` to each indexed element: a ``scatter`` whose combiner
+    ignores the (zero) updates."""
+    from . import api as lax
+    aval = core.aval_of(operand)
+    updates = lax.full(update_shape, 0, aval.dtype)
+    sa = ShapedArray((), aval.dtype)
+    jaxpr, consts = tracing.trace_to_jaxpr(lambda a, b: [func(a)], [sa, sa])
+    return scatter_p.bind(operand, lax._index_operand(scatter_indices), updates,
+                          dimension_numbers=_tuple_dn(ScatterDimensionNumbers, dimension_numbers),
+                          indices_are_sorted=bool(indices_are_sorted),
+                          unique_indices=bool(unique_indices), mode=_scatter_mode(mode),
+                          update_jaxpr=jaxpr, update_consts=tuple(consts))

@@ -1,0 +1,196 @@
+"""Functional indexed updates: ``x.at[idx].set(y)``, ``.add``, ``.get`` ...
+
+The index is described once as a gather (``advanced_indexing.make_indexer``);
+a scatter uses the same numbers with gather's offset dims as its update
+window dims. Scatters drop out-of-bounds updates; ``get`` clamps unless
+``mode='fill'``.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .. import core, dtypes
+from ..array import ArrayImpl
+from ..core import Tracer
+from ..lax import api as lax
+from ..lax import slicing
+from . import advanced_indexing as adv
+from . import indexing
+
+
+def broadcast_to(y, shape):
+    """``lax.broadcast_to``: leading dims added, unit dims stretched."""
+    yshape = tuple(np.shape(y)) if not isinstance(y, (Tracer, ArrayImpl)) else y.shape
+    if yshape == tuple(shape):
+        return y
+    if len(shape) < len(yshape):
+        raise ValueError(f"Cannot broadcast to shape with fewer dimensions: arr_shape={yshape} "
+                         f"shape={tuple(shape)}")
+    k = len(shape) - len(yshape)
+    if any(a != 1 and a != b for a, b in zip(yshape, shape[k:])):
+        aval = core.aval_of(y)
+        raise ValueError(f"Incompatible types for broadcasting: input type="
+                         f"{aval.str_short(False)} and requested type="
+                         f"{aval.update(shape=shape).str_short(False)}")
+    return lax.broadcast_in_dim(y, shape, tuple(range(k, len(shape))))
+
+
+def _scatter_update(x, idx, y, scatter_fn, indices_are_sorted, unique_indices, mode,
+                    normalize_indices):
+    from .lax_numpy import asarray
+    x = asarray(x)
+    if not isinstance(y, (Tracer, ArrayImpl)) and not isinstance(y, (int, float, complex, bool)):
+        y = asarray(y)
+    indexer = adv.make_indexer(x.shape, idx, normalize_indices)
+    dtype, weak = x.dtype, x.weak_type
+    if not dtypes.is_weakly_typed(y) and dtypes.result_type(y, x) != dtype:
+        ydt = core.aval_of(y).dtype
+        warnings.warn("scatter inputs have incompatible types: cannot safely cast value from "
+                      f"dtype={ydt.name} to dtype={dtype.name} with jax_numpy_dtype_promotion="
+                      "standard. In future JAX releases this will result in an error.",
+                      FutureWarning, stacklevel=4)
+    y = lax._convert(y, dtype, weak)
+    y = broadcast_to(y, indexer.slice_shape)
+    if indexer.scalar_bool_dims:
+        x = lax.expand_dims(x, indexer.scalar_bool_dims)
+    if indexer.newaxis_dims:
+        y = lax.squeeze(y, indexer.newaxis_dims)
+    if indexer.reversed_y_dims:
+        y = lax.rev(y, indexer.reversed_y_dims)
+    dn = indexer.dnums
+    sdn = slicing.ScatterDimensionNumbers(update_window_dims=dn.offset_dims,
+                                          inserted_window_dims=dn.collapsed_slice_dims,
+                                          scatter_dims_to_operand_dims=dn.start_index_map)
+    out = scatter_fn(x, indexer.gather_indices, y, sdn,
+                     indices_are_sorted=indexer.indices_are_sorted or indices_are_sorted,
+                     unique_indices=indexer.unique_indices or unique_indices, mode=mode)
+    if indexer.scalar_bool_dims:
+        out = lax.squeeze(out, indexer.scalar_bool_dims)
+    return out
+
+
+class _IndexUpdateHelper:
+    """``x.at``: indexing it gives an ``_IndexUpdateRef``."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+    def __getitem__(self, index):
+        return _IndexUpdateRef(self.array, index)
+
+    def __repr__(self):
+        return f"_IndexUpdateHelper({self.array!r})"
+
+
+class _IndexUpdateRef:
+    """``x.at[idx]``: each method returns the updated copy of ``x``."""
+
+    __slots__ = ("array", "index")
+
+    def __init__(self, array, index):
+        self.array, self.index = array, index
+
+    def __repr__(self):
+        return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
+
+    def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None, fill_value=None,
+            out_sharding=None, wrap_negative_indices=True):
+        if mode is not None:
+            slicing.GatherScatterMode.from_any(mode)  # JAX's error for an unknown mode
+        if mode is None and fill_value is None and wrap_negative_indices and \
+                _is_basic(self.index):
+            return indexing.getitem(self.array, self.index)
+        if mode is None and fill_value is None:
+            mode = slicing.GatherScatterMode.PROMISE_IN_BOUNDS
+        return adv.rewriting_take(self.array, self.index, indices_are_sorted=indices_are_sorted,
+                                  unique_indices=unique_indices, mode=mode,
+                                  fill_value=fill_value,
+                                  normalize_indices=wrap_negative_indices)
+
+    def _update(self, fn, values, indices_are_sorted, unique_indices, mode,
+                wrap_negative_indices):
+        return _scatter_update(self.array, self.index, values, fn, indices_are_sorted,
+                               unique_indices, mode, wrap_negative_indices)
+
+    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            out_sharding=None, wrap_negative_indices=True):
+        return self._update(slicing.scatter, values, indices_are_sorted, unique_indices, mode,
+                            wrap_negative_indices)
+
+    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            out_sharding=None, wrap_negative_indices=True):
+        return self._update(slicing.scatter_add, values, indices_are_sorted, unique_indices,
+                            mode, wrap_negative_indices)
+
+    def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+                 out_sharding=None, wrap_negative_indices=True):
+        return self._update(slicing.scatter_sub, values, indices_are_sorted, unique_indices,
+                            mode, wrap_negative_indices)
+
+    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+                 out_sharding=None, wrap_negative_indices=True):
+        return self._update(slicing.scatter_mul, values, indices_are_sorted, unique_indices,
+                            mode, wrap_negative_indices)
+
+    mul = multiply
+
+    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+               out_sharding=None, wrap_negative_indices=True):
+        from . import lax_numpy as ln
+        x = self.array
+        ones = lax.full(x.shape, 1, x.dtype) if x.dtype.kind != "b" else x
+        scaled = _IndexUpdateRef(ones, self.index).multiply(
+            values, indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+            mode=mode, wrap_negative_indices=wrap_negative_indices)
+        return ln.divide(x, scaled)
+
+    def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+              out_sharding=None, wrap_negative_indices=True):
+        from . import lax_numpy as ln
+        x = self.array
+        ones = lax.full(x.shape, 1, x.dtype)
+        scaled = _IndexUpdateRef(ones, self.index).multiply(
+            values, indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+            mode=mode, wrap_negative_indices=wrap_negative_indices)
+        return ln.power(x, scaled)
+
+    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            out_sharding=None, wrap_negative_indices=True):
+        return self._update(slicing.scatter_min, values, indices_are_sorted, unique_indices,
+                            mode, wrap_negative_indices)
+
+    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            out_sharding=None, wrap_negative_indices=True):
+        return self._update(slicing.scatter_max, values, indices_are_sorted, unique_indices,
+                            mode, wrap_negative_indices)
+
+    def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None,
+              wrap_negative_indices=True):
+        def scatter_fn(x, indices, y, dn, **kw):
+            return slicing.scatter_apply(x, indices, func, dn, update_shape=y.shape, **kw)
+        # zero updates of the indexed shape stand in for the values (unused)
+        return _scatter_update(self.array, self.index, 0, scatter_fn,
+                               indices_are_sorted, unique_indices, mode, wrap_negative_indices)
+
+
+def _is_basic(idx):
+    """Whether ``x[idx]`` stays on the slicing path (no arrays but scalars)."""
+    items = idx if isinstance(idx, tuple) else (idx,)
+    if isinstance(idx, list):
+        return False
+    for i in items:
+        if i is None or i is Ellipsis or isinstance(i, slice):
+            continue
+        if isinstance(i, (bool, np.bool_)):
+            return False
+        if isinstance(i, (int, np.integer)):
+            continue
+        if isinstance(i, (Tracer, ArrayImpl, np.ndarray)) and np.ndim(i) == 0 and \
+                i.dtype.kind in "iu":
+            continue
+        return False
+    return True
