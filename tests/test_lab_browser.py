@@ -115,8 +115,14 @@ def _start_server(base: Path, app: str, extra=()):
     return url, proc, log
 
 
-def _stop_server(proc, log):
-    proc.terminate()
+def _stop_server(url, proc, log):
+    """Shut the server down through its API (kernels included), then make sure."""
+    try:
+        req = urllib.request.Request(f"{url}/api/shutdown", method="POST",
+                                     headers={"Authorization": f"token {TOKEN}"})
+        urllib.request.urlopen(req, timeout=10)
+    except OSError:
+        proc.terminate()
     try:
         proc.wait(timeout=20)
     except subprocess.TimeoutExpired:
@@ -144,7 +150,7 @@ def server(tmp_path_factory):
         f"--LabApp.workspaces_dir={base / 'workspaces'}", "--LabApp.expose_app_in_browser=True",
         "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"])
     yield url
-    _stop_server(proc, log)
+    _stop_server(url, proc, log)
 
 
 @pytest.fixture(scope="module")
@@ -439,4 +445,4 @@ def test_notebook7(tmp_path, page):
             pg.screenshot(path=str(SHOTS / "lab-notebook7.png"))
             pg.close()
     finally:
-        _stop_server(proc, log)
+        _stop_server(url, proc, log)
