@@ -180,20 +180,30 @@ def pp_kv_pairs(params, ctx, ordered=False):
 
 
 def _rename_inner(eqn, inner: core.Jaxpr, ctx):
-    """Name a sub-jaxpr's binders after the outer equation's vars, as JAX does
-    for inlined jit bodies."""
-    for outer, v in zip(eqn.invars, inner.invars):
-        if type(outer) is not core.Literal and v not in ctx.names:
-            ctx.names[v] = ctx.name(outer)
-        elif v not in ctx.names:
-            ctx.names[v] = ctx.fresh()
+    """Name an inlined jit body's binders as JAX does: an outer result shares
+    its name with the inner result it returns (unless that is a binder fed by
+    an outer variable, or returned twice), those names come first, then the
+    other outer results, then the inner binders, which take their outer
+    argument's name (fresh for literals and repeated arguments)."""
+    fed = {v for outer, v in zip(eqn.invars, inner.invars) if type(outer) is not core.Literal}
+    shared = set()
     for outer, v in zip(eqn.outvars, inner.outvars):
-        if type(v) is core.Var and v not in ctx.names and type(outer) is not core.DropVar:
-            ctx.names[v] = ctx.name(outer)
+        if type(v) is not core.Var or v in fed or v in shared or v in ctx.names:
+            continue
+        shared.add(v)
+        ctx.names[v] = "_" if type(outer) is core.DropVar else ctx.name(outer)
+    for outer in eqn.outvars:
+        ctx.name(outer)
+    taken = set()
+    for outer, v in zip(eqn.invars, inner.invars):
+        if v in ctx.names:
+            continue
+        name = ctx.name(outer) if type(outer) is not core.Literal else None
+        ctx.names[v] = ctx.fresh() if name is None or name in taken else name
+        taken.add(ctx.names[v])
 
 
 def pp_eqn(eqn, ctx):
-    lhs = pp_vars(eqn.outvars, ctx, True)
     rule = core.pp_param_rules.get(eqn.primitive)
     params = rule(eqn.params) if rule is not None else eqn.params
     sub = params.get("jaxpr")
@@ -201,6 +211,7 @@ def pp_eqn(eqn, ctx):
         inner = sub.jaxpr if isinstance(sub, core.ClosedJaxpr) else sub
         if id(inner) not in ctx.defs:
             _rename_inner(eqn, inner, ctx)
+    lhs = pp_vars(eqn.outvars, ctx, True)
     rhs = concat(text(eqn.primitive.name), pp_kv_pairs(params, ctx, rule is not None),
                  text(" "), pp_vars(eqn.invars, ctx, False))
     if not eqn.outvars:  # effects only: JAX prints no binder
