@@ -17,6 +17,7 @@ from ..jit import jit
 from ..lax import api as lax
 from ..lax import tile_split
 from ..lax.convolution import conv_general_dilated
+from ..lax.structural import pad_p
 from . import util
 from .lax_numpy import _is_array, asarray, linspace, power, util_dtype, where
 from .reductions import sum as _sum
@@ -252,7 +253,7 @@ def _pad_widths(pad_width, nd):
                          f"shapes are ({nd}, 2), (1, 2), (2,), (1,), or ().")
     if (pw < 0).any():
         raise ValueError("index can't contain negative values")
-    return tuple((int(lo), int(hi)) for lo, hi in pw)
+    return tuple((np.int64(lo), np.int64(hi)) for lo, hi in pw)
 
 
 def _pad_edge_axis(x, axis, lo, hi, mode):
@@ -296,7 +297,7 @@ def _pad(array, pad_width, mode, constant_values):
         cv = np.asarray(constant_values) if not _is_array(constant_values) else constant_values
         if util.ndim_of(cv) == 0:
             val = lax._convert(cv, util_dtype(array), False)
-            return lax.pad(array, val, [(lo, hi, 0) for lo, hi in pad_width])
+            return pad_p.bind(array, val, padding_config=tuple((lo, hi, 0) for lo, hi in pad_width))
         cv = np.broadcast_to(np.asarray(cv), (array.ndim, 2))
         for ax, (lo, hi) in enumerate(pad_width):
             cfg = [(0, 0, 0)] * array.ndim
