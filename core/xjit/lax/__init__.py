@@ -15,3 +15,7 @@ from xjit._src.prng import bitcast_convert_type  # noqa: E402,F401
 from xjit._src.lax.slicing import (  # noqa: E402,F401
     GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, gather, scatter,
     scatter_add, scatter_apply, scatter_max, scatter_min, scatter_mul, scatter_sub)
+from xjit._src.lax.control_flow import (  # noqa: E402,F401
+    cond, fori_loop, map, scan, switch, while_loop)
+from xjit._src.lax.sorting import (  # noqa: E402,F401
+    cumlogsumexp, cummax, cummin, cumprod, cumsum, sort, sort_key_val, top_k)

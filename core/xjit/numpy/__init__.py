@@ -22,3 +22,6 @@ from xjit._src.numpy import array_methods as _am
 
 _am.install_all()
 del _am
+from xjit._src.numpy.advanced_indexing import take, take_along_axis  # noqa: E402,F401
+from xjit._src.numpy.sorting import (  # noqa: E402,F401
+    argsort, cumprod, cumsum, lexsort, nancumprod, nancumsum, searchsorted, sort, unique)

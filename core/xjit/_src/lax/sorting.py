@@ -1,0 +1,269 @@
+"""Sorting and cumulative reductions: ``sort`` (several operands sorted by
+their first ``num_keys``), ``top_k`` and ``cumsum``/``cumprod``/``cummax``/
+``cummin``/``cumlogsumexp``.
+
+Sort lowers to ``stablehlo.sort`` with a comparator that orders NaNs last
+(as NumPy does). Cumulative reductions lower to an inclusive scan by
+recursive doubling (log n shifted combines), written as lax code.
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from .. import core, dtypes, lowering
+from ..core import Primitive, ShapedArray
+from ..lowering import ttype
+from .slicing import lower_fun
+
+# --------------------------------------------------------------------------
+# sort
+
+
+def _sort_eval(*operands, dimension, is_stable, num_keys):
+    shape = operands[0].shape
+    for o in operands[1:]:
+        if o.shape != shape:
+            raise TypeError(f"sort arguments must all have the same shape, got "
+                            f"{', '.join(str(o.shape) for o in operands)}")
+    if not 0 <= dimension < max(len(shape), 1):
+        raise ValueError(f"dimension {dimension} is out of bounds for array of dimension "
+                         f"{len(shape)}")
+    if not 1 <= num_keys <= len(operands):
+        raise ValueError(f"num_keys={num_keys} must be between 1 and the number of operands "
+                         f"{len(operands)}")
+    return list(operands)
+
+
+def _cmp(ctx, direction, a, b, dtype):
+    kind = "FLOAT" if dtypes.issubdtype(dtype, np.inexact) else (
+        "UNSIGNED" if dtype.kind in "ub" else "SIGNED")
+    st, sb = ShapedArray((), dtype), ShapedArray((), np.bool_)
+    return ctx.op("stablehlo.compare", [a, b], [ttype(st)] * 2, ttype(sb),
+                  attrs=f"comparison_direction = #stablehlo<comparison_direction {direction}>, "
+                        f"compare_type = #stablehlo<comparison_type {kind}>")
+
+
+def _bool_op(ctx, op, *xs):
+    tb = ttype(ShapedArray((), np.bool_))
+    return ctx.op(f"stablehlo.{op}", list(xs), [tb] * len(xs), tb)
+
+
+def _key_lt_eq(ctx, a, b, dtype):
+    """(a < b, a == b) in NumPy's sort order: NaNs after everything, equal to
+    each other; complex numbers compare lexicographically."""
+    if dtype.kind == "c":
+        part = np.dtype(np.float32 if dtype == np.complex64 else np.float64)
+        ts, tp = ttype(ShapedArray((), dtype)), ttype(ShapedArray((), part))
+        ar, br = (ctx.op("stablehlo.real", [x], [ts], tp) for x in (a, b))
+        ai, bi = (ctx.op("stablehlo.imag", [x], [ts], tp) for x in (a, b))
+        lt_r, eq_r = _key_lt_eq(ctx, ar, br, part)
+        lt_i, eq_i = _key_lt_eq(ctx, ai, bi, part)
+        return (_bool_op(ctx, "or", lt_r, _bool_op(ctx, "and", eq_r, lt_i)),
+                _bool_op(ctx, "and", eq_r, eq_i))
+    lt = _cmp(ctx, "LT", a, b, dtype)
+    eq = _cmp(ctx, "EQ", a, b, dtype)
+    if not dtypes.issubdtype(dtype, np.floating):
+        return lt, eq
+    nan_a = _cmp(ctx, "NE", a, a, dtype)
+    nan_b = _cmp(ctx, "NE", b, b, dtype)
+    not_nan_a = _bool_op(ctx, "not", nan_a)
+    lt = _bool_op(ctx, "or", lt, _bool_op(ctx, "and", nan_b, not_nan_a))
+    eq = _bool_op(ctx, "or", eq, _bool_op(ctx, "and", nan_a, nan_b))
+    return lt, eq
+
+
+def _sort_lower(ctx, avals_in, avals_out, *operands, dimension, is_stable, num_keys):
+    scalars = [ShapedArray((), a.dtype) for a in avals_in]
+    arg_avals = [s for s in scalars for _ in range(2)]
+
+    def comparator(*args):
+        result = None
+        for k in reversed(range(num_keys)):  # lexicographic over the keys
+            lt, eq = _key_lt_eq(ctx, args[2 * k], args[2 * k + 1], scalars[k].dtype)
+            result = lt if result is None else \
+                _bool_op(ctx, "or", lt, _bool_op(ctx, "and", eq, result))
+        return [(result, ShapedArray((), np.bool_))]
+
+    region = ctx.region(arg_avals, comparator)
+    return ctx.op("stablehlo.sort", list(operands), [ttype(a) for a in avals_in],
+                  [ttype(a) for a in avals_out],
+                  attrs=f"dimension = {dimension} : i64, "
+                        f"is_stable = {'true' if is_stable else 'false'}",
+                  regions=[region])
+
+
+sort_p = Primitive("sort")
+sort_p.multiple_results = True
+core.abstract_eval_rules[sort_p] = _sort_eval
+lowering.rules[sort_p] = _sort_lower
+
+
+def sort(operand, dimension=-1, is_stable=True, num_keys=1):
+    """Sort one array, or a sequence of arrays by their first ``num_keys``."""
+    single = not isinstance(operand, (list, tuple))
+    ops = [operand] if single else list(operand)
+    nd = len(core.aval_of(ops[0]).shape)
+    dimension = operator.index(dimension)
+    if not -nd <= dimension < max(nd, 1):
+        raise ValueError(f"axis {dimension} is out of bounds for array of dimension {nd}")
+    dimension = dimension % max(nd, 1)
+    if not 1 <= num_keys <= len(ops):
+        raise ValueError(f"{num_keys=} must be between 1 and {len(ops)=}")
+    outs = sort_p.bind(*ops, dimension=dimension, is_stable=bool(is_stable),
+                       num_keys=operator.index(num_keys))
+    return outs[0] if single else tuple(outs)
+
+
+def sort_key_val(keys, values, dimension=-1, is_stable=True):
+    k, v = sort((keys, values), dimension=dimension, is_stable=is_stable, num_keys=1)
+    return k, v
+
+
+# --------------------------------------------------------------------------
+# top_k
+
+
+def _top_k_eval(operand, *, k, axis):
+    if k < 0:
+        raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
+    if not operand.shape or operand.shape[axis] < k:
+        raise ValueError(f"k argument to top_k must be no larger than size along axis; got "
+                         f"k={k} with shape={operand.shape} and axis={axis}")
+    shape = list(operand.shape)
+    shape[axis] = k
+    return [operand.update(shape=shape), ShapedArray(shape, np.int32)]
+
+
+def _top_k_impl(operand, *, k, axis):
+    """The first k of a descending sort that keeps equal values in index order
+    (reverse, stable ascending sort, reverse)."""
+    from . import api as lax
+    nd = operand.ndim
+    idx = lax.broadcasted_iota(np.int32, operand.shape, axis)
+    rev_x, rev_i = lax.rev(operand, (axis,)), lax.rev(idx, (axis,))
+    vals, inds = sort_p.bind(rev_x, rev_i, dimension=axis, is_stable=True, num_keys=1)
+    vals, inds = lax.rev(vals, (axis,)), lax.rev(inds, (axis,))
+    start, limit = [0] * nd, list(operand.shape)
+    limit[axis] = k
+    return [lax.slice(vals, start, limit), lax.slice(inds, start, limit)]
+
+
+top_k_p = Primitive("top_k")
+top_k_p.multiple_results = True
+core.abstract_eval_rules[top_k_p] = _top_k_eval
+lowering.rules[top_k_p] = lower_fun(_top_k_impl, multiple_results=True)
+
+
+def top_k(operand, k, *, axis=-1):
+    """The ``k`` largest entries along ``axis`` and their indices."""
+    nd = len(core.aval_of(operand).shape)
+    k = core.concrete_or_error(operator.index, k, "The k argument to top_k must be static.")
+    axis = operator.index(axis)
+    if nd and not -nd <= axis < nd:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {nd}")
+    vals, idx = top_k_p.bind(operand, k=k, axis=axis % nd if nd else 0)
+    return vals, idx
+
+
+# --------------------------------------------------------------------------
+# cumulative reductions
+
+
+def _cum_eval(operand, *, axis, reverse):
+    if not 0 <= axis < max(operand.ndim, 1):
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {operand.ndim}")
+    return operand
+
+
+def _identity(name, dtype):
+    if name == "cumsum":
+        return np.zeros((), dtype)
+    if name == "cumprod":
+        return np.ones((), dtype)
+    if dtype == np.bool_:
+        return np.array(name == "cummin")
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return np.array(info.min if name == "cummax" else info.max, dtype)
+    return np.array(np.inf if name == "cummin" else -np.inf, dtype)
+
+
+def _logaddexp(lax, a, b):
+    m = lax.max(a, b)
+    d = lax.neg(lax.abs(lax.sub(a, b)))
+    out = lax.add(m, lax.log1p(lax.exp(d)))
+    return lax.select(lax.ne(d, d), m, out)  # both -inf (or +inf): the max
+
+
+def _combine(name):
+    def fn(lax, a, b):
+        if name == "cumsum":
+            return lax.bitwise_or(a, b) if a.dtype == np.bool_ else lax.add(a, b)
+        if name == "cumprod":
+            return lax.bitwise_and(a, b) if a.dtype == np.bool_ else lax.mul(a, b)
+        if name == "cummax":
+            return lax.max(a, b)
+        if name == "cummin":
+            return lax.min(a, b)
+        return _logaddexp(lax, a, b)
+    return fn
+
+
+def _scan_impl(name):
+    combine = _combine(name)
+
+    def impl(x, *, axis, reverse):
+        """Inclusive scan by recursive doubling: after the step with shift s,
+        each element combines the 2s elements ending at it."""
+        from . import api as lax
+        n = x.shape[axis]
+        if reverse:
+            x = lax.rev(x, (axis,))
+        ident = np.asarray(_identity(name, x.dtype), x.dtype)[()]
+        shift = 1
+        while shift < n:
+            start, limit = [0] * x.ndim, list(x.shape)
+            limit[axis] = n - shift
+            head = lax.slice(x, start, limit)
+            cfg = [(0, 0, 0)] * x.ndim
+            cfg[axis] = (shift, 0, 0)
+            x = combine(lax, x, lax.pad(head, ident, cfg))
+            shift *= 2
+        return lax.rev(x, (axis,)) if reverse else x
+    return impl
+
+
+def _cum_prim(name):
+    p = Primitive(name)
+    core.abstract_eval_rules[p] = _cum_eval
+    lowering.rules[p] = lower_fun(_scan_impl(name))
+    core.pp_param_rules[p] = lambda params: {"axis": params["axis"], "reverse": params["reverse"]}
+    return p
+
+
+cumsum_p = _cum_prim("cumsum")
+cumprod_p = _cum_prim("cumprod")
+cummax_p = _cum_prim("cummax")
+cummin_p = _cum_prim("cummin")
+cumlogsumexp_p = _cum_prim("cumlogsumexp")
+
+
+def _cum_fn(prim):
+    def fn(operand, axis=0, reverse=False):
+        nd = len(core.aval_of(operand).shape)
+        axis = operator.index(axis)
+        if not -nd <= axis < max(nd, 1):
+            raise ValueError(f"axis {axis} is out of bounds for array of dimension {nd}")
+        return prim.bind(operand, axis=axis % max(nd, 1), reverse=bool(reverse))
+    fn.__name__ = prim.name
+    fn.__doc__ = f"The inclusive ``{prim.name}`` of ``operand`` along ``axis``."
+    return fn
+
+
+cumsum = _cum_fn(cumsum_p)
+cumprod = _cum_fn(cumprod_p)
+cummax = _cum_fn(cummax_p)
+cummin = _cum_fn(cummin_p)
+cumlogsumexp = _cum_fn(cumlogsumexp_p)
