@@ -162,7 +162,9 @@ def _pp_value(v, ctx):
         hoisted = ctx.defs.get(id(v))
         return text(hoisted) if hoisted is not None else _pp_jaxpr_doc(v, ctx)
     if isinstance(v, tuple) and v and all(isinstance(x, (core.ClosedJaxpr, core.Jaxpr)) for x in v):
-        return concat(text("("), join(text(" "), [_pp_value(x, ctx) for x in v]), text(")"))
+        items = [_pp_value(x, ctx) for x in v]  # one per line unless all fit (cond branches)
+        return group(concat(nest(2, concat(text("("), brk(""), join(brk(), items))), brk(""),
+                            text(")")))
     if isinstance(v, np.dtype):
         return text(v.name)
     if isinstance(v, type) and issubclass(v, np.generic):

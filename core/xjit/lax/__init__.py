@@ -19,3 +19,5 @@ from xjit._src.lax.control_flow import (  # noqa: E402,F401
     cond, fori_loop, map, scan, switch, while_loop)
 from xjit._src.lax.sorting import (  # noqa: E402,F401
     cumlogsumexp, cummax, cummin, cumprod, cumsum, sort, sort_key_val, top_k)
+from xjit._src.ad_api import stop_gradient  # noqa: E402,F401
+from xjit._src.ad_rules import split  # noqa: E402,F401

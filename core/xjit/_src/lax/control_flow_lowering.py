@@ -1,0 +1,117 @@
+"""StableHLO lowering of ``cond`` (``stablehlo.case``), ``while``
+(``stablehlo.while``) and ``scan`` (a counted ``stablehlo.while`` that slices
+``xs`` and writes ``ys`` with dynamic slices).
+
+Loop constants travel through the ``while`` as part of its state (the
+regions see only their block arguments), as JAX lowers them.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import lowering
+from ..core import ShapedArray
+from ..lowering import i64_array, lower_jaxpr, ttype
+from .control_flow import cond_p, scan_p, while_p
+
+_I32 = ShapedArray((), np.int32)
+_BOOL = ShapedArray((), np.bool_)
+
+
+def _cond_lowering(ctx, avals_in, avals_out, index, *ops, branches):
+    def branch(br):
+        return lambda: [(o, a) for o, a in zip(lower_jaxpr(ctx, br.jaxpr, br.consts, ops),
+                                               avals_out)]
+
+    regions = [ctx.region([], branch(br)) for br in branches]
+    return ctx.op("stablehlo.case", [index], [ttype(avals_in[0])],
+                  [ttype(a) for a in avals_out], regions=regions)
+
+
+def _while_lowering(ctx, avals_in, avals_out, *args, cond_jaxpr, cond_nconsts, body_jaxpr,
+                    body_nconsts):
+    nc, nb = cond_nconsts, body_nconsts
+    types = [ttype(a) for a in avals_in]
+
+    def cond_region(*xs):
+        pred, = lower_jaxpr(ctx, cond_jaxpr.jaxpr, cond_jaxpr.consts, [*xs[:nc], *xs[nc + nb:]])
+        return [(pred, _BOOL)]
+
+    def body_region(*xs):
+        new = lower_jaxpr(ctx, body_jaxpr.jaxpr, body_jaxpr.consts, xs[nc:])
+        return [*zip(xs[:nc + nb], avals_in), *zip(new, avals_in[nc + nb:])]
+
+    outs = ctx.op("stablehlo.while", list(args), types, types,
+                  regions=[ctx.region(avals_in, cond_region), ctx.region(avals_in, body_region)])
+    return outs[nc + nb:]
+
+
+def _physical(aval):
+    dt = aval.dtype
+    return dt.physical_aval(aval) if getattr(dt, "extended", False) else aval
+
+
+def _scan_lowering(ctx, avals_in, avals_out, *args, jaxpr, length, reverse, num_consts,
+                   num_carry, **_):
+    nk, nc = num_consts, num_carry
+    consts, init, xs = args[:nk], args[nk:nk + nc], args[nk + nc:]
+    x_avals = avals_in[nk + nc:]
+    y_avals = avals_out[nc:]
+    bufs = []
+    for a in y_avals:
+        p = _physical(a)
+        z = ctx.constant(np.zeros((), p.dtype), p.update(shape=()))
+        bufs.append(ctx.op("stablehlo.broadcast_in_dim", [z], [ttype(p.update(shape=()))],
+                           ttype(p), attrs="broadcast_dimensions = array<i64>"))
+    state_avals = [_I32, *avals_in, *y_avals]
+    types = [ttype(a) for a in state_avals]
+
+    def cond_region(i, *_):
+        n = ctx.constant(np.int32(length), _I32)
+        attrs = ("comparison_direction = #stablehlo<comparison_direction LT>, "
+                 "compare_type = #stablehlo<comparison_type SIGNED>")
+        t = ttype(_I32)
+        return [(ctx.op("stablehlo.compare", [i, n], [t, t], ttype(_BOOL), attrs=attrs), _BOOL)]
+
+    def body_region(i, *state):
+        t = ttype(_I32)
+        ks, carry, xs_, ys = (state[:nk], state[nk:nk + nc], state[nk + nc:nk + nc + len(xs)],
+                              state[nk + nc + len(xs):])
+        zero = ctx.constant(np.int32(0), _I32)
+        idx = i
+        if reverse:
+            last = ctx.constant(np.int32(length - 1), _I32)
+            idx = ctx.op("stablehlo.subtract", [last, i], [t, t], t)
+        elems = []
+        for x, a in zip(xs_, x_avals):
+            p = _physical(a)
+            zeros = [zero] * (p.ndim - 1)
+            one = p.update(shape=(1, *p.shape[1:]))
+            s = ctx.op("stablehlo.dynamic_slice", [x, idx, *zeros], [ttype(p)] + [t] * p.ndim,
+                       ttype(one), attrs=f"slice_sizes = {i64_array(one.shape)}")
+            elems.append(ctx.op("stablehlo.reshape", [s], [ttype(one)],
+                                ttype(p.update(shape=p.shape[1:]))))
+        outs = lower_jaxpr(ctx, jaxpr.jaxpr, jaxpr.consts, [*ks, *carry, *elems])
+        new_ys = []
+        for buf, y, a in zip(ys, outs[nc:], y_avals):
+            p = _physical(a)
+            one = p.update(shape=(1, *p.shape[1:]))
+            y1 = ctx.op("stablehlo.reshape", [y], [ttype(p.update(shape=p.shape[1:]))], ttype(one))
+            zeros = [zero] * (p.ndim - 1)
+            new_ys.append(ctx.op("stablehlo.dynamic_update_slice", [buf, y1, idx, *zeros],
+                                 [ttype(p), ttype(one)] + [t] * p.ndim, ttype(p)))
+        one = ctx.constant(np.int32(1), _I32)
+        i1 = ctx.op("stablehlo.add", [i, one], [t, t], t)
+        return [(i1, _I32), *zip(ks, avals_in), *zip(outs[:nc], avals_in[nk:nk + nc]),
+                *zip(xs_, x_avals), *zip(new_ys, y_avals)]
+
+    start = ctx.constant(np.int32(0), _I32)
+    outs = ctx.op("stablehlo.while", [start, *args, *bufs], types, types,
+                  regions=[ctx.region(state_avals, cond_region),
+                           ctx.region(state_avals, body_region)])
+    return [*outs[1 + nk:1 + nk + nc], *outs[1 + len(args):]]
+
+
+lowering.rules[cond_p] = _cond_lowering
+lowering.rules[while_p] = _while_lowering
+lowering.rules[scan_p] = _scan_lowering
