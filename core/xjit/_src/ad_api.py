@@ -1,0 +1,496 @@
+"""The user-facing differentiation API on pytrees: ``jvp``, ``linearize``,
+``vjp``, ``grad``, ``value_and_grad``, ``jacfwd``, ``jacrev``, ``hessian`` and
+``stop_gradient``. Everything here flattens pytrees and calls the flat
+machinery of ``ad.py``."""
+from __future__ import annotations
+
+import functools
+import operator
+
+import numpy as np
+
+from . import ad, core, dtypes, tree_util
+from .ad import Zero
+
+
+def _check_callable(fun):
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun}")
+
+
+def _check_valid_arg(x):
+    try:
+        core.aval_of(x)
+    except TypeError:
+        raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type.") from None
+
+
+def _to_device(x):
+    from .lax import api as lax
+    return lax.asarray_device(x)
+
+
+def _zeros(aval):
+    """Zeros of ``aval`` (float0 for integer values), weak type kept."""
+    if aval.dtype.kind in "iub" or aval.dtype == dtypes.float0:
+        return np.zeros(aval.shape, dtypes.float0)
+    from .lax import api as lax
+    val = lax.host_convert(0, aval.dtype, aval.weak_type)
+    return _to_device(val) if not aval.shape else lax.broadcast_in_dim(val, aval.shape, ())
+
+
+def _instantiate(t, primal):
+    return _zeros(core.aval_of(primal)) if type(t) is Zero else t
+
+
+def _flatten_fun(fun, in_tree, store):
+    """``fun`` on flat leaves, its output tree recorded in ``store``."""
+    def flat(*leaves):
+        out = fun(*tree_util.tree_unflatten(in_tree, list(leaves)))
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        store.append(out_tree)
+        return out_leaves
+    return flat
+
+
+def _split_aux(out, has_aux):
+    if not has_aux:
+        return out, None
+    if not isinstance(out, tuple) or len(out) != 2:
+        raise TypeError("expected function with aux output to return a two-element tuple, but "
+                        f"got type {type(out)} with value {out}")
+    return out
+
+
+def _strip(x):
+    """A value returned as aux: the primal of any differentiation tracer."""
+    while isinstance(x, ad.JVPTracer):
+        x = x.primal
+    return x
+
+
+# --------------------------------------------------------------------------
+# jvp and linearize
+
+
+def jvp(fun, primals, tangents, has_aux=False):
+    """``(fun(*primals), d fun(primals) . tangents)``."""
+    _check_callable(fun)
+    for name, v in (("primal", primals), ("tangent", tangents)):
+        if not isinstance(v, (tuple, list)):
+            raise TypeError(f"{name} arguments to jax.jvp must be a tuple or a list; found "
+                            f"{type(v).__name__}.")
+    p_leaves, p_tree = tree_util.tree_flatten(tuple(primals))
+    t_leaves, t_tree = tree_util.tree_flatten(tuple(tangents))
+    if p_tree != t_tree:
+        raise TypeError("primal and tangent arguments to jax.jvp must have the same tree "
+                        f"structure; primals have tree structure {p_tree} whereas tangents have "
+                        f"tree structure {t_tree}.")
+    for p, t in zip(p_leaves, t_leaves):
+        _check_valid_arg(p)
+        _check_valid_arg(t)
+        pa, ta = core.aval_of(p), core.aval_of(t)
+        expected = ad.tangent_aval(pa).dtype
+        if ta.dtype != expected:
+            raise TypeError("primal and tangent arguments to jax.jvp do not match; dtypes must "
+                            "be equal, or in case of int/bool primal dtype the tangent dtype must "
+                            f"be float0.Got primal dtype {pa.dtype.name} and so expected tangent "
+                            f"dtype {expected.name}, but got tangent dtype {ta.dtype.name} instead.")
+        if pa.shape != ta.shape:
+            raise ValueError("jvp called with different primal and tangent shapes;Got primal "
+                             f"shape {pa.shape} and tangent shape as {ta.shape}")
+    store = []
+    flat = _flatten_fun(lambda *a: fun(*a), p_tree, store)
+    if has_aux:
+        flat = _flatten_fun(lambda *a: _aux_pair(fun(*a)), p_tree, store)
+    tangents_in = [Zero(ad.tangent_aval(core.aval_of(p))) if core.aval_of(t).dtype == dtypes.float0
+                   else t for p, t in zip(p_leaves, t_leaves)]
+    outs, touts = ad.jvp_flat(flat, p_leaves, tangents_in)
+    touts = [_instantiate(t, p) for t, p in zip(touts, outs)]
+    out_tree = store[0]
+    if has_aux:
+        (o_tree, a_tree), n = _aux_trees(out_tree)
+        out = tree_util.tree_unflatten(o_tree, outs[:n])
+        tout = tree_util.tree_unflatten(o_tree, touts[:n])
+        aux = tree_util.tree_unflatten(a_tree, [_strip(x) for x in outs[n:]])
+        return out, tout, aux
+    return tree_util.tree_unflatten(out_tree, outs), tree_util.tree_unflatten(out_tree, touts)
+
+
+def _aux_pair(out):
+    out, aux = _split_aux(out, True)
+    return (out, aux)
+
+
+def _aux_trees(tree):
+    o_tree, a_tree = tree_util.treedef_children(tree)
+    return (o_tree, a_tree), o_tree.num_leaves
+
+
+def linearize(fun, *primals, has_aux=False):
+    """``(fun(*primals), f_jvp)`` where ``f_jvp`` evaluates the linearized map."""
+    _check_callable(fun)
+    p_leaves, p_tree = tree_util.tree_flatten(primals)
+    for p in p_leaves:
+        _check_valid_arg(p)
+    store = []
+    body = (lambda *a: _aux_pair(fun(*a))) if has_aux else fun
+    outs, lin = ad.linearize_flat(_flatten_fun(body, p_tree, store), p_leaves)
+    out_tree = store[0]
+    n = len(outs)
+    if has_aux:
+        (out_tree, a_tree), n = _aux_trees(out_tree)
+        aux = tree_util.tree_unflatten(a_tree, [_strip(x) for x in outs[n:]])
+
+    def f_jvp(*tangents):
+        t_leaves, t_tree = tree_util.tree_flatten(tangents)
+        if t_tree != p_tree:
+            raise ValueError(f"linearized function called on tangent values inconsistent with "
+                             f"the original primal values: expected {p_tree}, got {t_tree}")
+        touts = lin.apply(t_leaves)
+        return tree_util.tree_unflatten(out_tree, [_instantiate(t, o) for t, o in
+                                                   zip(touts[:n], outs[:n])])
+
+    out = tree_util.tree_unflatten(out_tree, outs[:n])
+    return (out, f_jvp, aux) if has_aux else (out, f_jvp)
+
+
+# --------------------------------------------------------------------------
+# vjp
+
+
+def _vjp(fun, primals, has_aux, fun_name=None):
+    p_leaves, p_tree = tree_util.tree_flatten(primals)
+    for p in p_leaves:
+        _check_valid_arg(p)
+    store = []
+    body = (lambda *a: _aux_pair(fun(*a))) if has_aux else fun
+    outs, lin = ad.linearize_flat(_flatten_fun(body, p_tree, store), p_leaves)
+    out_tree = store[0]
+    n, aux = len(outs), None
+    if has_aux:
+        (out_tree, a_tree), n = _aux_trees(out_tree)
+        aux = tree_util.tree_unflatten(a_tree, [_strip(x) for x in outs[n:]])
+    return p_leaves, p_tree, outs[:n], out_tree, lin, aux
+
+
+def vjp(fun, *primals, has_aux=False):
+    """``(fun(*primals), vjp_fun)``; ``vjp_fun(ct)`` returns one cotangent per primal."""
+    _check_callable(fun)
+    p_leaves, p_tree, outs, out_tree, lin, aux = _vjp(fun, primals, has_aux)
+    out_avals = [core.aval_of(o) for o in outs]
+    name = getattr(fun, "__name__", type(fun).__name__)
+
+    def vjp_fun(*cts):
+        ct = cts[0] if len(cts) == 1 else cts
+        ct_leaves, ct_tree = tree_util.tree_flatten(ct)
+        if ct_tree != out_tree:
+            raise ValueError(_ct_tree_message(name, fun, out_tree, ct_tree))
+        flat = []
+        for c, a in zip(ct_leaves, out_avals):
+            ca = core.aval_of(c)
+            want = ad.tangent_aval(a)
+            if ca.shape != want.shape or (ca.dtype != want.dtype and want.dtype != dtypes.float0):
+                raise ValueError(
+                    "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
+                    f"{ca.str_short(False)}, but expected {want.str_short(False)} because the "
+                    "corresponding output of the differentiated function had JAX type "
+                    f"{a.str_short(False)}")
+            flat.append(Zero(want) if want.dtype == dtypes.float0 else c)
+        res = lin.transpose(flat + [Zero(a) for a in lin.out_avals[len(flat):]])
+        return tree_util.tree_unflatten(p_tree, [_instantiate(c, p) for c, p in zip(res, p_leaves)])
+
+    out = tree_util.tree_unflatten(out_tree, outs)
+    return (out, vjp_fun, aux) if has_aux else (out, vjp_fun)
+
+
+def _ct_tree_message(name, fun, out_tree, ct_tree):
+    from .tracing import _fun_location
+    loc = _fun_location(fun)
+    where = f"{name} at {loc}" if loc else name
+    return ("unexpected tree structure.\n\nThe argument to a VJP function returned by `jax.vjp` "
+            f"must match the pytree\nstructure of the differentiated function {where}.\n\n"
+            "But the tree structures differ:\n  * " + _tree_difference(out_tree, ct_tree))
+
+
+def _tree_difference(a, b):
+    """The first difference between two treedefs, worded as JAX does."""
+    def kind(t):
+        if tree_util.treedef_is_leaf(t):
+            return "a pytree leaf"
+        node = t.node_data()
+        return f"a {node[0]}" if node else "a pytree node"
+    if kind(a) != kind(b):
+        return (f"out was {kind(a)} in the original output, but {kind(b)} here, so their Python "
+                "types differ.")
+    return f"out has structure {a} in the original output, but {b} here."
+
+
+# --------------------------------------------------------------------------
+# grad and value_and_grad
+
+
+def _argnums_tuple(argnums):
+    if isinstance(argnums, int):
+        return (argnums,), True
+    return tuple(operator.index(a) for a in argnums), False
+
+
+def _check_input_dtype(what, aval, holomorphic, allow_int):
+    dt = aval.dtype
+    if holomorphic:
+        if dt.kind != "c":
+            raise TypeError(f"{what} with holomorphic=True requires inputs with complex dtype, "
+                            f"but got {dt.name}.")
+    if dt.kind in "iub" and not allow_int:
+        raise TypeError(f"{what} requires real- or complex-valued inputs (input dtype that is a "
+                        f"sub-dtype of np.inexact), but got {dt.name}. If you want to use "
+                        "Boolean- or integer-valued inputs, use vjp or set allow_int to True.")
+
+
+def _check_output(what, out, holomorphic):
+    try:
+        aval = core.aval_of(out)
+    except TypeError:
+        raise TypeError(f"Gradient only defined for scalar-output functions. Output was {out}.") \
+            from None
+    if aval.shape:
+        raise TypeError("Gradient only defined for scalar-output functions. Output had shape: "
+                        f"{aval.shape}.")
+    dt = aval.dtype
+    if holomorphic:
+        if dt.kind != "c":
+            raise TypeError(f"{what} with holomorphic=True requires outputs with complex dtype, "
+                            f"but got {dt.name}.")
+    elif dt.kind == "c":
+        raise TypeError(f"{what} requires real-valued outputs (output dtype that is a sub-dtype of "
+                        f"np.floating), but got {dt.name}. For holomorphic differentiation, pass "
+                        "holomorphic=True. For differentiation of non-holomorphic functions "
+                        "involving complex outputs, use jax.vjp directly.")
+    elif dt.kind in "iub":
+        raise TypeError(f"{what} requires real-valued outputs (output dtype that is a sub-dtype of "
+                        f"np.floating), but got {dt.name}. For differentiation of functions with "
+                        "integer outputs, use jax.vjp directly.")
+    return aval
+
+
+def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
+                   reduce_axes=()):
+    """``(fun(*args), gradient of fun with respect to args[argnums])``."""
+    _check_callable(fun)
+    nums, single = _argnums_tuple(argnums)
+
+    @functools.wraps(fun)
+    def value_and_grad_f(*args, **kwargs):
+        n = len(args)
+        for a in nums:
+            if not -n <= a < n:
+                raise TypeError(f"differentiating with respect to argnums={argnums} requires at "
+                                f"least {max(nums) + 1} positional arguments to be passed by the "
+                                f"caller, but got only {n} positional arguments.")
+        idx = [a % n for a in nums]
+        dyn = args[idx[0]] if single else tuple(args[i] for i in idx)
+        leaves, in_tree = tree_util.tree_flatten(dyn)
+        for x in leaves:
+            _check_valid_arg(x)
+            _check_input_dtype("grad", core.aval_of(x), holomorphic, allow_int)
+
+        def f_dyn(d):
+            full = list(args)
+            for i, v in zip(idx, (d,) if single else d):
+                full[i] = v
+            return fun(*full, **kwargs)
+
+        store = []
+
+        def flat(*xs):
+            out = f_dyn(tree_util.tree_unflatten(in_tree, list(xs)))
+            out, aux = _split_aux(out, has_aux)
+            _check_output("grad", out, holomorphic)
+            store.append(aux)
+            return [out] + tree_util.tree_leaves(aux)
+
+        outs, lin = ad.linearize_flat(flat, leaves)
+        out = outs[0]
+        seed = _one(core.aval_of(out))
+        cts = lin.transpose([seed] + [Zero(a) for a in lin.out_avals[1:]])
+        grads = [_ct_out(c, x) for c, x in zip(cts, leaves)]
+        g = tree_util.tree_unflatten(in_tree, grads)
+        out = _to_device(out)
+        if has_aux:
+            aux_leaves, aux_tree = tree_util.tree_flatten(store[0])
+            aux = tree_util.tree_unflatten(aux_tree, [_strip(x) for x in outs[1:]])
+            return (out, aux), g
+        return out, g
+
+    return value_and_grad_f
+
+
+def _one(aval):
+    from .lax import api as lax
+    return lax.host_convert(1, aval.dtype, aval.weak_type)
+
+
+def _ct_out(ct, primal):
+    """The gradient leaf for ``primal``: zeros where none flowed, with the
+    primal's dtype and weak type."""
+    aval = core.aval_of(primal)
+    if type(ct) is Zero:
+        return _zeros(aval)
+    ct = _to_device(ct)
+    ca = core.aval_of(ct)
+    if ca.dtype == aval.dtype and ca.weak_type != aval.weak_type and not isinstance(ct, core.Tracer):
+        from .array import ArrayImpl
+        if type(ct) is ArrayImpl:
+            return ArrayImpl(ct._buf, ca.update(weak_type=aval.weak_type))
+    return ct
+
+
+def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
+    """The gradient of scalar-valued ``fun`` with respect to ``args[argnums]``."""
+    vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, reduce_axes)
+
+    @functools.wraps(fun)
+    def grad_f(*args, **kwargs):
+        (_, aux), g = vg(*args, **kwargs) if has_aux else ((None, None), vg(*args, **kwargs)[1])
+        return (g, aux) if has_aux else g
+
+    return grad_f
+
+
+# --------------------------------------------------------------------------
+# Jacobians
+
+
+def _std_basis(leaves):
+    sizes = [int(np.prod(core.aval_of(x).shape, dtype=np.int64)) for x in leaves]
+    n = sum(sizes)
+    dt = dtypes.result_type(*[core.aval_of(x).dtype for x in leaves]) if leaves else np.float32
+    eye = np.eye(n, dtype=dt)
+    out, start = [], 0
+    for x, s in zip(leaves, sizes):
+        out.append(_to_device(eye[:, start:start + s].reshape((n,) + core.aval_of(x).shape)))
+        start += s
+    return out
+
+
+def _jac_dyn(fun, argnums, args, kwargs, what, holomorphic, allow_int):
+    nums, single = _argnums_tuple(argnums)
+    n = len(args)
+    idx = [a % n for a in nums]
+    dyn = args[idx[0]] if single else tuple(args[i] for i in idx)
+    leaves, in_tree = tree_util.tree_flatten(dyn)
+    for x in leaves:
+        _check_valid_arg(x)
+        dt = core.aval_of(x).dtype
+        if what == "jacfwd" and not holomorphic and dt.kind != "f":
+            raise TypeError("jacfwd requires real-valued inputs (input dtype that is a sub-dtype "
+                            f"of np.floating), but got {dt.name}. For holomorphic differentiation, "
+                            "pass holomorphic=True. For differentiation of non-holomorphic "
+                            "functions involving complex inputs or integer inputs, use jax.jvp "
+                            "directly.")
+        if what == "jacrev":
+            _check_input_dtype("jacrev", core.aval_of(x), holomorphic, allow_int)
+
+    def f_dyn(*xs):
+        d = tree_util.tree_unflatten(in_tree, list(xs))
+        full = list(args)
+        for i, v in zip(idx, (d,) if single else d):
+            full[i] = v
+        return fun(*full, **kwargs)
+
+    return leaves, in_tree, f_dyn
+
+
+def _unravel_last(arr, out_shape, in_leaves):
+    """Split the trailing basis axis of ``arr`` into one block per input leaf."""
+    from .lax import api as lax
+    pieces, start = [], 0
+    for x in in_leaves:
+        shape = core.aval_of(x).shape
+        s = int(np.prod(shape, dtype=np.int64))
+        nd = len(out_shape) + 1
+        blk = lax.slice(arr, (0,) * (nd - 1) + (start,), tuple(out_shape) + (start + s,))
+        pieces.append(lax.reshape(blk, tuple(out_shape) + shape))
+        start += s
+    return pieces
+
+
+def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
+    """The Jacobian of ``fun`` by forward mode (a vmapped ``jvp``)."""
+    _check_callable(fun)
+    from .batching import vmap
+
+    def jacfun(*args, **kwargs):
+        leaves, in_tree, f_dyn = _jac_dyn(fun, argnums, args, kwargs, "jacfwd", holomorphic, False)
+        store = []
+
+        def pushfwd(*tangents):
+            res = jvp(f_dyn, tuple(leaves), tuple(tangents), has_aux=has_aux)
+            store.append(res[0])
+            return res[1:] if has_aux else res[1]
+
+        out = vmap(pushfwd, out_axes=(-1, None) if has_aux else -1)(*_std_basis(leaves))
+        jac, aux = out if has_aux else (out, None)
+        jac_leaves, out_tree = tree_util.tree_flatten(jac)
+        per_out = []
+        for j in jac_leaves:
+            blocks = _unravel_last(j, core.aval_of(j).shape[:-1], leaves)
+            per_out.append(tree_util.tree_unflatten(in_tree, blocks))
+        result = tree_util.tree_unflatten(out_tree, per_out)
+        return (result, aux) if has_aux else result
+
+    return jacfun
+
+
+def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+    """The Jacobian of ``fun`` by reverse mode (a vmapped ``vjp``)."""
+    _check_callable(fun)
+    from .batching import vmap
+    from .lax import api as lax
+
+    def jacfun(*args, **kwargs):
+        leaves, in_tree, f_dyn = _jac_dyn(fun, argnums, args, kwargs, "jacrev", holomorphic,
+                                          allow_int)
+        res = vjp(f_dyn, *leaves, has_aux=has_aux)
+        y, pullback = res[0], res[1]
+        y_leaves, y_tree = tree_util.tree_flatten(y)
+        basis = _std_basis(y_leaves)
+        cts = vmap(lambda *b: pullback(tree_util.tree_unflatten(y_tree, list(b))))(*basis)
+        per_out, start = [], 0
+        for yl in y_leaves:
+            ys = core.aval_of(yl).shape
+            s = int(np.prod(ys, dtype=np.int64))
+            blocks = []
+            for c in cts:
+                cs = core.aval_of(c).shape
+                blk = lax.slice(c, (start,) + (0,) * (len(cs) - 1), (start + s,) + cs[1:])
+                blocks.append(lax.reshape(blk, ys + cs[1:]))
+            per_out.append(tree_util.tree_unflatten(in_tree, blocks))
+            start += s
+        result = tree_util.tree_unflatten(y_tree, per_out)
+        return (result, res[2]) if has_aux else result
+
+    return jacfun
+
+
+def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
+    """``jacfwd(jacrev(fun))``."""
+    return jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
+                  has_aux=has_aux, holomorphic=holomorphic)
+
+
+# --------------------------------------------------------------------------
+# stop_gradient
+
+
+def stop_gradient(x):
+    """``x`` with no gradient flowing through it (integer leaves pass as is)."""
+    from .ad_rules import stop_gradient_p
+
+    def stop(v):
+        dt = core.aval_of(v).dtype
+        if dt.kind in "fc" or dtypes.is_float(dt):
+            return stop_gradient_p.bind(v)
+        return v
+    return tree_util.tree_map(stop, x)
