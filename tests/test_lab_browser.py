@@ -420,7 +420,7 @@ def test_notebook7(tmp_path, page):
     (tmp_path / "root").mkdir()
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nb.cells = [nbformat.v4.new_code_cell("%load_ext xjit_kernel_ext\nimport xjit, xjit.numpy as jnp"),
+    nb.cells = [nbformat.v4.new_code_cell("%load_ext xjit\nimport xjit, xjit.numpy as jnp"),
                 nbformat.v4.new_code_cell("@xjit.jit\ndef double_sin(x):\n    return jnp.sin(x) * 2.0"),
                 nbformat.v4.new_code_cell("double_sin(jnp.ones(3))\ndouble_sin(jnp.ones(5))")]
     nbformat.write(nb, str(tmp_path / "root" / "nb7.ipynb"))

@@ -78,7 +78,7 @@ export function jumpable(loc: ILocation): boolean {
 
 const STATUS_TEXT: { [key: string]: string } = {
   'no-kernel': 'No notebook kernel. Open a notebook to see its jitted functions.',
-  waiting: 'Waiting for the kernel extension: run  %load_ext xjit_kernel_ext  in the notebook.',
+  waiting: 'Waiting for the kernel extension: run  %load_ext xjit  in the notebook.',
   restarting: 'Kernel restarting…',
   connected: 'Connected'
 };

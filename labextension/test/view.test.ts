@@ -112,7 +112,7 @@ describe('PanelView', () => {
     const m = new PanelModel();
     m.reset('waiting');
     view.render(m);
-    expect(view.node.querySelector('.xjit-status')!.textContent).toContain('%load_ext xjit_kernel_ext');
+    expect(view.node.querySelector('.xjit-status')!.textContent).toContain('%load_ext xjit ');
     expect((view.node.querySelector('.xjit-debug-button') as HTMLButtonElement).disabled).toBe(true);
   });
 });
