@@ -39,6 +39,8 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
 
 
 def ravel(a, order="C"):
+    if order not in ("C", "F", "A", "K"):
+        raise ValueError(f"Unexpected value for 'order' argument: {order}.")
     a = asarray(a)
     return lax.reshape(a, (a.size,))
 
@@ -171,51 +173,90 @@ def broadcast_shapes(*shapes):
 # -- products
 
 
+def _dot_result(a, b, out, preferred_element_type):
+    """dot_general takes mixed dtypes and returns a weak result only when both
+    operands are weak; JAX then marks the product weak as promotion says."""
+    if preferred_element_type is not None:
+        return out
+    dtype, weak = dtypes.result_type(a, b, return_weak_type_flag=True)
+    return lax._convert(out, dtype, weak) if weak and not out.aval.weak_type else out
+
+
+def _product_dtype(a, b, preferred_element_type):
+    if preferred_element_type is not None:
+        return preferred_element_type
+    return dtypes.result_type(a, b)
+
+
 def matmul(a, b, *, precision=None, preferred_element_type=None):
+    """One dot_general without promoting the operands: batch dimensions equal
+    in both become dot_general batch dimensions, a size-1 dimension facing a
+    larger (or another size-1) one is squeezed out, and the product is
+    transposed (and the all-ones dimensions broadcast back) into NumPy's order."""
     util.check_arraylike("matmul", a, b)
-    a, b = util.promote_dtypes(a, b)
     a, b = asarray(a), asarray(b)
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError(f"matmul: inputs must have at least one dimension, got {a.ndim} and {b.ndim}")
-    a_vec, b_vec = a.ndim == 1, b.ndim == 1
-    if a_vec:
-        a = lax.expand_dims(a, (0,))
-    if b_vec:
-        b = lax.expand_dims(b, (1,))
-    if a.shape[-1] != b.shape[-2]:
+    a_mat, b_mat = a.ndim > 1, b.ndim > 1
+    if a.shape[-1] != b.shape[-2 if b_mat else 0]:
         raise TypeError(f"dot_general requires contracting dimensions to have the same shape, got "
-                        f"({a.shape[-1]},) and ({b.shape[-2]},).")
-    batch = util.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    nb = len(batch)
-    if a.shape[:-2] != batch:
-        a = util.broadcast_to(a, batch + a.shape[-2:])
-    if b.shape[:-2] != batch:
-        b = util.broadcast_to(b, batch + b.shape[-2:])
-    dt = preferred_element_type or util_dtype(a)
-    out = lax.dot_general(a, b, (((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb)))),
-                          precision=precision, preferred_element_type=dt)
-    if a_vec and b_vec:
-        return lax.reshape(out, batch)
-    if a_vec:
-        return lax.squeeze(out, (nb,))
-    if b_vec:
-        return lax.squeeze(out, (out.ndim - 1,))
-    return out
+                        f"({a.shape[-1]},) and ({b.shape[-2 if b_mat else 0]},).")
+    a_batch = a.shape[:-2] if a_mat else ()
+    b_batch = b.shape[:-2] if b_mat else ()
+    n = max(len(a_batch), len(b_batch))
+    a_off, b_off = n - len(a_batch), n - len(b_batch)
+    a_sq, b_sq, ones, kinds = [], [], [], []
+    for i in range(n):
+        da = a_batch[i - a_off] if i >= a_off else None
+        db = b_batch[i - b_off] if i >= b_off else None
+        if da is None or db is None:
+            kinds.append("a" if db is None else "b")
+        elif da == 1 and db == 1:
+            a_sq.append(i - a_off)
+            b_sq.append(i - b_off)
+            ones.append(i)
+            kinds.append(None)
+        elif da == 1:
+            a_sq.append(i - a_off)
+            kinds.append("b")
+        elif db == 1:
+            b_sq.append(i - b_off)
+            kinds.append("a")
+        elif da == db:
+            kinds.append("batch")
+        else:
+            raise ValueError(f"Incompatible shapes for matmul arguments: {a.shape} and {b.shape}")
+    a, b = lax.squeeze(a, a_sq), lax.squeeze(b, b_sq)
+    a_pos = [i for i in range(n) if i >= a_off and i not in ones and kinds[i] != "b"]
+    b_pos = [i for i in range(n) if i >= b_off and i not in ones and kinds[i] != "a"]
+    batch = [i for i in range(n) if kinds[i] == "batch"]
+    dims = (((a.ndim - 1,), (b.ndim - 2 if b_mat else 0,)),
+            (tuple(a_pos.index(i) for i in batch), tuple(b_pos.index(i) for i in batch)))
+    out = lax.dot_general(a, b, dims, precision=precision,
+                          preferred_element_type=_product_dtype(a, b, preferred_element_type))
+    labels = batch + [i for i in a_pos if kinds[i] == "a"] + ["row"] * a_mat \
+        + [i for i in b_pos if kinds[i] == "b"] + ["col"] * b_mat
+    order = [i for i in range(n) if i not in ones] + ["row"] * a_mat + ["col"] * b_mat
+    out = lax.transpose(out, [labels.index(x) for x in order])
+    if ones:
+        shape = list(out.shape)
+        for i in ones:
+            shape.insert(i, 1)
+        out = lax.broadcast_in_dim(out, shape, [i for i in range(len(shape)) if i not in ones])
+    return _dot_result(a, b, out, preferred_element_type)
 
 
 def dot(a, b, *, precision=None, preferred_element_type=None):
+    """A single dot_general (scalars included) on the unpromoted operands."""
     util.check_arraylike("dot", a, b)
-    a, b = util.promote_dtypes(a, b)
     a, b = asarray(a), asarray(b)
-    dt = preferred_element_type or util_dtype(a)
     if a.ndim == 0 or b.ndim == 0:
-        return lax.mul(a, b)
-    if b.ndim == 1:
-        contract = ((a.ndim - 1,), (0,))
+        contract = ((), ())
     else:
-        contract = ((a.ndim - 1,), (b.ndim - 2,))
-    return lax.dot_general(a, b, (contract, ((), ())), precision=precision,
-                           preferred_element_type=dt)
+        contract = ((a.ndim - 1,), (max(b.ndim - 2, 0),))
+    out = lax.dot_general(a, b, (contract, ((), ())), precision=precision,
+                          preferred_element_type=_product_dtype(a, b, preferred_element_type))
+    return _dot_result(a, b, out, preferred_element_type)
 
 
 def vdot(a, b, *, precision=None, preferred_element_type=None):
@@ -229,14 +270,17 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
     a, b = asarray(a), asarray(b)
     if a.ndim == 0 or b.ndim == 0:
         return lax.mul(*util.promote_dtypes(a, b))
-    a, b = util.promote_dtypes(a, b)
-    return lax.dot_general(a, b, (((a.ndim - 1,), (b.ndim - 1,)), ((), ())), precision=precision,
-                           preferred_element_type=preferred_element_type or util_dtype(a))
+    out = lax.dot_general(a, b, (((a.ndim - 1,), (b.ndim - 1,)), ((), ())), precision=precision,
+                          preferred_element_type=_product_dtype(a, b, preferred_element_type))
+    return _dot_result(a, b, out, preferred_element_type)
 
 
 def outer(a, b, out=None):
-    a, b = util.promote_dtypes(ravel(a), ravel(b))
-    return lax.mul(lax.reshape(a, (a.shape[0], 1)), lax.reshape(b, (1, b.shape[0])))
+    a, b = util.promote_dtypes(a, b)
+    a = ravel(a)
+    a = lax.broadcast_in_dim(a, (a.shape[0], 1), (0,))
+    b = ravel(b)
+    return lax.mul(a, lax.broadcast_in_dim(b, (1, b.shape[0]), (1,)))
 
 
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
