@@ -35,6 +35,7 @@ from .core import Literal, Primitive, ShapedArray, Tracer
 from .tracing import DynamicJaxprTracer, JaxprTrace, close_jaxpr, trace_to_jaxpr
 
 jvp_rules: dict = {}
+trace_jvp_rules: dict = {}  # rules that need the JVPTrace: fn(trace, primals, tangents, **params)
 transpose_rules: dict = {}
 partial_eval_rules: dict = {}
 
@@ -169,12 +170,16 @@ class JVPTrace(core.Trace):
         if not nonzero:
             with core.set_current_trace(self.parent):
                 return primitive.bind(*primals, **params)
-        rule = jvp_rules.get(primitive)
-        if rule is None:
-            raise NotImplementedError(f"Differentiation rule for '{primitive.name}' not implemented")
         tangents = [Zero.from_primal_value(p) if t is None else t for p, t in zip(primals, tangents)]
+        rule = jvp_rules.get(primitive)
         with core.set_current_trace(self.tangent_trace):
-            out, tout = rule(primals, tangents, **params)
+            if rule is not None:
+                out, tout = rule(primals, tangents, **params)
+            elif primitive in trace_jvp_rules:
+                out, tout = trace_jvp_rules[primitive](self, primals, tangents, **params)
+            else:
+                raise NotImplementedError(
+                    f"Differentiation rule for '{primitive.name}' not implemented")
         if primitive.multiple_results:
             return [self.new(p, t) for p, t in zip(out, tout)]
         return self.new(out, tout)
@@ -264,6 +269,19 @@ def partial_eval_jaxpr(closed, unknowns, instantiate=False):
 
 
 _pe_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def dce_jaxpr(jaxpr, used_outputs):
+    """``jaxpr`` keeping only the outputs marked in ``used_outputs`` and the
+    equations they need (inputs are all kept)."""
+    live = {v for v, u in zip(jaxpr.outvars, used_outputs) if u and type(v) is not Literal}
+    eqns = []
+    for eqn in reversed(jaxpr.eqns):
+        if any(v in live for v in eqn.outvars):
+            eqns.append(eqn)
+            live.update(v for v in eqn.invars if type(v) is not Literal)
+    outvars = [v for v, u in zip(jaxpr.outvars, used_outputs) if u]
+    return core.Jaxpr(jaxpr.constvars, jaxpr.invars, outvars, eqns[::-1], jaxpr.debug_info)
 
 
 def _constvars_to_invars(jaxpr):

@@ -1,0 +1,399 @@
+"""User-defined derivatives and rematerialisation.
+
+* ``custom_jvp``: the function is staged as a ``custom_jvp_call`` equation
+  carrying its jaxpr and the user's JVP function; differentiating the
+  equation calls that function instead of differentiating the jaxpr.
+* ``custom_vjp``: a ``custom_vjp_call`` equation carrying ``fwd``/``bwd``.
+  When linearized, ``fwd`` runs on the primals and the tangent map is a
+  ``custom_lin`` equation whose transpose calls ``bwd`` on the residuals.
+* ``checkpoint``/``remat``: a ``remat2`` equation; when linearized, the
+  primal part runs now and the linear part is a differentiated ``remat2``
+  that recomputes what the policy did not save.
+"""
+from __future__ import annotations
+
+import functools
+
+from . import ad, core, lowering, tree_util
+from .ad import Zero
+from .ad_jit import jvp_jaxpr, transpose_jaxpr
+from .tracing import DebugInfo, close_jaxpr, trace_to_jaxpr
+
+
+class _Named:
+    """A user function as a primitive parameter: printed by its name."""
+
+    __slots__ = ("fun", "name")
+
+    def __init__(self, fun, name=None):
+        self.fun = fun
+        self.name = name or getattr(fun, "__name__", type(fun).__name__)
+
+    def __repr__(self):
+        return self.name
+
+    def __call__(self, *args):
+        return self.fun(*args)
+
+
+def _stage(fun, args, what):
+    """Trace flat ``fun`` at ``args``' avals: (closed jaxpr, consts that are
+    outer tracers and so become leading arguments)."""
+    avals = [core.aval_of(x) for x in args]
+    jaxpr, consts = trace_to_jaxpr(fun, avals, DebugInfo(fun, what))
+    return close_jaxpr(jaxpr, consts)
+
+
+def _call_eval(*args, call_jaxpr, num_consts=0, **_):
+    return core.eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *args)
+
+
+def _call_prim(name):
+    p = core.Primitive(name)
+    p.multiple_results = True
+    core.abstract_eval_rules[p] = lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals
+    core.impl_rules[p] = _call_eval
+    lowering.rules[p] = lambda ctx, ai, ao, *args, call_jaxpr, **_: lowering.lower_jaxpr(
+        ctx, call_jaxpr.jaxpr, call_jaxpr.consts, args)
+    return p
+
+
+def _split_nondiff(args, nondiff_argnums):
+    static = tuple(args[i] for i in nondiff_argnums)
+    dyn = tuple(a for i, a in enumerate(args) if i not in nondiff_argnums)
+    return static, dyn
+
+
+def _merge(static, dyn, nondiff_argnums):
+    it_s, it_d = iter(static), iter(dyn)
+    n = len(static) + len(dyn)
+    return [next(it_s) if i in nondiff_argnums else next(it_d) for i in range(n)]
+
+
+# --------------------------------------------------------------------------
+# custom_jvp
+
+custom_jvp_call_p = _call_prim("custom_jvp_call")
+core.pp_param_rules[custom_jvp_call_p] = lambda p: {
+    "name": p["name"], "call_jaxpr": p["call_jaxpr"], "jvp": p["jvp"],
+    "symbolic_zeros": p["symbolic_zeros"]}
+
+
+class custom_jvp:
+    """A function with a user-defined JVP (``defjvp`` or ``defjvps``)."""
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.jvp = None
+        self.symbolic_zeros = False
+
+    def defjvp(self, jvp, symbolic_zeros=False):
+        self.jvp = jvp
+        self.symbolic_zeros = symbolic_zeros
+        return jvp
+
+    def defjvps(self, *jvps):
+        """One tangent function per argument, ``fn(g, ans, *args)``; their
+        contributions are summed."""
+        def jvp(primals, tangents):
+            ans = self(*primals)
+            out = None
+            for fn, t in zip(jvps, tangents):
+                if fn is None:
+                    continue
+                c = fn(t, ans, *primals)
+                out = c if out is None else tree_util.tree_map(lambda a, b: a + b, out, c)
+            return ans, out
+        self.defjvp(_Named(jvp, "jvp"))
+
+    def __call__(self, *args, **kwargs):
+        if self.jvp is None:
+            raise AttributeError(f"No JVP defined for custom_jvp function {self.__name__} using "
+                                 "defjvp.")
+        if kwargs:
+            raise TypeError("custom_jvp functions take positional arguments only")
+        static, dyn = _split_nondiff(args, self.nondiff_argnums)
+        leaves, in_tree = tree_util.tree_flatten(dyn)
+        out_store = []
+
+        def flat(*xs):
+            full = _merge(static, tree_util.tree_unflatten(in_tree, list(xs)), self.nondiff_argnums)
+            out = self.fun(*full)
+            o, t = tree_util.tree_flatten(out)
+            out_store.append(t)
+            return o
+
+        closed, tracer_consts = _stage(flat, leaves, "custom_jvp")
+        user_jvp, nondiff = self.jvp, self.nondiff_argnums
+        n_consts = len(tracer_consts)
+
+        def flat_jvp(primals, tangents):
+            p = tree_util.tree_unflatten(in_tree, primals[n_consts:])
+            t = tree_util.tree_unflatten(in_tree, [ad.instantiate_zeros(x)
+                                                   for x in tangents[n_consts:]])
+            out, tout = user_jvp(*static, tuple(p), tuple(t)) if nondiff else \
+                user_jvp(tuple(p), tuple(t))
+            outs, touts = tree_util.tree_leaves(out), tree_util.tree_leaves(tout)
+            return outs, touts
+
+        outs = custom_jvp_call_p.bind(
+            *tracer_consts, *leaves, call_jaxpr=closed, jvp=_Named(flat_jvp, _fun_name(user_jvp)),
+            num_consts=n_consts, symbolic_zeros=self.symbolic_zeros, name=self.__name__)
+        return tree_util.tree_unflatten(out_store[0], outs)
+
+
+def _fun_name(f):
+    return getattr(f, "name", None) or getattr(f, "__name__", type(f).__name__)
+
+
+def _custom_jvp_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symbolic_zeros, name):
+    return jvp(list(primals), list(tangents))
+
+
+ad.jvp_rules[custom_jvp_call_p] = _custom_jvp_jvp
+
+
+# --------------------------------------------------------------------------
+# custom_vjp
+
+custom_vjp_call_p = _call_prim("custom_vjp_call")
+core.pp_param_rules[custom_vjp_call_p] = lambda p: {
+    "name": p["name"], "bwd": p["bwd"], "call_jaxpr": p["call_jaxpr"], "fwd": p["fwd"],
+    "symbolic_zeros": p["symbolic_zeros"]}
+
+
+class custom_vjp:
+    """A function with a user-defined VJP (``defvjp(fwd, bwd)``)."""
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.fwd = self.bwd = None
+        self.symbolic_zeros = False
+
+    def defvjp(self, fwd, bwd, symbolic_zeros=False):
+        self.fwd, self.bwd, self.symbolic_zeros = fwd, bwd, symbolic_zeros
+
+    def __call__(self, *args, **kwargs):
+        if self.fwd is None:
+            raise AttributeError(f"No VJP defined for custom_vjp function {self.__name__} using "
+                                 "defvjp.")
+        if kwargs:
+            raise TypeError("custom_vjp functions take positional arguments only")
+        static, dyn = _split_nondiff(args, self.nondiff_argnums)
+        leaves, in_tree = tree_util.tree_flatten(dyn)
+        out_store = []
+        nondiff = self.nondiff_argnums
+
+        def flat(*xs):
+            full = _merge(static, tree_util.tree_unflatten(in_tree, list(xs)), nondiff)
+            o, t = tree_util.tree_flatten(self.fun(*full))
+            out_store.append(t)
+            return o
+
+        closed, tracer_consts = _stage(flat, leaves, "custom_vjp")
+        n_consts = len(tracer_consts)
+        fwd, bwd = self.fwd, self.bwd
+
+        def flat_fwd(primals):
+            full = _merge(static, tree_util.tree_unflatten(in_tree, primals[n_consts:]), nondiff)
+            out, res = fwd(*full)
+            res_leaves, res_tree = tree_util.tree_flatten(res)
+            return tree_util.tree_leaves(out), res_leaves, res_tree
+
+        def flat_bwd(res_tree, res_leaves, cts):
+            res = tree_util.tree_unflatten(res_tree, res_leaves)
+            ct = tree_util.tree_unflatten(out_store[0], cts)
+            out = bwd(*static, res, ct) if nondiff else bwd(res, ct)
+            if not isinstance(out, tuple):
+                raise TypeError("Custom VJP bwd rule must produce a tuple, got "
+                                f"{type(out).__name__}")
+            if len(out) != len(dyn):
+                raise TypeError(f"Custom VJP bwd rule must produce an output with the same "
+                                f"length as the number of primal inputs, got {len(out)} outputs "
+                                f"for {len(dyn)} inputs.")
+            cts_in = []
+            for c, d in zip(out, dyn):  # None stands for zeros of a whole argument
+                n = len(tree_util.tree_leaves(d))
+                cts_in.extend([None] * n if c is None else tree_util.tree_leaves(c))
+            return cts_in
+
+        outs = custom_vjp_call_p.bind(
+            *tracer_consts, *leaves, call_jaxpr=closed, fwd=_Named(flat_fwd, _fun_name(fwd)),
+            bwd=_Named(flat_bwd, _fun_name(bwd)), num_consts=n_consts,
+            symbolic_zeros=self.symbolic_zeros, name=self.__name__)
+        return tree_util.tree_unflatten(out_store[0], outs)
+
+
+custom_lin_p = core.Primitive("custom_lin")
+custom_lin_p.multiple_results = True
+core.abstract_eval_rules[custom_lin_p] = lambda *avals, out_avals, **_: list(out_avals)
+
+
+def _custom_lin_impl(*args, **params):
+    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+
+
+core.impl_rules[custom_lin_p] = _custom_lin_impl
+
+
+def _custom_vjp_jvp(trace, primals, tangents, *, call_jaxpr, fwd, bwd, num_consts,
+                    symbolic_zeros, name):
+    if not trace.linearizing:
+        raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+    outs, res, res_tree = fwd(list(primals))
+    out_avals = [ad.tangent_aval(core.aval_of(o)) for o in outs]
+    diff_ts = [ad.instantiate_zeros(t) for t in tangents[num_consts:]]
+    touts = custom_lin_p.bind(*res, *diff_ts, num_res=len(res), bwd=bwd, res_tree=res_tree,
+                              out_avals=tuple(out_avals))
+    return outs, touts
+
+
+def _custom_lin_transpose(cts, *args, num_res, bwd, res_tree, out_avals):
+    res, lin = args[:num_res], args[num_res:]
+    cts = [ad.instantiate_zeros(c) for c in cts]
+    cts_in = bwd(res_tree, list(res), cts)
+    out = []
+    for x, c in zip(lin, cts_in):
+        out.append(Zero(x.aval) if c is None else c)
+    return [None] * num_res + out
+
+
+ad.trace_jvp_rules[custom_vjp_call_p] = _custom_vjp_jvp
+ad.transpose_rules[custom_lin_p] = _custom_lin_transpose
+
+
+# --------------------------------------------------------------------------
+# checkpoint / remat
+
+remat_p = core.Primitive("remat2")
+remat_p.multiple_results = True
+core.abstract_eval_rules[remat_p] = lambda *avals, jaxpr, **_: jaxpr.out_avals
+core.impl_rules[remat_p] = lambda *args, jaxpr, **_: core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts,
+                                                                     *args)
+lowering.rules[remat_p] = lambda ctx, ai, ao, *args, jaxpr, **_: lowering.lower_jaxpr(
+    ctx, jaxpr.jaxpr, jaxpr.consts, args)
+
+
+def nothing_saveable(prim, *avals, **params):
+    """Recompute everything in the backward pass."""
+    return False
+
+
+def everything_saveable(prim, *avals, **params):
+    """Save every residual (no recomputation)."""
+    return True
+
+
+class checkpoint_policies:
+    nothing_saveable = staticmethod(nothing_saveable)
+    everything_saveable = staticmethod(everything_saveable)
+
+
+def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
+    """``fun`` whose intermediate values are recomputed, not stored, for its
+    derivative (``policy`` decides which ones may be saved)."""
+    if policy not in (None, nothing_saveable, everything_saveable):
+        raise NotImplementedError("checkpoint supports the policies None, nothing_saveable and "
+                                  "everything_saveable")
+
+    @functools.wraps(fun)
+    def remat_f(*args):
+        static, dyn = _split_nondiff(args, tuple(static_argnums))
+        leaves, in_tree = tree_util.tree_flatten(dyn)
+        out_store = []
+
+        def flat(*xs):
+            full = _merge(static, tree_util.tree_unflatten(in_tree, list(xs)), static_argnums)
+            o, t = tree_util.tree_flatten(fun(*full))
+            out_store.append(t)
+            return o
+
+        closed, tracer_consts = _stage(flat, leaves, "checkpoint")
+        outs = remat_p.bind(*tracer_consts, *leaves, jaxpr=closed, prevent_cse=prevent_cse,
+                            differentiated=False, policy=policy)
+        return tree_util.tree_unflatten(out_store[0], outs)
+
+    return remat_f
+
+
+remat = checkpoint
+
+
+def _remat_jvp(primals, tangents, *, jaxpr, **params):
+    nonzeros = [type(t) is not Zero for t in tangents]
+    jvp_closed, out_nz = jvp_jaxpr(jaxpr, nonzeros)
+    outs = remat_p.bind(*primals, *[t for t in tangents if type(t) is not Zero],
+                        jaxpr=jvp_closed, **params)
+    n = len(jaxpr.out_avals)
+    it = iter(outs[n:])
+    return outs[:n], [next(it) if nz else Zero(ad.tangent_aval(a))
+                      for a, nz in zip(jaxpr.out_avals, out_nz)]
+
+
+def _remat_partial_eval(trace, args, params):
+    closed, policy = params["jaxpr"], params["policy"]
+    unknowns = [trace.is_unknown(x) for x in args]
+    known, unknown, out_unknowns, num_res = ad.partial_eval_jaxpr(closed, unknowns)
+    known_args = [x for x, u in zip(args, unknowns) if not u]
+    unknown_args = [x for x, u in zip(args, unknowns) if u]
+    n_known = len(out_unknowns) - sum(out_unknowns)
+    new = dict(params, differentiated=True)
+    if policy is everything_saveable:
+        with core.set_current_trace(trace.parent):
+            kouts = core.eval_jaxpr(known.jaxpr, known.consts, *known_args)
+        res = kouts[n_known:]
+        uouts = trace.record(remat_p, res + unknown_args, dict(new, jaxpr=unknown))
+    else:  # save nothing but the inputs: the linear part recomputes the rest
+        kj = ad.dce_jaxpr(known.jaxpr, [True] * n_known + [False] * num_res)
+        with core.set_current_trace(trace.parent):
+            kouts = core.eval_jaxpr(kj, known.consts, *known_args)
+        full = closed.jaxpr
+        order = [v for v, u in zip(full.invars, unknowns) if not u] + \
+                [v for v, u in zip(full.invars, unknowns) if u]
+        lin = ad.dce_jaxpr(core.Jaxpr(full.constvars, order, full.outvars, full.eqns,
+                                      full.debug_info), out_unknowns)
+        uouts = trace.record(remat_p, known_args + unknown_args,
+                             dict(new, jaxpr=core.ClosedJaxpr(lin, closed.consts)))
+    kit, uit = iter(kouts[:n_known]), iter(uouts)
+    return [next(uit) if u else next(kit) for u in out_unknowns]
+
+
+def _remat_transpose(cts, *args, jaxpr, **params):
+    undefined = [ad.is_undefined_primal(x) for x in args]
+    ct_nz = [type(c) is not Zero for c in cts]
+    if not any(ct_nz):
+        return [Zero(x.aval) if u else None for x, u in zip(args, undefined)]
+    t_closed = transpose_jaxpr(jaxpr, undefined, ct_nz)
+    targs = [x for x, u in zip(args, undefined) if not u] + [c for c in cts if type(c) is not Zero]
+    outs = iter(remat_p.bind(*targs, jaxpr=t_closed, **params))
+    return [next(outs) if u else None for u in undefined]
+
+
+ad.jvp_rules[remat_p] = _remat_jvp
+ad.partial_eval_rules[remat_p] = _remat_partial_eval
+ad.transpose_rules[remat_p] = _remat_transpose
+
+
+def _register_batching():
+    from . import batching
+
+    def call_rule(prim, param):
+        def rule(axis_data, args, dims, **params):
+            closed = params[param]
+            batched, out_dims = batching.batch_jaxpr2(closed, axis_data, dims)
+            if prim is remat_p:
+                return remat_p.bind(*args, **dict(params, jaxpr=batched)), out_dims
+            outs = core.eval_jaxpr(batched.jaxpr, batched.consts, *args)
+            return outs, out_dims
+        return rule
+
+    batching.axis_batch_rules[remat_p] = call_rule(remat_p, "jaxpr")
+    batching.axis_batch_rules[custom_jvp_call_p] = call_rule(custom_jvp_call_p, "call_jaxpr")
+    batching.axis_batch_rules[custom_vjp_call_p] = call_rule(custom_vjp_call_p, "call_jaxpr")
+
+
+_register_batching()
