@@ -30,6 +30,12 @@ def _to_device(x):
     return lax.asarray_device(x)
 
 
+def _as_arrays(leaves):
+    """Host values (Python scalars, NumPy arrays) become arrays, as JAX
+    converts differentiated arguments, so rules see typed operands."""
+    return [x if isinstance(x, core.Tracer) else _to_device(x) for x in leaves]
+
+
 def _zeros(aval):
     """Zeros of ``aval`` (float0 for integer values), weak type kept."""
     if aval.dtype.kind in "iub" or aval.dtype == dtypes.float0:
@@ -99,6 +105,7 @@ def jvp(fun, primals, tangents, has_aux=False):
         if pa.shape != ta.shape:
             raise ValueError("jvp called with different primal and tangent shapes;Got primal "
                              f"shape {pa.shape} and tangent shape as {ta.shape}")
+    p_leaves, t_leaves = _as_arrays(p_leaves), _as_arrays(t_leaves)
     store = []
     flat = _flatten_fun(lambda *a: fun(*a), p_tree, store)
     if has_aux:
@@ -133,6 +140,7 @@ def linearize(fun, *primals, has_aux=False):
     p_leaves, p_tree = tree_util.tree_flatten(primals)
     for p in p_leaves:
         _check_valid_arg(p)
+    p_leaves = _as_arrays(p_leaves)
     store = []
     body = (lambda *a: _aux_pair(fun(*a))) if has_aux else fun
     outs, lin = ad.linearize_flat(_flatten_fun(body, p_tree, store), p_leaves)
@@ -163,6 +171,7 @@ def _vjp(fun, primals, has_aux, fun_name=None):
     p_leaves, p_tree = tree_util.tree_flatten(primals)
     for p in p_leaves:
         _check_valid_arg(p)
+    p_leaves = _as_arrays(p_leaves)
     store = []
     body = (lambda *a: _aux_pair(fun(*a))) if has_aux else fun
     outs, lin = ad.linearize_flat(_flatten_fun(body, p_tree, store), p_leaves)
@@ -294,6 +303,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
         for x in leaves:
             _check_valid_arg(x)
             _check_input_dtype("grad", core.aval_of(x), holomorphic, allow_int)
+        leaves = _as_arrays(leaves)
 
         def f_dyn(d):
             full = list(args)
@@ -391,6 +401,7 @@ def _jac_dyn(fun, argnums, args, kwargs, what, holomorphic, allow_int):
                             "directly.")
         if what == "jacrev":
             _check_input_dtype("jacrev", core.aval_of(x), holomorphic, allow_int)
+    leaves = _as_arrays(leaves)
 
     def f_dyn(*xs):
         d = tree_util.tree_unflatten(in_tree, list(xs))
