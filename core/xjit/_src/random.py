@@ -89,7 +89,9 @@ def _seed(ctor, seed, impl):
                         f"{np.shape(seed)} != (). Use jax.vmap for batching")
     if isinstance(seed, int) and not isinstance(seed, bool):
         # As JAX: Python ints go through int64 (wrapping in 32-bit mode).
-        seed = np.int64(seed) if -2 ** 63 <= seed < 2 ** 63 else np.uint64(seed % 2 ** 64)
+        if not -2 ** 63 <= seed < 2 ** 63:
+            raise OverflowError("Python int too large to convert to C long")
+        seed = np.int64(seed)
     seed = jnp.asarray(seed)
     if not dtypes.issubdtype(seed.dtype, np.integer):
         raise TypeError(f"PRNG key seed must be an integer; got {seed!r}")
