@@ -218,9 +218,8 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
     parsed = GatherScatterMode.from_any(mode) if mode is not None \
         else GatherScatterMode.PROMISE_IN_BOUNDS
     if parsed == GatherScatterMode.FILL_OR_DROP:
-        dt = core.aval_of(operand).dtype
-        fill_value = default_fill_value(dt) if fill_value is None else \
-            np.array(fill_value, dt)[()].item()
+        if fill_value is None:
+            fill_value = default_fill_value(core.aval_of(operand).dtype)
     else:
         fill_value = None
     return gather_p.bind(operand, lax._index_operand(start_indices),

@@ -130,7 +130,7 @@ def _top_k_eval(operand, *, k, axis):
         raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
     if not operand.shape or operand.shape[axis] < k:
         raise ValueError(f"k argument to top_k must be no larger than size along axis; got "
-                         f"k={k} with shape={operand.shape} and axis={axis}")
+                         f"k={k} with shape={list(operand.shape)} and axis={axis}")
     shape = list(operand.shape)
     shape[axis] = k
     return [operand.update(shape=shape), ShapedArray(shape, np.int32)]
@@ -163,8 +163,7 @@ def top_k(operand, k, *, axis=-1):
     axis = operator.index(axis)
     if nd and not -nd <= axis < nd:
         raise ValueError(f"axis {axis} is out of bounds for array of dimension {nd}")
-    vals, idx = top_k_p.bind(operand, k=k, axis=axis % nd if nd else 0)
-    return vals, idx
+    return top_k_p.bind(operand, k=k, axis=axis % nd if nd else 0)
 
 
 # --------------------------------------------------------------------------

@@ -156,9 +156,10 @@ def _normalize(i, size):
     dt = i.dtype
     if dt.kind == "u":
         return i
+    weak = dtypes.is_weakly_typed(i)  # the constants share the index's weakness
     neg = (np.asarray(i) < 0) if isinstance(i, np.ndarray) else \
-        lax.lt(i, lax._convert(0, dt, False))
-    return lax.select(neg, lax.add(i, lax._convert(size, dt, False)), i)
+        lax.lt(i, lax._convert(0, dt, weak))
+    return lax.select(neg, lax.add(i, lax._convert(size, dt, weak)), i)
 
 
 def _index_dtype(shape):

@@ -39,7 +39,7 @@ def _expand_index(idx, ndim):
 
 
 def getitem(arr, idx):
-    if isinstance(idx, (list,)) or (isinstance(idx, tuple) and any(
+    if isinstance(idx, (list, str)) or (isinstance(idx, tuple) and any(
             isinstance(i, (list, np.ndarray, Tracer, ArrayImpl)) and not _is_traced_int(i)
             and not (isinstance(i, np.ndarray) and i.ndim == 0 and _is_int_like(i[()]))
             for i in idx)) or (isinstance(idx, (np.ndarray, Tracer, ArrayImpl)) and not _is_traced_int(idx)
