@@ -423,9 +423,10 @@ def _execute(kc, code, cell_id=None):
                    allow_stdin=False, stop_on_error=False)
     msg = kc.session.msg("execute_request", content, metadata={"cellId": cell_id} if cell_id else {})
     kc.shell_channel.send(msg)
-    reply = kc.get_shell_msg(timeout=60)
-    assert reply["parent_header"]["msg_id"] == msg["header"]["msg_id"]
-    return reply
+    while True:  # replies to earlier requests (kernel_info, ...) may still be queued
+        reply = kc.get_shell_msg(timeout=60)
+        if reply["parent_header"].get("msg_id") == msg["header"]["msg_id"]:
+            return reply
 
 
 def _comm_msgs(kc, comm_id, until=None, timeout=10):
@@ -471,11 +472,15 @@ def test_real_kernel_round_trip(kernel):
             "    step(jnp.ones(3))\n"
             "step(jnp.ones(4))\n")
     _execute(kc, code, cell_id="cell-abc")
-    msgs = _comm_msgs(kc, comm_id, timeout=3)
+    got = _comm_msgs(kc, comm_id, timeout=3)
+    for m in got:
+        protocol.validate_outgoing(m)
+    # after the cell, every function it traced is linted once (clean code: no findings)
+    linted = [m for m in got if m["type"] == "findings"]
+    assert [m["fun_name"] for m in linted] == ["step"] and linted[0]["findings"] == []
+    msgs = [m for m in got if m["type"] != "findings"]
     assert msgs and all(m["type"] == "batch" for m in msgs)
     assert len(msgs) <= 20
-    for m in msgs:
-        protocol.validate_outgoing(m)
     fn = [f for m in msgs for f in m["functions"] if f["name"] == "step"][-1]
     assert fn["calls"] == 2001 and fn["cache_misses"] == 2 and fn["cache_hits"] == 1999
     assert fn["location"]["cell_id"] == "cell-abc", fn

@@ -49,6 +49,7 @@ class XjitChannel:
         self.batcher = EventBatcher(interval=interval, max_events=max_events, clock=clock)
         self.comms: list = []
         self.findings: dict[str, list[dict]] = {}
+        self._to_lint: dict[int, str] = {}  # fun_id -> name, traced in the running cell
         self.last_nan: dict | None = None
         self.recent: collections.deque = collections.deque(maxlen=RECENT_EVENTS)
         self.calls = CallCounter()
@@ -255,6 +256,8 @@ class XjitChannel:
             self.recent.append(d)
             if d["kind"] == "nan":
                 self.last_nan = d
+            if d["kind"] == "trace":
+                self._to_lint[ev.fun_id] = ev.fun_name
         self.batcher.add_event(d)
         if self.batcher.due():
             self.flush()
@@ -310,7 +313,21 @@ class XjitChannel:
     def post_run_cell(self, result=None):
         self._in_cell = False
         self.flush()
+        self._lint_traced()
         self.cells.end_cell(getattr(result, "execution_count", None))
+
+    def _lint_traced(self):
+        """Lint every function the cell traced (at its latest signature), so
+        the Findings section covers all functions without being asked."""
+        import xjit.inspect
+        with self._lock:
+            todo, self._to_lint = self._to_lint, {}
+        for fid, name in todo.items():
+            try:
+                findings = xjit.inspect.lint_function(fid)
+            except Exception:  # advisory: a function that cannot be re-traced abstractly
+                continue
+            self.publish_findings(str(name), findings)
 
     # -- findings ------------------------------------------------------------------
     def publish_findings(self, fun_name: str, findings) -> None:
