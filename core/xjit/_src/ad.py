@@ -144,6 +144,9 @@ class JVPTrace(core.Trace):
         self.parent = parent
         self.linearizing = tangent_trace is not None
         self.tangent_trace = parent if tangent_trace is None else tangent_trace
+        # custom_vjp functions may only be linearized; a JVP jaxpr staged for
+        # later partial evaluation (jit under grad) may hold their linear part
+        self.allow_custom_lin = self.linearizing
         self.active = True
 
     tracer_name = property(lambda self: "LinearizeTracer" if self.linearizing else "JVPTracer")
@@ -293,10 +296,11 @@ def _constvars_to_invars(jaxpr):
 # Flat entry points
 
 
-def jvp_flat(fun, primals, tangents):
+def jvp_flat(fun, primals, tangents, allow_custom_lin=False):
     """``fun(*primals)`` and its directional derivative along ``tangents``
     (which may be ``Zero``); tangent outputs may be ``Zero``."""
     trace = JVPTrace(core.trace_ctx.trace)
+    trace.allow_custom_lin = allow_custom_lin
     tracers = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
     try:
         with core.set_current_trace(trace):

@@ -49,7 +49,7 @@ def jvp_jaxpr(closed, nonzeros):
         tangents = [next(ts) if nz else Zero(ad.tangent_aval(a))
                     for a, nz in zip(closed.in_avals, nonzeros)]
         outs, touts = ad.jvp_flat(lambda *a: core.eval_jaxpr(closed.jaxpr, closed.consts, *a),
-                                  primals, tangents)
+                                  primals, tangents, allow_custom_lin=True)
         out_nz[:] = [type(t) is not Zero for t in touts]
         return list(outs) + [t for t in touts if type(t) is not Zero]
 

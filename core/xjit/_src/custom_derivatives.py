@@ -233,17 +233,21 @@ custom_lin_p.multiple_results = True
 core.abstract_eval_rules[custom_lin_p] = lambda *avals, out_avals, **_: list(out_avals)
 
 
+_NO_FORWARD = "can't apply forward-mode autodiff (jvp) to a custom_vjp function."
+
+
 def _custom_lin_impl(*args, **params):
-    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+    raise TypeError(_NO_FORWARD)
 
 
 core.impl_rules[custom_lin_p] = _custom_lin_impl
+lowering.rules[custom_lin_p] = lambda ctx, *args, **params: _custom_lin_impl()
 
 
 def _custom_vjp_jvp(trace, primals, tangents, *, call_jaxpr, fwd, bwd, num_consts,
                     symbolic_zeros, name):
-    if not trace.linearizing:
-        raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+    if not trace.allow_custom_lin:
+        raise TypeError(_NO_FORWARD)
     outs, res, res_tree = fwd(list(primals))
     out_avals = [ad.tangent_aval(core.aval_of(o)) for o in outs]
     diff_ts = [ad.instantiate_zeros(t) for t in tangents[num_consts:]]
