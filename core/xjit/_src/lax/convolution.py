@@ -253,3 +253,167 @@ def conv_with_general_padding(lhs, rhs, window_strides, padding, lhs_dilation, r
     return conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=lhs_dilation,
                                 rhs_dilation=rhs_dilation, precision=precision,
                                 preferred_element_type=preferred_element_type)
+
+
+# -- transformation rules, worked out in the canonical layout
+# (batch, feature, *spatial) / (out, in, *spatial); operands are transposed
+# into it and results back, so one derivation serves every layout.
+
+def _to_canonical(x, spec):
+    return api.transpose(x, tuple(spec))
+
+
+def _from_canonical(x, spec):
+    return api.transpose(x, tuple(int(i) for i in np.argsort(spec)))
+
+
+def _canonical_dnums(nd):
+    iota = tuple(range(nd))
+    return ConvDimensionNumbers(iota, iota, iota)
+
+
+def _conv_transpose_lhs(ct, rhs_aval, lhs_aval, rhs, *, window_strides, padding, lhs_dilation,
+                        rhs_dilation, dimension_numbers, feature_group_count, batch_group_count,
+                        precision, preferred_element_type):
+    """d lhs: the cotangent convolved with the spatially flipped kernel, in
+    and out features swapped, strides and lhs dilation exchanged."""
+    if batch_group_count != 1:
+        raise NotImplementedError("transpose of conv_general_dilated with batch_group_count > 1 "
+                                  "with respect to lhs")
+    lspec, rspec, ospec = dimension_numbers
+    nd = lhs_aval.ndim
+    g = feature_group_count
+    ct_c = _to_canonical(ct, ospec)
+    w = _to_canonical(rhs, rspec)  # (O, I, *k)
+    o, i, k = w.shape[0], w.shape[1], w.shape[2:]
+    w = api.reshape(w, (g, o // g, i) + k)
+    w = api.transpose(w, (0, 2, 1) + tuple(range(3, nd + 1)))
+    w = api.reshape(w, (g * i, o // g) + k)
+    w = api.rev(w, tuple(range(2, nd)))
+    in_sp = [lhs_aval.shape[d] for d in lspec[2:]]
+    out_sp = ct_c.shape[2:]
+    pads = []
+    for n, kk, m, (lo, _), s, ld, rd in zip(in_sp, k, out_sp, padding, window_strides,
+                                             lhs_dilation, rhs_dilation):
+        k_eff, in_dil, out_dil = _dilate(kk, rd), _dilate(n, ld), _dilate(m, s)
+        before = k_eff - lo - 1
+        pads.append((before, in_dil + k_eff - 1 - out_dil - before))
+    out = conv_general_dilated_p.bind(
+        ct_c, w, window_strides=tuple(lhs_dilation), padding=tuple(pads),
+        lhs_dilation=tuple(window_strides), rhs_dilation=tuple(rhs_dilation),
+        dimension_numbers=_canonical_dnums(nd), feature_group_count=g, batch_group_count=1,
+        precision=precision, preferred_element_type=preferred_element_type, out_sharding=None)
+    return _from_canonical(out, lspec)
+
+
+def _conv_transpose_rhs(ct, lhs, rhs_aval, *, window_strides, padding, lhs_dilation,
+                        rhs_dilation, dimension_numbers, feature_group_count, batch_group_count,
+                        precision, preferred_element_type):
+    """d rhs: the input correlated with the cotangent, with batch and feature
+    roles exchanged (feature groups become batch groups and vice versa)."""
+    lspec, rspec, ospec = dimension_numbers
+    nd = rhs_aval.ndim
+    x = _to_canonical(lhs, lspec)
+    ct_c = _to_canonical(ct, ospec)
+    k = [rhs_aval.shape[d] for d in rspec[2:]]
+    pads = []
+    for n, kk, m, (lo, _), s, ld, rd in zip(x.shape[2:], k, ct_c.shape[2:], padding,
+                                             window_strides, lhs_dilation, rhs_dilation):
+        pads.append((lo, _dilate(m, s) - _dilate(n, ld) + _dilate(kk, rd) - lo - 1))
+    swap = (1, 0) + tuple(range(2, nd))
+    out = conv_general_dilated_p.bind(
+        x, ct_c, window_strides=tuple(rhs_dilation), padding=tuple(pads),
+        lhs_dilation=tuple(lhs_dilation), rhs_dilation=tuple(window_strides),
+        dimension_numbers=ConvDimensionNumbers(swap, swap, swap),
+        feature_group_count=batch_group_count, batch_group_count=feature_group_count,
+        precision=precision, preferred_element_type=preferred_element_type, out_sharding=None)
+    return _from_canonical(out, rspec)
+
+
+def _conv_transpose(ct, lhs, rhs, **params):
+    from ..ad import Zero, instantiate_zeros, is_undefined_primal
+    if type(ct) is Zero:
+        return [None if not is_undefined_primal(lhs) else Zero(lhs.aval),
+                None if not is_undefined_primal(rhs) else Zero(rhs.aval)]
+    ct = instantiate_zeros(ct)
+    if is_undefined_primal(lhs):
+        return [_conv_transpose_lhs(ct, rhs.aval if is_undefined_primal(rhs) else core.aval_of(rhs),
+                                    lhs.aval, rhs, **params), None]
+    return [None, _conv_transpose_rhs(ct, lhs, rhs.aval, **params)]
+
+
+def _merge(x, src, dst):
+    """Fold axis ``src`` of ``x`` into axis ``dst`` (as its outer part);
+    ``dst`` is numbered as in ``x`` without ``src``."""
+    from ..batching import moveaxis
+    x = moveaxis(x, src, dst)
+    shape = list(x.shape)
+    shape[dst:dst + 2] = [shape[dst] * shape[dst + 1]]
+    return api.reshape(x, tuple(shape))
+
+
+def _split(x, axis, outer):
+    shape = list(x.shape)
+    shape[axis:axis + 1] = [outer, shape[axis] // outer]
+    return api.reshape(x, tuple(shape))
+
+
+def _conv_batch(args, dims, **params):
+    """vmap: fold the batch into the batch dim (lhs), the output features
+    (rhs), or, when both are batched, into feature groups."""
+    from ..batching import moveaxis, not_mapped
+    lhs, rhs = args
+    ld, rd = dims
+    lspec, rspec, ospec = params["dimension_numbers"]
+    nd = len(lspec)
+    g, bg = params["feature_group_count"], params["batch_group_count"]
+    if bg != 1:
+        raise NotImplementedError("vmap of conv_general_dilated with batch_group_count > 1")
+    x = _to_canonical(moveaxis(lhs, ld, 0), (0,) + tuple(d + 1 for d in lspec)) \
+        if ld is not not_mapped else _to_canonical(lhs, lspec)
+    w = _to_canonical(moveaxis(rhs, rd, 0), (0,) + tuple(d + 1 for d in rspec)) \
+        if rd is not not_mapped else _to_canonical(rhs, rspec)
+    p = dict(params, dimension_numbers=_canonical_dnums(nd))
+    if rd is not_mapped:  # (B, N, C, ...) -> (B*N, C, ...)
+        b = x.shape[0]
+        out = conv_general_dilated_p.bind(_merge(x, 0, 0), w, **p)
+        out = _split(out, 0, b)
+    elif ld is not_mapped:  # kernel (B, O, I, ...) -> (G*B*Og, I, ...)
+        b, o = w.shape[0], w.shape[1]
+        w = api.reshape(w, (b, g, o // g) + w.shape[2:])
+        w = api.reshape(moveaxis(w, 0, 1), (g * b * (o // g),) + w.shape[3:])
+        out = conv_general_dilated_p.bind(x, w, **p)  # (N, G*B*Og, ...)
+        out = api.reshape(out, (out.shape[0], g, b, o // g) + out.shape[2:])
+        out = api.reshape(moveaxis(out, 2, 0), (b, out.shape[0], o) + out.shape[4:])
+    else:  # both: batch becomes extra feature groups
+        b = x.shape[0]
+        x = _merge(x, 0, 1)  # (N, B*C, ...)
+        w = _merge(w, 0, 0)  # (B*O, I, ...)
+        out = conv_general_dilated_p.bind(x, w, **dict(p, feature_group_count=b * g))
+        out = moveaxis(_split(out, 1, b), 1, 0)  # (B, N, O, ...)
+    return _from_canonical(out, (0,) + tuple(d + 1 for d in ospec)), 0
+
+
+def _register_rules():
+    from .. import ad, batching
+
+    def jvp(primals, tangents, **params):
+        lhs, rhs = primals
+        tl, tr = tangents
+        out = conv_general_dilated_p.bind(lhs, rhs, **params)
+        terms = []
+        if type(tl) is not ad.Zero:
+            terms.append(conv_general_dilated_p.bind(tl, rhs, **params))
+        if type(tr) is not ad.Zero:
+            terms.append(conv_general_dilated_p.bind(lhs, tr, **params))
+        if not terms:
+            return out, ad.Zero.from_primal_value(out)
+        return out, terms[0] if len(terms) == 1 else ad.add_any_p.bind(*terms)
+
+    ad.jvp_rules[conv_general_dilated_p] = jvp
+    ad.transpose_rules[conv_general_dilated_p] = \
+        lambda ct, lhs, rhs, out_sharding=None, **p: _conv_transpose(ct, lhs, rhs, **p)
+    batching.batch_rules[conv_general_dilated_p] = _conv_batch
+
+
+_register_rules()

@@ -67,3 +67,47 @@ def fft(x, fft_type, fft_lengths):
         fft_type = FftType[fft_type.upper()]
     fft_type = FftType(fft_type)
     return fft_p.bind(x, fft_type=fft_type, fft_lengths=tuple(map(operator.index, fft_lengths)))
+
+
+# -- transformation rules. fft is linear. The DFT matrix is symmetric, so FFT
+# and IFFT are their own transposes; the real transforms are transposed by
+# composing the transposes of their real/complex conversion and truncation
+# (cotangents of complex values follow the conjugate convention of the other
+# complex rules).
+
+
+def _fft_transpose(ct, *, fft_type, fft_lengths):
+    from ..ad import instantiate_zeros
+    from . import api as lax
+    ct = instantiate_zeros(ct)
+    if fft_type in (FftType.FFT, FftType.IFFT):
+        return [fft_p.bind(ct, fft_type=fft_type, fft_lengths=fft_lengths)]
+    n = fft_lengths[-1]
+    if fft_type == FftType.RFFT:  # x -> truncate(FFT(complex(x)))
+        cfg = [(0, 0, 0)] * (ct.ndim - 1) + [(0, n - ct.shape[-1], 0)]
+        full = lax.pad(ct, lax._convert(0, ct.dtype, False), cfg)
+        return [lax.real(fft_p.bind(full, fft_type=FftType.FFT, fft_lengths=fft_lengths))]
+    x = fft_p.bind(ct, fft_type=FftType.RFFT, fft_lengths=fft_lengths)
+    m = x.shape[-1]
+    weights = np.full((m,), 2.0)
+    weights[0] = 1.0
+    if n % 2 == 0:
+        weights[-1] = 1.0
+    weights = weights / float(np.prod(fft_lengths))
+    w = lax.broadcast_in_dim(np.asarray(weights, _REAL_OF[x.dtype]), x.shape, (x.ndim - 1,))
+    return [lax.conj(lax.mul(x, lax._convert(w, x.dtype, False)))]
+
+
+def _fft_batch(args, dims, *, fft_type, fft_lengths):
+    from ..batching import moveaxis
+    return fft_p.bind(moveaxis(args[0], dims[0], 0), fft_type=fft_type,
+                      fft_lengths=fft_lengths), 0
+
+
+def _register_rules():
+    from .. import ad, batching
+    ad.deflinear(fft_p, _fft_transpose)
+    batching.batch_rules[fft_p] = _fft_batch
+
+
+_register_rules()

@@ -15,7 +15,7 @@ from .. import core, dtypes
 from ..core import Tracer
 from ..jit import jit
 from ..lax import api as lax
-from ..lax import tile_split
+from ..lax import tile as lax_tile
 from ..lax.convolution import conv_general_dilated
 from ..lax.structural import pad_p
 from . import util
@@ -213,7 +213,7 @@ def tile(A, reps):
     if A.ndim < nd:
         A = lax.broadcast_in_dim(A, (1,) * (nd - A.ndim) + A.shape, tuple(range(nd - A.ndim, nd)))
     reps = (1,) * (nd - len(reps)) + reps
-    return tile_split.tile(A, reps)
+    return lax_tile.tile(A, reps)
 
 
 def repeat(a, repeats, axis=None, *, total_repeat_length=None):
@@ -435,7 +435,8 @@ def _split(name, ary, indices_or_sections, axis, even):
                for i in np.asarray(indices_or_sections)]
         bounds = [0] + idx + [n]
         sizes = [np.int64(builtins.max(b - a, 0)) for a, b in zip(bounds[:-1], bounds[1:])]
-    return tile_split.split(ary, sizes, axis)
+    from ..ad_rules import split_p
+    return split_p.bind(ary, sizes=tuple(sizes), axis=axis)
 
 
 def split(ary, indices_or_sections, axis=0):
