@@ -294,3 +294,65 @@ def test_take_along_axis_matches_numpy():
     idx = np.argsort(a, axis=1)
     np.testing.assert_array_equal(np.asarray(jnp.take_along_axis(jnp.asarray(a), idx, axis=1)),
                                   np.take_along_axis(a, idx, axis=1))
+
+
+# -- transformations of gather/scatter
+
+GRAD_GATHER_JAXPR = """{ lambda a:i32[3]; b:f32[5]. let
+    c:bool[3] = lt a 0:i32[]
+    d:i32[3] = add a 5:i32[]
+    e:i32[3] = select_n c a d
+    f:i32[3,1] = broadcast_in_dim[broadcast_dimensions=(0,)] e
+    g:f32[3] = gather[
+      dimension_numbers=GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,), start_index_map=(0,), operand_batching_dims=(), start_indices_batching_dims=())
+      fill_value=None
+      indices_are_sorted=False
+      mode=GatherScatterMode.PROMISE_IN_BOUNDS
+      slice_sizes=(1,)
+      unique_indices=False
+    ] b f
+    _:f32[] = reduce_sum[axes=(0,) out_sharding=None] g
+    h:f32[3] = broadcast_in_dim 1.0:f32[]
+    i:f32[5] = broadcast_in_dim 0.0:f32[]
+    j:f32[5] = scatter-add[
+      dimension_numbers=ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,), operand_batching_dims=(), scatter_indices_batching_dims=())
+      indices_are_sorted=False
+      mode=GatherScatterMode.PROMISE_IN_BOUNDS
+      unique_indices=False
+      update_consts=()
+      update_jaxpr={ lambda ; k:f32[] l:f32[]. let m:f32[] = add k l in (m,) }
+    ] i f h
+  in (j,) }"""
+
+
+def test_grad_of_gather_is_scatter_add():
+    x = jnp.arange(5.)
+    f = lambda x: x[jnp.array([0, 0, 3])].sum()  # noqa: E731
+    np.testing.assert_array_equal(np.asarray(jax.grad(f)(x)), [2., 0., 0., 1., 0.])
+    assert str(jax.make_jaxpr(jax.grad(f))(x)) == GRAD_GATHER_JAXPR
+
+
+def test_grad_of_scatters():
+    x = jnp.arange(5.)
+    np.testing.assert_array_equal(
+        np.asarray(jax.grad(lambda x: x.at[jnp.array([1, 2])].set(0.).sum())(x)),
+        [1., 0., 0., 1., 1.])
+    np.testing.assert_array_equal(
+        np.asarray(jax.grad(lambda x: x.at[jnp.array([1, 1])].add(x[:2] * 3).sum())(x)),
+        [4., 4., 1., 1., 1.])
+
+
+def test_vmap_of_gather_and_scatter():
+    a = jnp.arange(12.).reshape(3, 4)
+    np.testing.assert_array_equal(np.asarray(jax.vmap(lambda r: r[jnp.array([3, 0])])(a)),
+                                  np.asarray(a)[:, [3, 0]])
+    x = jnp.arange(5.)
+    np.testing.assert_array_equal(np.asarray(jax.vmap(lambda i: x[i])(jnp.array([[0, 3], [1, 1]]))),
+                                  [[0., 3.], [1., 1.]])
+    np.testing.assert_array_equal(
+        np.asarray(jax.vmap(lambda r, i: r.at[i].add(10.))(jnp.zeros((2, 3)), jnp.array([0, 2]))),
+        [[10., 0., 0.], [0., 0., 10.]])
+    np.testing.assert_array_equal(
+        np.asarray(jax.vmap(lambda u: x.at[jnp.array([0, 4])].set(u))(
+            jnp.array([[7., 8.], [9., 10.]]))),
+        [[7., 1., 2., 3., 8.], [9., 1., 2., 3., 10.]])

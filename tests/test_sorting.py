@@ -214,3 +214,25 @@ def test_top_k_matches_numpy():
     want = np.argsort(-a, axis=-1, kind="stable")[:, :3]
     np.testing.assert_array_equal(np.asarray(idx), want)
     np.testing.assert_array_equal(np.asarray(vals), np.take_along_axis(a, want, -1))
+
+
+# -- transformations
+
+def test_grads_through_sort_top_k_cumsum():
+    x = jnp.arange(5.)
+    np.testing.assert_array_equal(
+        np.asarray(jax.grad(lambda x: (jnp.sort(x[::-1]) * jnp.arange(5.)).sum())(x)),
+        [0., 1., 2., 3., 4.])
+    np.testing.assert_array_equal(np.asarray(jax.grad(lambda x: jnp.cumsum(x).sum())(x)),
+                                  [5., 4., 3., 2., 1.])
+    np.testing.assert_array_equal(np.asarray(jax.grad(lambda x: lax.top_k(x, 2)[0].sum())(x)),
+                                  [0., 0., 0., 1., 1.])
+
+
+def test_vmap_sort_cumsum_top_k():
+    y = jnp.array([[3, 1, 2], [0, -1, 5]])
+    np.testing.assert_array_equal(np.asarray(jax.vmap(jnp.sort)(y)), np.sort(np.asarray(y), 1))
+    np.testing.assert_array_equal(np.asarray(jax.vmap(jnp.cumsum, in_axes=1)(y)),
+                                  np.cumsum(np.asarray(y), 0).T)
+    vals, idx = jax.vmap(lambda r: lax.top_k(r, 1))(y)
+    np.testing.assert_array_equal(np.asarray(idx), [[0], [2]])

@@ -266,3 +266,6 @@ cumprod = _cum_fn(cumprod_p)
 cummax = _cum_fn(cummax_p)
 cummin = _cum_fn(cummin_p)
 cumlogsumexp = _cum_fn(cumlogsumexp_p)
+
+
+from . import slicing_rules  # noqa: E402,F401  (AD and vmap rules for this module and slicing)
