@@ -24,7 +24,7 @@ from xjit._src.api import (  # noqa: E402
     devices, eval_shape, local_device_count, local_devices, process_count, process_index, typeof)
 from xjit._src.backend import Device  # noqa: E402
 from xjit import errors, lax, numpy, tree, tree_util  # noqa: E402,F401
-from xjit import debug, experimental  # noqa: E402,F401
+from xjit import debug, experimental, nn  # noqa: E402,F401
 from xjit import random  # noqa: E402,F401
 from xjit._src.callbacks import pure_callback  # noqa: E402,F401
 from xjit._src.config import (  # noqa: E402

@@ -170,8 +170,8 @@ def _select_n_rule(args, dims):
         cases = [bdim_at_front(c, d, size) for c, d in zip(cases, cds)]
     if 0 < _ndim(which) < _ndim(cases[0]):
         which = lax.broadcast_in_dim(which, _shape(cases[0]), [0])
-    if _ndim(which) > _ndim(cases[0]):
-        cases = [lax.broadcast_in_dim(c, _shape(which), [0]) for c in cases]
+    if _ndim(which) > _ndim(cases[0]):  # unmapped scalar cases fill the whole batch
+        cases = [lax.broadcast_in_dim(c, _shape(which), [0] if _ndim(c) else []) for c in cases]
     return lax.select_n(which, *cases), 0
 
 
