@@ -40,9 +40,10 @@ def _convert_lower(ctx, ai, ao, x, new_dtype, weak_type, sharding=None):
         a = a.update(dtype=_real_of(a.dtype))
     if o.dtype == np.bool_ and a.dtype != np.bool_:
         zero = ctx.constant(np.zeros(a.shape, a.dtype), a)
+        kind = "FLOAT" if a.dtype.kind == "f" or dtypes.is_float(a.dtype) else \
+            "UNSIGNED" if a.dtype.kind == "u" else "SIGNED"
         attrs = (f"comparison_direction = #stablehlo<comparison_direction NE>, "
-                 f"compare_type = #stablehlo<comparison_type "
-                 f"{'FLOAT' if a.dtype.kind == 'f' or dtypes.is_float(a.dtype) else 'SIGNED'}>")
+                 f"compare_type = #stablehlo<comparison_type {kind}>")
         return ctx.op("stablehlo.compare", [x, zero], [ttype(a)] * 2, ttype(o), attrs=attrs)
     return ctx.op("stablehlo.convert", [x], [ttype(a)], ttype(o))
 

@@ -10,7 +10,9 @@ from .. import core, dtypes
 from ..core import Tracer
 from ..lax import api as lax
 from . import util
-from .lax_numpy import _is_array, asarray, util_dtype, where
+from ..jit import jit
+from .lax_numpy import asarray, util_dtype
+from .lax_numpy import where as where_
 
 
 def _axes(axis, ndim):
@@ -28,16 +30,20 @@ def _axes(axis, ndim):
 
 def _keepdims(out, axes, shape):
     new_shape = tuple(1 if i in axes else d for i, d in enumerate(shape))
-    return lax.reshape(out, new_shape)
+    return lax.broadcast_in_dim(out, new_shape, [i for i in range(len(shape)) if i not in axes])
 
 
-def _reduction(name, lax_fn, init, bool_to_int=False, upcast_small=False, has_identity=True):
+_HALF = (np.dtype(np.float16), np.dtype(dtypes.bfloat16))
+
+
+def _reduction(name, lax_fn, init, binop, bool_to_int=False, upcast_small=False,
+               has_identity=True):
     def fn(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
            promote_integers=True):
         if out is not None:
             raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
         util.check_arraylike(name, a)
-        (a,) = util.promote_dtypes(a) if not _is_array(a) else (a,)
+        a = asarray(a)
         shape = util.shape_of(a)
         axes = _axes(axis, len(shape))
         if not has_identity and initial is None and where is None:
@@ -56,23 +62,22 @@ def _reduction(name, lax_fn, init, bool_to_int=False, upcast_small=False, has_id
                                                      else np.uint32))
         else:
             target = dt
-        if target != dt:
-            a = lax._convert(a, target, False)
+        # half floats are summed/multiplied in float32 unless a dtype was asked for
+        comp = np.dtype(np.float32) if upcast_small and dtype is None and target in _HALF \
+            else target
+        if bool_to_int and dt == np.bool_ and comp != np.bool_:
+            a = lax._convert(a, dtypes.default_int_dtype(), False)
+        a = lax._convert(a, comp, False)
         if where is not None:
-            a = _where_fill(a, where, init(target))
+            a = where_(where, a, np.array(init(comp), comp))
         out = lax_fn(a, axes)
         if initial is not None:
-            out = lax_fn(lax.concatenate([lax.expand_dims(out, (0,)),
-                                          lax.expand_dims(lax.full_like(out, initial), (0,))], 0), (0,))
+            out = binop(np.array(initial, comp), out)
         if keepdims:
             out = _keepdims(out, axes, shape)
-        return out
+        return lax._convert(out, target, False)
     fn.__name__ = name
     return fn
-
-
-def _where_fill(a, mask, fill):
-    return where(mask, a, lax.full_like(a, fill))
 
 
 def _max_init(dt):
@@ -83,23 +88,22 @@ def _min_init(dt):
     return np.inf if dtypes.is_inexact(dt) else (np.iinfo(dt).max if dt.kind in "iu" else True)
 
 
-sum = _reduction("sum", lax.reduce_sum, lambda dt: 0, bool_to_int=True)
-prod = _reduction("prod", lax.reduce_prod, lambda dt: 1, bool_to_int=True)
-max = _reduction("max", lax.reduce_max, _max_init, has_identity=False)
-min = _reduction("min", lax.reduce_min, _min_init, has_identity=False)
+sum = _reduction("sum", lax.reduce_sum, lambda dt: 0, lax.add, bool_to_int=True, upcast_small=True)
+prod = _reduction("prod", lax.reduce_prod, lambda dt: 1, lax.mul, bool_to_int=True,
+                  upcast_small=True)
+max = _reduction("max", lax.reduce_max, _max_init, lax.max, has_identity=False)
+min = _reduction("min", lax.reduce_min, _min_init, lax.min, has_identity=False)
 amax, amin = max, min
 
 
 def _bool_reduction(name, lax_fn, init):
     def fn(a, axis=None, out=None, keepdims=False, *, where=None):
         util.check_arraylike(name, a)
-        a = asarray(a)
-        if util_dtype(a) != np.bool_:
-            a = lax.ne(a, lax._convert(0, util_dtype(a), False))
+        a = lax._convert(asarray(a), np.bool_, False)
         shape = util.shape_of(a)
         axes = _axes(axis, len(shape))
         if where is not None:
-            a = _where_fill(a, where, init)
+            a = where_(where, a, np.bool_(init))
         out = lax_fn(a, axes)
         return _keepdims(out, axes, shape) if keepdims else out
     fn.__name__ = name
@@ -110,13 +114,23 @@ all = _bool_reduction("all", lax.reduce_and, True)
 any = _bool_reduction("any", lax.reduce_or, False)
 
 
-def _count(shape, axes, where, dt):
+def _count(shape, axes, where, dt, keepdims):
+    """The number of elements reduced: a literal, or the sum of the mask."""
     if where is None:
         n = 1
         for ax in axes:
             n *= shape[ax]
-        return n
-    return sum(util.broadcast_to(where, shape), axis=axes, dtype=dt)
+        return lax._convert(float(n) if dtypes.is_inexact(dt) else n, dt, False)
+    return sum(util.broadcast_to(where, shape), axis=axes, dtype=dt, keepdims=keepdims)
+
+
+def _mean_dtypes(in_dtype, dtype):
+    """(computation dtype, result dtype): half floats are averaged in float32."""
+    if dtype is not None:
+        dt = dtypes.canonicalize_dtype(dtype)
+        return dt, dt
+    dt = dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(in_dtype))
+    return (np.dtype(np.float32) if dt in _HALF else dt), dt
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
@@ -124,49 +138,68 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     a = asarray(a)
     shape = util.shape_of(a)
     axes = _axes(axis, len(shape))
-    if dtype is None:
-        dt = dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(util_dtype(a)))
-    else:
+    if dtype is not None:
         dtypes.check_user_dtype_supported(dtype, "mean")
-        dt = dtypes.canonicalize_dtype(dtype)
-    total = sum(a, axis=axis, dtype=dt, keepdims=keepdims, where=where)
-    n = _count(shape, axes, where, dt)
-    if isinstance(n, int):
-        return lax.div(total, lax._convert(float(n) if dtypes.is_inexact(dt) else n, dt, False))
-    if keepdims:
-        n = _keepdims(n, axes, shape)
-    return lax.div(total, n)
+    comp, res = _mean_dtypes(util_dtype(a), dtype)
+    n = _count(shape, axes, where, comp, keepdims)
+    total = sum(a, axis=axes, dtype=comp, keepdims=keepdims, where=where)
+    return lax._convert(lax.div(total, n), res, False)
+
+
+def _real_dtype(dt):
+    return np.dtype(np.float32 if dt == np.complex64 else np.float64) if dt.kind == "c" else dt
+
+
+def _var_impl(a, ddof, where, axis, dtype, keepdims):
+    comp, res = _mean_dtypes(util_dtype(a), dtype)
+    if util_dtype(a).kind == "c":
+        comp = util_dtype(a)
+    elif comp in _HALF:  # even when asked for: variances of half floats accumulate in float32
+        comp = np.dtype(np.float32)
+    res = _real_dtype(res)
+    real = _real_dtype(comp)
+    a = lax._convert(a, comp, False)
+    shape = util.shape_of(a)
+    centered = lax.sub(a, mean(a, axis=axis, dtype=comp, keepdims=True, where=where))
+    if comp.kind == "c":
+        sq = lax.real(lax.mul(centered, lax.conj(centered)))
+    else:
+        sq = lax.square(centered)
+    n = lax.sub(_count(shape, axis, where, real, False), lax._convert(ddof, real, False))
+    out = lax.div(sum(sq, axis=axis, keepdims=keepdims, where=where), n)
+    out = lax._convert(out, res, False)
+    return where_(lax.gt(n, np.array(0, real)), out, np.nan)
+
+
+_var = jit(_var_impl, static_argnums=(3, 4, 5))
+_var._name = "_var"
+
+
+def _std_impl(a, ddof, where, axis, dtype, keepdims):
+    return lax.sqrt(_var(a, ddof, where, axis, dtype, keepdims))
+
+
+_std = jit(_std_impl, static_argnums=(3, 4, 5))
+_std._name = "_std"
+
+
+def _var_args(name, a, axis, dtype, ddof, correction):
+    util.check_arraylike(name, a)
+    a = asarray(a)
+    if dtype is not None:
+        dtypes.check_user_dtype_supported(dtype, name)
+        dtype = dtypes.canonicalize_dtype(dtype)
+    return a, _axes(axis, a.ndim), dtype, ddof if correction is None else correction
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, correction=None):
-    if correction is not None:
-        ddof = correction
-    util.check_arraylike("var", a)
-    a = asarray(a)
-    out_dt = dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(util_dtype(a)) if dtype is None else dtype)
-    if out_dt.kind == "c":  # the variance of complex numbers is real
-        out_dt = np.dtype(np.float32 if out_dt == np.complex64 else np.float64)
-    # half-precision variances are accumulated in float32, as JAX does
-    dt = np.dtype(np.float32) if out_dt in (np.float16, dtypes.bfloat16) else out_dt
-    if util_dtype(a).kind != "c":
-        a = lax._convert(a, dt, False)
-    shape = util.shape_of(a)
-    axes = _axes(axis, len(shape))
-    centered = lax.sub(a, mean(a, axis=axis, keepdims=True, where=where))
-    sq = lax.mul(centered, lax.conj(centered) if dt.kind == "c" else centered)
-    if dt.kind == "c":
-        sq = lax.real(sq)
-    total = sum(sq, axis=axis, keepdims=keepdims, where=where)
-    n = _count(shape, axes, where, total.dtype if _is_array(total) else dt)
-    if isinstance(n, int):
-        out = lax.div(total, lax._convert(float(builtins.max(n - ddof, 0)), util_dtype(total), False))
-    else:
-        out = lax.div(total, lax.sub(n, ddof))
-    return lax._convert(out, out_dt, False)
+    a, axes, dtype, ddof = _var_args("var", a, axis, dtype, ddof, correction)
+    return _var(a, ddof, where, axes, dtype, bool(keepdims))
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, correction=None):
-    return lax.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, correction=correction))
+    a, axes, dtype, ddof = _var_args("std", a, axis, dtype, ddof, correction)
+    return _std(a, ddof, where, axes, dtype, bool(keepdims))
 
 
 def _arg_reduction(name, lax_fn):
@@ -179,7 +212,7 @@ def _arg_reduction(name, lax_fn):
                 raise ValueError(f"attempt to get {name} of an empty sequence")
             flat = lax.reshape(a, (int(np.prod(shape)),))
             out = lax_fn(flat, 0, dtypes.default_int_dtype())
-            return lax.reshape(out, (1,) * len(shape)) if keepdims else out
+            return _keepdims(out, tuple(range(len(shape))), shape) if keepdims else out
         ax = util.canonicalize_axis(axis, len(shape))
         if shape[ax] == 0:
             raise ValueError(f"attempt to get {name} of an empty sequence")
@@ -193,9 +226,17 @@ argmax = _arg_reduction("argmax", lax.argmax)
 argmin = _arg_reduction("argmin", lax.argmin)
 
 
+def _count_nonzero_impl(a, axis, keepdims):
+    return sum(lax.ne(a, lax._convert(0, util_dtype(a), False)), axis=axis, keepdims=keepdims)
+
+
+_count_nonzero = jit(_count_nonzero_impl, static_argnums=(1, 2))
+_count_nonzero._name = "count_nonzero"
+
+
 def count_nonzero(a, axis=None, keepdims=False):
     a = asarray(a)
-    return sum(lax.ne(a, lax._convert(0, util_dtype(a), False)), axis=axis, keepdims=keepdims)
+    return _count_nonzero(a, _axes(axis, a.ndim), bool(keepdims))
 
 
 def cumulative_sum_index(x):
