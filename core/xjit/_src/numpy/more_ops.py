@@ -366,6 +366,14 @@ def flipud(m):
     return _flip(m, axis=(0,))
 
 
+def _unit_slice(a, axis, start, stop):
+    """A slice along one axis with explicit unit strides (as JAX's roll)."""
+    lo = [0] * a.ndim
+    hi = list(a.shape)
+    lo[axis], hi[axis] = start, stop
+    return lax.slice(a, lo, hi, (1,) * a.ndim)
+
+
 @jitted("_roll_static", ("shift", "axis"))
 def _roll_static(a, shift, axis):
     for s, ax in zip(shift, axis):
@@ -374,8 +382,7 @@ def _roll_static(a, shift, axis):
             continue
         s %= n
         if s:
-            a = lax.concatenate([lax.slice_in_dim(a, n - s, n, axis=ax),
-                                 lax.slice_in_dim(a, 0, n - s, axis=ax)], ax)
+            a = lax.concatenate([_unit_slice(a, ax, n - s, n), _unit_slice(a, ax, 0, n - s)], ax)
     return a
 
 
