@@ -16,11 +16,13 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
         shape = newshape
     util.check_arraylike("reshape", a)
     a = asarray(a)
+    given_tuple = isinstance(shape, tuple)
     if isinstance(shape, (int, np.integer)) or (hasattr(shape, "__index__") and not isinstance(shape, (tuple, list))):
         shape = (shape,)
     shape = list(shape)
     if any(isinstance(d, core.Tracer) for d in shape):
-        core.canonicalize_shape(tuple(shape))  # raises the error for traced dimensions
+        # raises the error for traced dimensions, showing the shape as JAX does
+        core.canonicalize_shape(tuple(shape) if given_tuple else shape)
     shape = [operator.index(s) for s in shape]
     size = a.size
     if shape.count(-1) > 1:
