@@ -86,3 +86,26 @@ def test_breakpoint_prompt_reads_commands(monkeypatch, capsys):
     assert "Entering jaxdb:" in out
     assert "array([0., 3.], dtype=float32)" in out
     assert "(2,)" in out
+
+
+def test_debug_print_under_vmap_prints_each_example(capsys):
+    jax.vmap(lambda x: jax.debug.print("v {}", x))(jnp.arange(3.))
+    assert capsys.readouterr().out == "v 0.0\nv 1.0\nv 2.0\n"
+
+
+def test_debug_print_under_grad_sees_primals(capsys):
+    g = jax.grad(lambda x: (jax.debug.print("g {}", x), x * x)[1])(3.0)
+    assert float(g) == 6.0 and capsys.readouterr().out == "g 3.0\n"
+
+
+def test_pure_callback_under_transformations():
+    def pc(x, method=None):
+        return jax.pure_callback(lambda a: np.sin(a), jax.ShapeDtypeStruct(x.shape, x.dtype), x,
+                                 vmap_method=method)
+    with pytest.raises(NotImplementedError, match="Got vmap_method=None"):
+        jax.vmap(pc)(jnp.ones(3))
+    with pytest.raises(ValueError, match="Pure callbacks do not support JVP"):
+        jax.grad(pc)(1.0)
+    for method in ("sequential", "expand_dims", "broadcast_all"):
+        out = jax.jit(jax.vmap(lambda x: pc(x, method)))(jnp.arange(3.0))
+        np.testing.assert_allclose(out, np.sin(np.arange(3.0)), rtol=1e-6)

@@ -25,6 +25,7 @@ from xjit._src.api import (  # noqa: E402
 from xjit._src.backend import Device  # noqa: E402
 from xjit import errors, lax, numpy, tree, tree_util  # noqa: E402,F401
 from xjit import debug, experimental, nn  # noqa: E402,F401
+from xjit._src import callback_rules as _callback_rules  # noqa: E402,F401  (grad/vmap of callbacks)
 from xjit import random  # noqa: E402,F401
 from xjit._src.callbacks import pure_callback  # noqa: E402,F401
 from xjit._src.config import (  # noqa: E402
