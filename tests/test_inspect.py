@@ -169,3 +169,31 @@ def test_no_nan_no_error_and_debug_off_is_silent():
     assert np.isnan(jax.jit(lambda x: jnp.log(x))(-1.0))
     with jax.debug_nans(True):
         assert float(jax.jit(lambda x: jnp.log(x))(1.0)) == 0.0
+
+
+def test_nan_in_a_loop_body_names_the_iteration_and_line():
+    from xjit import lax
+
+    def body(i, x):
+        return jnp.log(x - i)
+
+    with jax.debug_nans(True), pytest.raises(FloatingPointError) as e:
+        jax.jit(lambda x: lax.fori_loop(0, 5, body, x))(3.0)
+    assert e.value.__notes__ == ["(in iteration 2 of the scan body)"]
+    assert f"(body)" in str(e.value) and traceback.extract_tb(e.value.__traceback__)[-1].name == "body"
+
+
+def test_nan_in_the_backward_pass_is_attributed_to_the_forward_line():
+    def f(x):
+        y = jnp.sqrt(x)
+        return y * 0.0
+
+    with jax.debug_nans(True), pytest.raises(FloatingPointError) as e:
+        jax.grad(f)(0.0)
+    assert str(e.value).startswith("invalid value (nan) encountered in mul")
+    assert f"test_inspect.py:{f.__code__.co_firstlineno + 1} (f)" in str(e.value)
+
+
+def test_nan_under_vmap():
+    with jax.debug_nans(True), pytest.raises(FloatingPointError, match="encountered in log"):
+        jax.vmap(jnp.log)(jnp.array([1.0, -1.0]))

@@ -243,9 +243,11 @@ def _bind_cond(index, funs, operands, kind):
 def while_loop(cond_fun, body_fun, init_val):
     """Run ``body_fun`` on the carry while ``cond_fun(carry)`` is true."""
     if _flags["jax_disable_jit"]:
-        val = init_val
+        val, it = init_val, 0
         while cond_fun(val):
-            val = body_fun(val)
+            with _iteration_note("while_loop", it):
+                val = body_fun(val)
+            it += 1
         return val
     init, in_tree = tree_util.tree_flatten(init_val)
     avals = [core.aval_of(x) for x in init]
@@ -417,13 +419,33 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
             tree_util.tree_unflatten(t.out_tree, [0] * nc + ys)[1])
 
 
+class _iteration_note:
+    """While a loop runs de-optimised (NaN replay), a FloatingPointError from
+    its body gets a note naming the iteration it happened in."""
+
+    __slots__ = ("kind", "i")
+
+    def __init__(self, kind, i):
+        self.kind, self.i = kind, i
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, typ, exc, tb):
+        if typ is FloatingPointError and not getattr(exc, "_xjit_iteration", False):
+            exc.add_note(f"(in iteration {self.i} of the {self.kind} body)")
+            exc._xjit_iteration = True
+        return False
+
+
 def _scan_python(f, init, xs, xs_flat, xs_tree, length, reverse):
     """Scan as a Python loop (``jax_disable_jit``)."""
     from ..numpy import lax_numpy as jnp
     carry, ys = init, []
     for i in (reversed(range(length)) if reverse else range(length)):
         x = tree_util.tree_unflatten(xs_tree, [x[i] for x in xs_flat])
-        carry, y = f(carry, x)
+        with _iteration_note("scan", i):
+            carry, y = f(carry, x)
         ys.append(y)
     if reverse:
         ys = ys[::-1]
