@@ -298,13 +298,13 @@ def _pad(array, pad_width, mode, constant_values):
         if util.ndim_of(cv) == 0:
             val = lax._convert(cv, util_dtype(array), False)
             return pad_p.bind(array, val, padding_config=tuple((lo, hi, 0) for lo, hi in pad_width))
-        cv = np.broadcast_to(np.asarray(cv), (array.ndim, 2))
+        cv = util.broadcast_to(asarray(cv), (array.ndim, 2))
         for ax, (lo, hi) in enumerate(pad_width):
-            cfg = [(0, 0, 0)] * array.ndim
-            cfg[ax] = (lo, 0, 0)
-            array = lax.pad(array, lax._convert(cv[ax, 0], util_dtype(array), False), cfg)
-            cfg[ax] = (0, hi, 0)
-            array = lax.pad(array, lax._convert(cv[ax, 1], util_dtype(array), False), cfg)
+            for side, width in ((0, lo), (1, hi)):
+                cfg = [(0, 0, 0)] * array.ndim
+                cfg[ax] = (width, 0, 0) if side == 0 else (0, width, 0)
+                val = lax.reshape(lax.slice(cv, (ax, side), (ax + 1, side + 1)), ())
+                array = lax.pad(array, lax._convert(val, util_dtype(array), False), cfg)
         return array
     for ax, (lo, hi) in enumerate(pad_width):
         if lo or hi:
@@ -332,7 +332,10 @@ def pad(array, pad_width, mode="constant", **kwargs):
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': {bad}")
     if kwargs.get("reflect_type", "even") != "even":
         raise NotImplementedError("jnp.pad with reflect_type='odd' is not implemented")
-    return _pad(array, pw, mode, kwargs.get("constant_values", 0))
+    cv = kwargs.get("constant_values", 0)
+    if isinstance(cv, (list, tuple)):
+        cv = np.asarray(cv)
+    return _pad(array, pw, mode, cv)
 
 # -- flips and rolls
 
