@@ -326,6 +326,7 @@ def test_histogram_and_interp():
            np.interp(xs, [0.0, 1, 1, 3], [3.0, 5, 6, 4]).astype(np.float32))
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's, for all-NaN slices
 def test_nan_reductions_against_numpy():
     a = np.array([[1.0, np.nan, 3], [np.nan, np.nan, 2], [4, 5, 6]], np.float32)
     for name in ("nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nanstd"):
@@ -333,6 +334,4 @@ def test_nan_reductions_against_numpy():
             _check(getattr(jnp, name)(a, axis=axis), getattr(np, name)(a, axis=axis))
     _check(jnp.nanargmax(a, axis=1), np.nanargmax(a, axis=1))
     _check(jnp.nanargmin(a, axis=0), np.nanargmin(a, axis=0))
-    with np.errstate(all="ignore"):
-        want = np.nanvar(a, axis=1, ddof=1)
-    _check(jnp.nanvar(a, axis=1, ddof=1), want)
+    _check(jnp.nanvar(a, axis=1, ddof=1), np.nanvar(a, axis=1, ddof=1))
