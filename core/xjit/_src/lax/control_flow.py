@@ -284,8 +284,7 @@ def while_loop(cond_fun, body_fun, init_val):
                         cond_nconsts=len(cconsts), body_jaxpr=_closed(bj),
                         body_nconsts=len(bconsts))
     outs, moved = iter(outs), iter(moved if any(move) else [])
-    flat = ([lax.asarray_device(next(moved)) if m else next(outs) for m in move]
-            if any(move) else list(outs))
+    flat = [next(moved) if m else next(outs) for m in move] if any(move) else list(outs)
     return tree_util.tree_unflatten(in_tree, flat)
 
 
@@ -413,7 +412,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
                             linear=(False,) * (nk + nc2 + len(xs_flat)), unroll=int(unroll),
                             _split_transpose=bool(_split_transpose)))
     moved = iter(moved)
-    carry = [lax.asarray_device(next(moved)) if m else next(outs) for m in move]
+    carry = [next(moved) if m else next(outs) for m in move]
     ys = [next(outs) if f is None else lax.asarray_device(xs_flat[f]) for f in ys_fwd]
     return (tree_util.tree_unflatten(init_tree, carry),
             tree_util.tree_unflatten(t.out_tree, [0] * nc + ys)[1])
@@ -440,7 +439,7 @@ class _iteration_note:
 
 def _scan_python(f, init, xs, xs_flat, xs_tree, length, reverse):
     """Scan as a Python loop (``jax_disable_jit``)."""
-    from ..numpy import lax_numpy as jnp
+    from ..numpy.shape_ops import stack
     carry, ys = init, []
     for i in (reversed(range(length)) if reverse else range(length)):
         x = tree_util.tree_unflatten(xs_tree, [x[i] for x in xs_flat])
@@ -451,7 +450,7 @@ def _scan_python(f, init, xs, xs_flat, xs_tree, length, reverse):
         ys = ys[::-1]
     if not ys:
         raise ValueError("scan with disable_jit and length 0 is not supported")
-    stacked = tree_util.tree_map(lambda *y: jnp.stack(y), *ys)
+    stacked = tree_util.tree_map(lambda *y: stack(y), *ys)
     return carry, stacked
 
 
@@ -470,8 +469,8 @@ def map(f, xs, *, batch_size=None):
     ys = tree_util.tree_map(lambda y: lax.reshape(y, (nb * batch_size, *y.shape[2:])), ys)
     if rem:
         rest = vmap(f)(tree_util.tree_unflatten(tree, [x[nb * batch_size:] for x in leaves]))
-        from ..numpy import lax_numpy as jnp
-        ys = tree_util.tree_map(lambda a, b: jnp.concatenate([a, b]), ys, rest)
+        from ..numpy.shape_ops import concatenate
+        ys = tree_util.tree_map(lambda a, b: concatenate([a, b]), ys, rest)
     return ys
 
 

@@ -63,6 +63,8 @@ def _scan_lowering(ctx, avals_in, avals_out, *args, jaxpr, length, reverse, num_
         z = ctx.constant(np.zeros((), p.dtype), p.update(shape=()))
         bufs.append(ctx.op("stablehlo.broadcast_in_dim", [z], [ttype(p.update(shape=()))],
                            ttype(p), attrs="broadcast_dimensions = array<i64>"))
+    if length == 0:
+        return [*init, *bufs]
     state_avals = [_I32, *avals_in, *y_avals]
     types = [ttype(a) for a in state_avals]
 
