@@ -26,3 +26,6 @@ from xjit._src.lax.convolution import (  # noqa: E402,F401
     conv_with_general_padding, padtype_to_pads)
 from xjit._src.lax.fft import FftType, fft  # noqa: E402,F401
 from xjit.lax import linalg  # noqa: E402,F401
+from xjit._src.lax.windowed import (  # noqa: E402,F401
+    reduce, reduce_p, reduce_window, reduce_window_max_p, reduce_window_min_p, reduce_window_p,
+    reduce_window_sum_p)

@@ -1,0 +1,315 @@
+"""Window reductions and reductions with a Python computation.
+
+``reduce_window_{sum,max,min}`` are the monoid cases (what pooling uses);
+``reduce_window`` and ``reduce`` carry the computation as a traced jaxpr of
+two scalars, lowered as the region of ``stablehlo.reduce_window`` /
+``stablehlo.reduce``. ``lax.reduce_window``/``lax.reduce`` pick the monoid
+primitive when the computation and identity are recognised, as JAX does.
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from .. import core, lowering, tree_util
+from ..core import Primitive, ShapedArray
+from ..lowering import i64_array, ttype
+from . import api
+from . import structural as st
+from .convolution import _dilate, padtype_to_pads
+
+
+def _window_shape(shape, window_dimensions, window_strides, padding, base_dilation,
+                  window_dilation):
+    return tuple(max((_dilate(d, bd) + lo + hi - _dilate(w, wd)) // s + 1, 0)
+                 for d, w, s, (lo, hi), bd, wd in zip(shape, window_dimensions, window_strides,
+                                                      padding, base_dilation, window_dilation))
+
+
+def _check_window(name, x, window_dimensions, window_strides, padding, base_dilation,
+                  window_dilation):
+    for what, v in (("window_dimensions", window_dimensions), ("window_strides", window_strides),
+                    ("padding", padding), ("base_dilation", base_dilation),
+                    ("window_dilation", window_dilation)):
+        if len(v) != x.ndim:
+            raise TypeError(f"{name} got the wrong number of {what} for operand: got operand "
+                            f"shape {x.shape} with {what} {tuple(v)}.")
+
+
+def _window_attrs(window_dimensions, window_strides, padding, base_dilation, window_dilation):
+    n = len(padding)
+    pads = ", ".join(f"[{lo}, {hi}]" for lo, hi in padding)
+    pad_attr = f"dense<[{pads}]> : tensor<{n}x2xi64>" if n else "dense<> : tensor<0x2xi64>"
+    return (f"window_dimensions = {i64_array(window_dimensions)}, "
+            f"window_strides = {i64_array(window_strides)}, "
+            f"base_dilations = {i64_array(base_dilation)}, "
+            f"window_dilations = {i64_array(window_dilation)}, padding = {pad_attr}")
+
+# -- the monoid primitives
+
+
+def _monoid_eval(name):
+    def rule(x, *, window_dimensions, window_strides, padding, base_dilation, window_dilation):
+        _check_window(name, x, window_dimensions, window_strides, padding, base_dilation,
+                      window_dilation)
+        return x.update(shape=_window_shape(x.shape, window_dimensions, window_strides, padding,
+                                            base_dilation, window_dilation))
+    return rule
+
+
+def _monoid_lower(reduce_name):
+    def rule(ctx, ai, ao, x, **params):
+        a = ai[0]
+        scalar = a.update(shape=(), weak_type=False)
+        init = ctx.constant(st._init_value(reduce_name, a.dtype), scalar)
+        region = st.reduce_region(ctx, st._REDUCE_OPS[reduce_name], a.dtype)
+        return ctx.op("stablehlo.reduce_window", [x, init], [ttype(a), ttype(scalar)],
+                      ttype(ao[0]), attrs=_window_attrs(**params), regions=[region])
+    return rule
+
+
+def _monoid_prim(name, reduce_name):
+    p = Primitive(name)
+    core.abstract_eval_rules[p] = _monoid_eval(name)
+    lowering.rules[p] = _monoid_lower(reduce_name)
+    return p
+
+
+reduce_window_sum_p = _monoid_prim("reduce_window_sum", "reduce_sum")
+reduce_window_max_p = _monoid_prim("reduce_window_max", "reduce_max")
+reduce_window_min_p = _monoid_prim("reduce_window_min", "reduce_min")
+
+# -- generic computations, as jaxprs of scalars
+
+
+def _lower_computation(ctx, closed, dtypes_):
+    """A region applying ``closed`` (n accumulators, n values -> n results)."""
+    avals = [ShapedArray((), d) for d in dtypes_] * 2
+
+    def body(*args):
+        outs = lowering.lower_jaxpr(ctx, closed.jaxpr, closed.consts, list(args))
+        return [(o, ShapedArray((), d)) for o, d in zip(outs, dtypes_)]
+    return ctx.region(avals, body)
+
+
+def _reduce_window_eval(*args, jaxpr, consts, window_dimensions, window_strides, padding,
+                        base_dilation, window_dilation):
+    n = len(args) // 2
+    xs = args[:n]
+    for x in xs:
+        _check_window("reduce_window", x, window_dimensions, window_strides, padding,
+                      base_dilation, window_dilation)
+    shape = _window_shape(xs[0].shape, window_dimensions, window_strides, padding, base_dilation,
+                          window_dilation)
+    return [x.update(shape=shape, weak_type=False) for x in xs]
+
+
+def _reduce_window_lower(ctx, ai, ao, *args, jaxpr, consts, **params):
+    n = len(args) // 2
+    region = _lower_computation(ctx, core.ClosedJaxpr(jaxpr.jaxpr, consts),
+                                [a.dtype for a in ai[:n]])
+    return ctx.op("stablehlo.reduce_window", list(args), [ttype(a) for a in ai],
+                  [ttype(o) for o in ao], attrs=_window_attrs(**params), regions=[region])
+
+
+reduce_window_p = Primitive("reduce_window")
+reduce_window_p.multiple_results = True
+core.abstract_eval_rules[reduce_window_p] = _reduce_window_eval
+lowering.rules[reduce_window_p] = _reduce_window_lower
+
+
+def _reduce_eval(*args, computation, jaxpr, dimensions):
+    n = len(args) // 2
+    for x in args[:n]:
+        if any(not 0 <= d < x.ndim for d in dimensions):
+            raise ValueError(f"reduction axes {tuple(dimensions)} contains out-of-bounds indices "
+                             f"for {x.str_short()}.")
+    return [x.update(shape=tuple(s for i, s in enumerate(x.shape) if i not in dimensions),
+                     weak_type=False) for x in args[:n]]
+
+
+def _reduce_lower(ctx, ai, ao, *args, computation, jaxpr, dimensions):
+    n = len(args) // 2
+    region = _lower_computation(ctx, jaxpr, [a.dtype for a in ai[:n]])
+    return ctx.op("stablehlo.reduce", list(args), [ttype(a) for a in ai], [ttype(o) for o in ao],
+                  attrs=f"dimensions = {i64_array(dimensions)}", regions=[region])
+
+
+reduce_p = Primitive("reduce")
+reduce_p.multiple_results = True
+core.abstract_eval_rules[reduce_p] = _reduce_eval
+lowering.rules[reduce_p] = _reduce_lower
+
+# -- the xjit.lax functions
+
+
+def _trace_computation(computation, init_avals):
+    from ..tracing import close_jaxpr, trace_to_jaxpr
+    n = len(init_avals)
+    scalars = [a.update(shape=(), weak_type=False) for a in init_avals]
+
+    def flat(*args):
+        if n == 1:
+            out = computation(args[0], args[1])
+        else:
+            out = computation(tuple(args[:n]), tuple(args[n:]))
+        return tree_util.tree_leaves(out)
+    jaxpr, consts = trace_to_jaxpr(flat, scalars * 2)
+    closed, _ = close_jaxpr(jaxpr, consts)
+    return closed
+
+
+def _monoid(computation, init, dtype):
+    """The name of the monoid reduction ``computation`` with this ``init`` is, if any."""
+    if core.is_concrete(init) and np.ndim(init) == 0:
+        v = np.asarray(init)
+        if computation is api.add and v == 0:
+            return "sum"
+        if computation is api.mul and v == 1:
+            return "prod"
+        if computation is api.max and v == st._init_value("reduce_max", dtype):
+            return "max"
+        if computation is api.min and v == st._init_value("reduce_min", dtype):
+            return "min"
+        if dtype == np.bool_ and computation is api.bitwise_and and v:
+            return "and"
+        if dtype == np.bool_ and computation is api.bitwise_or and not v:
+            return "or"
+    return None
+
+
+def _norm_padding(padding, shape, window_dimensions, window_strides, base_dilation,
+                  window_dilation):
+    if isinstance(padding, str):
+        return padtype_to_pads([_dilate(d, b) for d, b in zip(shape, base_dilation)],
+                               [_dilate(w, d) for w, d in zip(window_dimensions, window_dilation)],
+                               window_strides, padding)
+    return tuple((operator.index(lo), operator.index(hi)) for lo, hi in padding)
+
+
+def reduce_window(operand, init_value, computation, window_dimensions, window_strides, padding,
+                  base_dilation=None, window_dilation=None):
+    """Reduce each window of ``operand`` with ``computation`` (a function of
+    two scalars, or of two tuples for several operands)."""
+    flat_ops, tree = tree_util.tree_flatten(operand)
+    flat_inits = tree_util.tree_leaves(init_value)
+    flat_ops = [api.asarray_device(x) for x in flat_ops]
+    nd = flat_ops[0].ndim
+    window_dimensions = tuple(map(operator.index, window_dimensions))
+    window_strides = tuple(map(operator.index, window_strides))
+    base_dilation = (1,) * nd if base_dilation is None else tuple(map(int, base_dilation))
+    window_dilation = (1,) * nd if window_dilation is None else tuple(map(int, window_dilation))
+    if len(window_dimensions) != nd:
+        raise TypeError(f"reduce_window got the wrong number of window_dimensions for operand: "
+                        f"got operand shape {flat_ops[0].shape} with window_dimensions "
+                        f"{window_dimensions}.")
+    padding = _norm_padding(padding, flat_ops[0].shape, window_dimensions, window_strides,
+                            base_dilation, window_dilation)
+    params = dict(window_dimensions=window_dimensions, window_strides=window_strides,
+                  padding=padding, base_dilation=base_dilation, window_dilation=window_dilation)
+    if len(flat_ops) == 1:
+        kind = _monoid(computation, flat_inits[0], flat_ops[0].dtype)
+        prim = {"sum": reduce_window_sum_p, "max": reduce_window_max_p,
+                "min": reduce_window_min_p}.get(kind)
+        if prim is not None:
+            return tree_util.tree_unflatten(tree, [prim.bind(flat_ops[0], **params)])
+    inits = [api._convert(i, x.dtype, False) for i, x in zip(flat_inits, flat_ops)]
+    closed = _trace_computation(computation, [x.aval for x in flat_ops])
+    outs = reduce_window_p.bind(*flat_ops, *inits, jaxpr=closed, consts=tuple(closed.consts),
+                                **params)
+    return tree_util.tree_unflatten(tree, outs)
+
+
+def _window_monoid(prim):
+    def fn(operand, window_dimensions, window_strides, padding, base_dilation=None,
+           window_dilation=None):
+        operand = api.asarray_device(operand)
+        nd = operand.ndim
+        bd = (1,) * nd if base_dilation is None else tuple(base_dilation)
+        wd = (1,) * nd if window_dilation is None else tuple(window_dilation)
+        pads = _norm_padding(padding, operand.shape, window_dimensions, window_strides, bd, wd)
+        return prim.bind(operand, window_dimensions=tuple(window_dimensions),
+                         window_strides=tuple(window_strides), padding=pads, base_dilation=bd,
+                         window_dilation=wd)
+    return fn
+
+
+reduce_window_sum = _window_monoid(reduce_window_sum_p)
+reduce_window_max = _window_monoid(reduce_window_max_p)
+reduce_window_min = _window_monoid(reduce_window_min_p)
+
+
+def reduce(operands, init_values, computation, dimensions):
+    """Reduce ``operands`` over ``dimensions`` with ``computation``; the
+    monoids (add/0, mul/1, max/-inf, min/inf, and/or) become their primitives."""
+    flat_ops, tree = tree_util.tree_flatten(operands)
+    flat_inits = tree_util.tree_leaves(init_values)
+    if len(flat_ops) != len(flat_inits):
+        raise ValueError("reduce: operands and init_values must have the same structure")
+    flat_ops = [api.asarray_device(x) for x in flat_ops]
+    dims = tuple(sorted(operator.index(d) for d in dimensions))
+    if len(flat_ops) == 1:
+        kind = _monoid(computation, flat_inits[0], flat_ops[0].dtype)
+        if kind is not None:
+            fn = getattr(api, f"reduce_{kind}")
+            return tree_util.tree_unflatten(tree, [fn(flat_ops[0], dims)])
+    inits = [api._convert(i, x.dtype, False) for i, x in zip(flat_inits, flat_ops)]
+    closed = _trace_computation(computation, [x.aval for x in flat_ops])
+    outs = reduce_p.bind(*flat_ops, *inits, computation=computation, jaxpr=closed,
+                         dimensions=dims)
+    return tree_util.tree_unflatten(tree, outs)
+
+# -- transformation rules
+
+
+def _sum_transpose(ct, *, window_dimensions, window_strides, padding, base_dilation,
+                   window_dilation, operand_shape):
+    """Each input element receives the cotangents of the windows holding it:
+    a window sum over the stride-dilated cotangent."""
+    pads = []
+    for d, w, m, (lo, _), s, bd, wd in zip(operand_shape, window_dimensions, ct.shape, padding,
+                                            window_strides, base_dilation, window_dilation):
+        w_eff, in_dil, out_dil = _dilate(w, wd), _dilate(d, bd), _dilate(m, s)
+        before = w_eff - lo - 1
+        pads.append((before, in_dil + w_eff - 1 - out_dil - before))
+    return reduce_window_sum_p.bind(ct, window_dimensions=window_dimensions,
+                                    window_strides=base_dilation, padding=tuple(pads),
+                                    base_dilation=window_strides, window_dilation=window_dilation)
+
+
+def _register_rules():
+    from .. import ad, batching
+
+    def sum_jvp(primals, tangents, **params):
+        out = reduce_window_sum_p.bind(primals[0], **params)
+        t = tangents[0]
+        if type(t) is ad.Zero:
+            return out, ad.Zero.from_primal_value(out)
+        return out, reduce_window_sum_p.bind(t, **params)
+
+    def sum_transpose(ct, x, **params):
+        ct = ad.instantiate_zeros(ct)
+        return [_sum_transpose(ct, operand_shape=x.aval.shape, **params)]
+
+    ad.jvp_rules[reduce_window_sum_p] = sum_jvp
+    ad.transpose_rules[reduce_window_sum_p] = sum_transpose
+
+    def monoid_batch(prim):
+        def rule(args, dims, *, window_dimensions, window_strides, padding, base_dilation,
+                 window_dilation):
+            d = dims[0]
+
+            def ins(t, v):
+                return tuple(t[:d]) + (v,) + tuple(t[d:])
+            return prim.bind(args[0], window_dimensions=ins(window_dimensions, 1),
+                             window_strides=ins(window_strides, 1), padding=ins(padding, (0, 0)),
+                             base_dilation=ins(base_dilation, 1),
+                             window_dilation=ins(window_dilation, 1)), d
+        return rule
+
+    for p in (reduce_window_sum_p, reduce_window_max_p, reduce_window_min_p):
+        batching.batch_rules[p] = monoid_batch(p)
+
+
+_register_rules()
