@@ -414,13 +414,34 @@ def _index_operand(i):
     return i
 
 
+def _dynamic_starts(operand, start_indices):
+    """Negative starts count from the end, as in JAX: Python ints wrap on the
+    host, signed integer arrays by ``select_n(i < 0, i, i + size)``."""
+    shape = np.shape(operand) if is_host_const(operand) else operand.shape
+    if len(start_indices) != len(shape):
+        return [_index_operand(i) for i in start_indices]
+    out = []
+    for i, size in zip(start_indices, shape):
+        if isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_)):
+            out.append(_index_operand(int(i) + size if i < 0 else int(i)))
+            continue
+        i = _index_operand(i)
+        if is_host_const(i) or i.dtype.kind != "i":
+            out.append(i)
+            continue
+        dt = i.dtype
+        neg = lt(i, np.array(0, dt))
+        out.append(select_n(neg, i, add(_convert(i, dt, False), np.array(size, dt))))
+    return out
+
+
 def dynamic_slice(operand, start_indices, slice_sizes):
-    idx = [_index_operand(i) for i in start_indices]
+    idx = _dynamic_starts(operand, start_indices)
     return st.dynamic_slice_p.bind(operand, *idx, slice_sizes=tuple(map(int, slice_sizes)))
 
 
 def dynamic_update_slice(operand, update, start_indices):
-    idx = [_index_operand(i) for i in start_indices]
+    idx = _dynamic_starts(operand, start_indices)
     return st.dynamic_update_slice_p.bind(operand, update, *idx)
 
 

@@ -48,6 +48,8 @@ def getitem(arr, idx):
         return advanced_indexing.rewriting_take(arr, idx)
     shape = arr.shape
     idx = _expand_index(idx, len(shape))
+    if _dynamic_take_applies(idx):
+        return _dynamic_take(arr, idx)
     starts, limits, strides, squeeze_dims, dyn, rev_dims = [], [], [], [], [], []
     new_axes = []
     dim = 0
@@ -96,7 +98,7 @@ def getitem(arr, idx):
                     stop = start = 0
             else:
                 n = len(range(start, stop, step))
-                stop = start + (n - 1) * step + 1 if n else start
+                stop = stop if n else start
             starts.append(start)
             limits.append(stop)
             strides.append(step)
@@ -131,6 +133,44 @@ def getitem(arr, idx):
     if out is arr and isinstance(arr, ArrayImpl):
         return arr
     return out
+
+
+def _dynamic_take_applies(idx):
+    """Traced integer scalars mixed only with static ints, unit-step slices and
+    None become one dynamic_slice, as in JAX."""
+    return any(_is_traced_int(i) for i in idx) and all(
+        i is None or _is_int_like(i) or _is_traced_int(i)
+        or (isinstance(i, slice) and i.step in (None, 1)
+            and all(p is None or _is_int_like(p) for p in (i.start, i.stop)))
+        for i in idx)
+
+
+def _dynamic_take(arr, idx):
+    """One dynamic_slice over every dimension. With several starts they are
+    int32 arrays, each wrapped by lax.dynamic_slice (traced ones converted
+    first); a lone start is wrapped as it is."""
+    starts, sizes, squeeze_dims, new_axes = [], [], [], []
+    dim = out_pos = 0
+    for i in idx:
+        if i is None:
+            new_axes.append(out_pos)
+            out_pos += 1
+            continue
+        if isinstance(i, slice):
+            start, stop, _ = i.indices(arr.shape[dim])
+            starts.append(start)
+            sizes.append(max(stop - start, 0))
+            out_pos += 1
+        else:
+            starts.append(i)
+            sizes.append(1)
+            squeeze_dims.append(dim)
+        dim += 1
+    if len(starts) > 1:
+        starts = [lax._convert(i, np.int32, False) for i in starts]
+        starts = [lax.asarray_device(i) for i in starts]
+    out = lax.squeeze(lax.dynamic_slice(arr, starts, sizes), tuple(squeeze_dims))
+    return lax.expand_dims(out, tuple(new_axes)) if new_axes else out
 
 
 def _normalize_traced_index(i, size):
