@@ -22,7 +22,9 @@ returned entry for a non-linear argument is None.
 
 Primitives with sub-jaxprs (``jit``) partially evaluate themselves through
 ``partial_eval_rules[prim](trace, args, params)``; ``partial_eval_jaxpr``
-splits a jaxpr into its known and unknown halves for them.
+splits a jaxpr into its known and unknown halves for them. ``ad_jit`` has the
+matching ``jvp_jaxpr`` and ``transpose_jaxpr`` (cached per jaxpr), which
+control-flow rules can reuse for their bodies.
 """
 from __future__ import annotations
 
