@@ -496,3 +496,92 @@ def test_norm_axes_and_repr():
            np.linalg.norm(BATCH, 2, axis=(0, 2), keepdims=True), 1e-3)
     _close(jnp.linalg.norm(np.array([3 + 4j, 1j])), np.linalg.norm(np.array([3 + 4j, 1j])))
     assert repr(jnp.linalg.norm(np.array([3.0, 4.0]))) == "Array(5., dtype=float32)"
+
+
+# -- window reductions
+
+RW_SUM_JAXPR = """\
+{ lambda ; a:f32[4,6]. let
+    b:f32[2,3] = reduce_window_sum[
+      base_dilation=(1, 1)
+      padding=((0, 0), (0, 0))
+      window_dilation=(1, 1)
+      window_dimensions=(2, 2)
+      window_strides=(2, 2)
+    ] a
+  in (b,) }"""
+
+RW_MAX_SAME_JAXPR = """\
+{ lambda ; a:f32[4,6]. let
+    b:f32[4,6] = reduce_window_max[
+      base_dilation=(1, 1)
+      padding=((0, 1), (1, 1))
+      window_dilation=(1, 1)
+      window_dimensions=(2, 3)
+      window_strides=(1, 1)
+    ] a
+  in (b,) }"""
+
+RW_GENERIC_JAXPR = """\
+{ lambda ; a:f32[4,6]. let
+    b:f32[2,3] = reduce_window[
+      base_dilation=(1, 1)
+      consts=()
+      jaxpr={ lambda ; c:f32[] d:f32[]. let e:f32[] = mul c d in (e,) }
+      padding=((0, 0), (0, 0))
+      window_dilation=(1, 1)
+      window_dimensions=(2, 2)
+      window_strides=(2, 2)
+    ] a 1.0:f32[]
+  in (b,) }"""
+
+
+def test_reduce_window_jaxprs():
+    x = jnp.ones((4, 6))
+    f = lambda x: lax.reduce_window(x, 0.0, lax.add, (2, 2), (2, 2), "VALID")
+    assert str(xjit.make_jaxpr(f)(x)) == RW_SUM_JAXPR
+    f = lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (2, 3), (1, 1), "SAME")
+    assert str(xjit.make_jaxpr(f)(x)) == RW_MAX_SAME_JAXPR
+    f = lambda x: lax.reduce_window(x, 1.0, lax.mul, (2, 2), (2, 2), "VALID")
+    assert str(xjit.make_jaxpr(f)(x)) == RW_GENERIC_JAXPR
+
+
+def test_reduce_window_values():
+    x = np.arange(24.0, dtype=np.float32).reshape(4, 6)
+    out = lax.reduce_window(jnp.arange(12.0).reshape(3, 4), 0.0, lax.add, (2, 2), (1, 1),
+                            [(1, 0), (0, 1)], base_dilation=(2, 1), window_dilation=(1, 2))
+    assert out.tolist() == [[2.0, 4.0, 2.0], [2.0, 4.0, 2.0], [10.0, 12.0, 6.0],
+                            [10.0, 12.0, 6.0], [18.0, 20.0, 10.0]]  # JAX 0.10.2's output
+    prod = lax.reduce_window(x, 1.0, lax.mul, (2, 2), (2, 2), "VALID")
+    np.testing.assert_allclose(prod, x.reshape(2, 2, 3, 2).prod(axis=(1, 3)))
+    mx = lax.reduce_window(x, -np.inf, lax.max, (2, 3), (1, 1), "SAME")
+    padded = np.pad(x, ((0, 1), (1, 1)), constant_values=-np.inf)
+    want = np.array([[padded[i:i + 2, j:j + 3].max() for j in range(6)] for i in range(4)])
+    np.testing.assert_array_equal(mx, want)
+    with pytest.raises(TypeError) as e:
+        lax.reduce_window(x, 0.0, lax.add, (2,), (1, 1), "VALID")
+    assert str(e.value) == ("reduce_window got the wrong number of window_dimensions for operand: "
+                            "got operand shape (4, 6) with window_dimensions (2,).")
+
+
+def test_reduce_generic_and_variadic():
+    x = np.arange(24.0, dtype=np.float32).reshape(4, 6)
+    np.testing.assert_array_equal(lax.reduce(x, 1.0, lambda a, b: a * b + 1, (0,)),
+                                  [1531.0, 3725.0, 7021.0, 11677.0, 17975.0, 26221.0])
+    s, m = lax.reduce((x, x), (0.0, 0.0), lambda a, b: (a[0] + b[0], lax.max(a[1], b[1])), (1,))
+    np.testing.assert_array_equal(s, x.sum(1))
+    np.testing.assert_array_equal(m, x.max(1))
+    assert "reduce_sum" in str(xjit.make_jaxpr(lambda x: lax.reduce(x, 0.0, lax.add, (0,)))(x))
+
+
+def test_reduce_window_grad_and_vmap():
+    x = rng.randn(4, 6).astype(np.float32)
+    kw = dict(window_dimensions=(2, 3), window_strides=(2, 1), padding=[(1, 0), (0, 2)],
+              base_dilation=(1, 2), window_dilation=(2, 1))
+    shape = lax.reduce_window(x, 0.0, lax.add, **kw).shape
+    w = rng.randn(*shape).astype(np.float32)
+    f = lambda x: jnp.sum(lax.reduce_window(x.astype(np.float32), 0.0, lax.add, **kw) * w)
+    np.testing.assert_allclose(xjit.grad(f)(x), _num_grad(f, x), rtol=1e-2, atol=1e-2)
+    out = xjit.vmap(lambda v: lax.reduce_window(v, -np.inf, lax.max, (2,), (2,), "VALID"),
+                    in_axes=1, out_axes=1)(x)
+    np.testing.assert_array_equal(out, x.reshape(2, 2, 6).max(axis=1))

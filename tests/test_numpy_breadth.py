@@ -335,3 +335,67 @@ def test_nan_reductions_against_numpy():
     _check(jnp.nanargmax(a, axis=1), np.nanargmax(a, axis=1))
     _check(jnp.nanargmin(a, axis=0), np.nanargmin(a, axis=0))
     _check(jnp.nanvar(a, axis=1, ddof=1), np.nanvar(a, axis=1, ddof=1))
+
+
+# -- einsum
+
+EINSUM_MATMUL_JAXPR = """\
+{ lambda ; a:f32[3,4] b:f32[4,5]. let
+    c:f32[3,5] = dot_general[
+      dimension_numbers=(([1], [0]), ([], []))
+      preferred_element_type=float32
+    ] a b
+  in (c,) }"""
+
+EINSUM_SWAPPED_JAXPR = """\
+{ lambda ; a:f32[3,4] b:f32[3,4]. let
+    c:f32[3,3] = dot_general[
+      dimension_numbers=(([1], [1]), ([], []))
+      preferred_element_type=float32
+    ] b a
+  in (c,) }"""
+
+EINSUM_DIAG_JAXPR = """\
+{ lambda ; a:f32[3,3]. let
+    b:u32[3,3] = iota[dimension=0 dtype=uint32 shape=(3, 3) sharding=None] 
+    c:u32[3,3] = iota[dimension=1 dtype=uint32 shape=(3, 3) sharding=None] 
+    d:bool[3,3] = eq b c
+    e:f32[3,3] = broadcast_in_dim 0.0:f32[]
+    f:f32[3,3] = select_n d e a
+    g:f32[3] = reduce_sum[axes=(0,) out_sharding=None] f
+  in (g,) }"""
+
+
+def test_einsum_jaxprs():
+    a, b = jnp.ones((3, 4)), jnp.ones((4, 5))
+    assert str(xjit.make_jaxpr(lambda a, b: jnp.einsum("ij,jk->ik", a, b))(a, b)) == EINSUM_MATMUL_JAXPR
+    assert str(xjit.make_jaxpr(lambda a, b: jnp.einsum("ij,kj->ki", a, b))(a, a)) == EINSUM_SWAPPED_JAXPR
+    assert str(xjit.make_jaxpr(lambda a: jnp.einsum("ii->i", a))(jnp.ones((3, 3)))) == EINSUM_DIAG_JAXPR
+
+
+_R = np.random.RandomState(1)
+_A, _B, _C = (_R.randn(3, 4), _R.randn(4, 5), _R.randn(5, 3))
+_S, _T, _U = (_R.randn(4, 4), _R.randn(2, 3, 4), _R.randn(2, 4, 5))
+
+
+@pytest.mark.parametrize("spec,ops", [
+    ("ij,jk->ik", (_A, _B)), ("ij,jk", (_A, _B)), ("ij,jk,ki->", (_A, _B, _C)), ("ii->i", (_S,)),
+    ("ii", (_S,)), ("ij->ji", (_A,)), ("ij->", (_A,)), ("bij,bjk->bik", (_T, _U)),
+    ("...ij,...jk->...ik", (_T, _U)), ("i,i", (_A[0], _A[0])), ("i,j->ij", (_A[0], _B[0])),
+    ("ij,ij->ij", (_A, _A)), ("...j,jk", (_T, _B)), ("iij->j", (np.stack([_S] * 2, -1),)),
+    ("abc->cab", (_T,)), ("bij,jk,bkl->bil", (_T, _B, _R.randn(2, 5, 2))),
+    ("ij,j->i", (_A, np.ones(1))), ("i...,i...->...", (_T, _T)),
+])
+def test_einsum_values(spec, ops):
+    ops = [o.astype(np.float32) for o in ops]
+    got = jnp.einsum(spec, *ops)
+    want = np.einsum(spec, *ops)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-4, atol=1e-4)
+
+
+def test_einsum_dtypes():
+    i = np.arange(4).reshape(2, 2)
+    assert jnp.einsum("ij,jk", i, i).dtype == np.int32
+    out = jnp.einsum("i,i", np.ones(3, np.int8), np.ones(3, np.int8), preferred_element_type=np.int32)
+    assert out.dtype == np.int32 and int(out) == 3

@@ -19,6 +19,7 @@ from xjit._src.numpy.more_math import (  # noqa: F401
     nanmin, nanprod, nanstd, nansum, nanvar, piecewise, polyval, ptp, rad2deg, radians, select,
     signbit, sinc, trapezoid, vander)
 from xjit.numpy import fft, linalg  # noqa: E402,F401
+from xjit._src.numpy.einsum import einsum  # noqa: E402,F401
 from xjit._src.numpy import array_methods as _am
 
 _am.install_all()
