@@ -474,4 +474,4 @@ def map(f, xs, *, batch_size=None):
     return ys
 
 
-from . import control_flow_lowering  # noqa: E402,F401  (registers the lowering rules)
+from . import control_flow_lowering, control_flow_rules  # noqa: E402,F401  (register rules)
