@@ -399,3 +399,42 @@ def test_einsum_dtypes():
     assert jnp.einsum("ij,jk", i, i).dtype == np.int32
     out = jnp.einsum("i,i", np.ones(3, np.int8), np.ones(3, np.int8), preferred_element_type=np.int32)
     assert out.dtype == np.int32 and int(out) == 3
+
+
+# -- order statistics
+
+def test_quantiles_match_jax():
+    x = jnp.array([[3.0, 1, 2, jnp.nan], [4, 1, 2, 8]])
+    assert repr(jnp.median(x)) == "Array(nan, dtype=float32)"
+    assert repr(jnp.median(x, axis=1)) == "Array([nan,  3.], dtype=float32)"
+    assert repr(jnp.quantile(x[1], jnp.array([0.1, 0.5, 0.9]))) == \
+        "Array([1.3     , 3.      , 6.799999], dtype=float32)"
+    assert repr(jnp.percentile(x[1], 30, method="lower")) == "Array(1., dtype=float32)"
+    assert repr(jnp.nanmedian(x, axis=1)) == "Array([2., 3.], dtype=float32)"
+    assert repr(jnp.median(jnp.array([1, 2, 3, 4]))) == "Array(2.5, dtype=float32)"
+    q = jnp.array([0.1, 0.3, 0.5, 0.62, 1.0])
+    expected = {"linear": [0.4, 1.2, 2.0, 2.48, 4.0], "lower": [0, 1, 2, 2, 4],
+                "higher": [1, 2, 2, 3, 4], "nearest": [0, 1, 2, 2, 4],
+                "midpoint": [0.5, 1.5, 2.0, 2.5, 4.0]}
+    for method, want in expected.items():
+        np.testing.assert_allclose(jnp.quantile(jnp.arange(5.0), q, method=method), want,
+                                   rtol=1e-6)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_quantiles_against_numpy():
+    r = np.random.RandomState(0).randn(3, 4, 5)
+    for ax in (None, 0, (0, 2), -1):
+        for kd in (False, True):
+            for q in (0.3, np.array([0.2, 0.75])):
+                _check(jnp.quantile(r, q, axis=ax, keepdims=kd),
+                       np.quantile(r, q, axis=ax, keepdims=kd).astype(np.float32))
+    rn = r.copy()
+    rn[0, 1, 2] = np.nan
+    rn[1, :, 3] = np.nan
+    for ax in (None, 1):
+        for got, want in ((jnp.nanpercentile(rn, np.array([10, 50]), axis=ax),
+                           np.nanpercentile(rn, [10, 50], axis=ax)),
+                          (jnp.median(rn, axis=ax), np.median(rn, axis=ax)),
+                          (jnp.nanmedian(rn, axis=ax), np.nanmedian(rn, axis=ax))):
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, equal_nan=True)
