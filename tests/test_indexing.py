@@ -248,7 +248,7 @@ _INDEXERS = [
     lambda: (slice(None), np.array([[1, 2], [3, -6]])),
     lambda: (np.array([0, 1]), slice(1, 5, 2), np.array([6, 0])),
     lambda: (np.array([0, 1]), None, np.array([5, 0])),
-    lambda: (Ellipsis, np.array([3, 3, 3])),
+    lambda: (Ellipsis, np.array([3, 0, 6])),  # distinct: set with duplicates is unordered
     lambda: (1, np.array([[0], [5]]), np.array([1, 2, 3])),
     lambda: (_A[:, 0, 0] > 0,),
     lambda: (slice(None, None, -1), np.array([2, 4])),
