@@ -156,7 +156,7 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
 # -- unique
 
 
-def _unique_sorted(ar, size, equal_nan):
+def _unique_sorted(ar, equal_nan):
     """Sorted values, the flags marking each first occurrence, and the sort
     permutation of flat ``ar``."""
     from . import advanced_indexing as adv
@@ -176,7 +176,7 @@ def _unique_sorted(ar, size, equal_nan):
 def _unique_sized(ar, size, fill_value, equal_nan):
     from . import advanced_indexing as adv
     from .lax_numpy import arange, where
-    aux, mask, perm = _unique_sorted(ar, size, equal_nan)
+    aux, mask, perm = _unique_sorted(ar, equal_nan)
     ind = adv.nonzero_sized(mask, size)[0]
     values = adv.rewriting_take(aux, ind)
     n_unique = lax.reduce_sum(lax._convert(mask, np.int32), (0,))
