@@ -13,6 +13,7 @@ from ..core import Tracer
 from ..dispatch import device_put, host_value
 from ..jit import jit
 from ..lax import api as lax
+from ..lax.structural import copy_p
 from . import util
 from .util import promote_args, promote_args_inexact, promote_args_numeric, shape_of
 
@@ -74,7 +75,8 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
         dtypes.check_user_dtype_supported(dtype, "array")
         dtype = dtypes.canonicalize_dtype(dtype)
     if _is_array(object):
-        out = object if dtype is None else lax._convert(object, dtype, False)
+        out = copy_p.bind(object) if copy else object  # JAX stages a copy equation
+        out = out if dtype is None else lax._convert(out, dtype, False)
     elif isinstance(object, (list, tuple)) and _contains_array(object):
         out = _stack_nested(object, dtype)
     else:
@@ -209,20 +211,24 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
 
 
 def _linspace_impl(start, stop, num, endpoint, dtype):
+    """Integer dtypes are computed in floating point and floored at the end."""
     div = (num - 1) if endpoint else num
-    dt = dtype
+    dt = dtype if dtypes.is_inexact(dtype) else dtypes.canonicalize_dtype(
+        dtypes.to_inexact_dtype(dtype))
     start = lax._convert(start, dt, False)
     stop = lax._convert(stop, dt, False)
     if num == 0:
-        return zeros((0,), dt)
+        return zeros((0,), dtype)
     if num == 1:
-        return lax.broadcast_in_dim(start, (1,), ())
+        return lax._convert(lax.broadcast_in_dim(start, (1,), ()), dtype, False)
     delta = lax.div(lax.sub(stop, start), div)  # noqa
     steps = lax.div(lax.iota(dt, div if endpoint else num), float(div))
     lo = lax.reshape(start, (1,))
     out = lax.add(lax.mul(lo, lax.sub(1.0, steps)), lax.mul(lax.reshape(stop, (1,)), steps))
     if endpoint:
         out = lax.concatenate([out, lax.broadcast_in_dim(stop, (1,), ())], 0)
+    if dt != dtype:
+        out = lax._convert(lax.floor(out), dtype, False)
     return out
 
 
@@ -310,8 +316,19 @@ greater_equal = _one_to_one_binop(lax.ge, "greater_equal")
 bitwise_and = _one_to_one_binop(lax.bitwise_and, "bitwise_and")
 bitwise_or = _one_to_one_binop(lax.bitwise_or, "bitwise_or")
 bitwise_xor = _one_to_one_binop(lax.bitwise_xor, "bitwise_xor")
-left_shift = _one_to_one_binop(lax.shift_left, "left_shift")
-right_shift = _one_to_one_binop(lax.shift_right_arithmetic, "right_shift")
+def _shift(signed_fn, unsigned_fn, name):
+    """Shifts of booleans shift int32s; unsigned right shifts are logical."""
+    def fn(x1, x2, /):
+        x1, x2 = promote_args(name, x1, x2)
+        if util_dtype(x1) == np.bool_:
+            x1, x2 = lax._convert(x1, np.int32, False), lax._convert(x2, np.int32, False)
+        return (unsigned_fn if util_dtype(x1).kind == "u" else signed_fn)(x1, x2)
+    fn.__name__ = name
+    return fn
+
+
+left_shift = _shift(lax.shift_left, lax.shift_left, "left_shift")
+right_shift = _shift(lax.shift_right_arithmetic, lax.shift_right_logical, "right_shift")
 
 
 def _to_bool(x):
@@ -419,9 +436,7 @@ def isfinite(x, /):
 def isnan(x, /):
     util.check_arraylike("isnan", x)
     (x,) = util.promote_dtypes(x)
-    if dtypes.is_inexact(util_dtype(x)):
-        return lax.ne(x, x)
-    return lax.full_like(x, False, dtype=np.bool_)
+    return lax.ne(x, x)
 
 
 def isinf(x, /):
@@ -549,7 +564,7 @@ def float_power(x1, x2, /):
 
 def reciprocal(x, /):
     (x,) = util.promote_dtypes_inexact(x)
-    return lax.div(lax.full_like(x, 1), x)
+    return lax.integer_pow(x, -1)
 
 
 def _where_impl(condition, x, y):

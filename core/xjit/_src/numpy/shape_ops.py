@@ -37,6 +37,9 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     if int(np.prod(shape)) != size:
         raise TypeError(f"cannot reshape array of shape {a.shape} (size {size}) into shape "
                         f"{tuple(shape)} (size {int(np.prod(shape))})")
+    if order == "F":  # column-major: reverse the axes on both sides of a C reshape
+        out = lax.reshape(lax.transpose(a, tuple(range(a.ndim))[::-1]), tuple(shape[::-1]))
+        return lax.transpose(out, tuple(range(len(shape)))[::-1])
     return lax.reshape(a, tuple(shape))
 
 
