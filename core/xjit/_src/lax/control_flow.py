@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import core, dtypes, tree_util
 from ..config import config
-from ..core import ShapedArray, Tracer
+from ..core import Tracer
 from ..tracing import DebugInfo, JaxprTrace, arg_names_of, trace_to_jaxpr
 from . import api as lax
 from . import control_flow_errors as errs

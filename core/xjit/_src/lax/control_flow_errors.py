@@ -118,7 +118,8 @@ def check_branches(kind, funs, traced):
             t1 = tree_util.tree_unflatten(a.out_tree, [_Leaf()] * a.out_tree.num_leaves)
             t2 = tree_util.tree_unflatten(b.out_tree, [_Leaf()] * b.out_tree.num_leaves)
             diffs = [f"{names[i]} output{_at(p)} is a {d1} but {names[j]} output{_at(p)} is a "
-                     f"{d2}, so {why}" for p, d1, d2, why in _structure_diffs(t1, t2, "pytree leaf")]
+                     f"{d2}, so {why}"
+                     for p, d1, d2, why in _structure_diffs(t1, t2, "pytree leaf")]
             raise TypeError(
                 f"{kind} branch outputs must have the same pytree structure, but they differ:\n\n"
                 f"{head}\n\n{_join(diffs)}\n\nRevise {names[i]} and/or {names[j]} so that they "

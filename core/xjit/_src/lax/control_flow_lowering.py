@@ -33,17 +33,49 @@ def _while_lowering(ctx, avals_in, avals_out, *args, cond_jaxpr, cond_nconsts, b
     nc, nb = cond_nconsts, body_nconsts
     types = [ttype(a) for a in avals_in]
 
-    def cond_region(*xs):
+    pred_aval = cond_jaxpr.out_avals[0]  # batched (vmap) predicates have a shape
+
+    def predicate(xs):
         pred, = lower_jaxpr(ctx, cond_jaxpr.jaxpr, cond_jaxpr.consts, [*xs[:nc], *xs[nc + nb:]])
+        return pred
+
+    def cond_region(*xs):
+        pred = predicate(xs)
+        if pred_aval.shape:
+            pred = _reduce_or(ctx, pred, pred_aval)
         return [(pred, _BOOL)]
 
     def body_region(*xs):
         new = lower_jaxpr(ctx, body_jaxpr.jaxpr, body_jaxpr.consts, xs[nc:])
+        if pred_aval.shape:
+            pred = predicate(xs)
+            new = [_select(ctx, pred, pred_aval, n, old, a)
+                   for n, old, a in zip(new, xs[nc + nb:], avals_in[nc + nb:])]
         return [*zip(xs[:nc + nb], avals_in), *zip(new, avals_in[nc + nb:])]
 
     outs = ctx.op("stablehlo.while", list(args), types, types,
                   regions=[ctx.region(avals_in, cond_region), ctx.region(avals_in, body_region)])
     return outs[nc + nb:]
+
+
+def _reduce_or(ctx, pred, aval):
+    t = ttype(_BOOL)
+    false = ctx.constant(np.bool_(False), _BOOL)
+    body = ctx.region([_BOOL, _BOOL],
+                      lambda a, b: [(ctx.op("stablehlo.or", [a, b], [t, t], t), _BOOL)])
+    return ctx.op("stablehlo.reduce", [pred, false], [ttype(aval), t], t, regions=[body],
+                  attrs=f"dimensions = {i64_array(range(aval.ndim))}")
+
+
+def _select(ctx, pred, pred_aval, on_true, on_false, aval):
+    """``on_true`` where the (leading-axis) predicate holds, else ``on_false``."""
+    p = _physical(aval)
+    mask_aval = p.update(dtype=np.dtype(bool))
+    if p.shape != pred_aval.shape:
+        pred = ctx.op("stablehlo.broadcast_in_dim", [pred], [ttype(pred_aval)], ttype(mask_aval),
+                      attrs=f"broadcast_dimensions = {i64_array(range(pred_aval.ndim))}")
+    return ctx.op("stablehlo.select", [pred, on_true, on_false],
+                  [ttype(mask_aval), ttype(p), ttype(p)], ttype(p))
 
 
 def _physical(aval):

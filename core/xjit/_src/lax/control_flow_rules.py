@@ -13,7 +13,7 @@ Each rule transforms the sub-jaxprs and binds the same primitive again:
   in the carry. ``while`` has no transpose (JAX's error).
 * Batching: a batched ``cond`` index evaluates every branch and selects; a
   batched ``while`` predicate keeps iterating while any example's holds,
-  freezing the finished examples' carries with ``select_n``.
+  freezing the finished examples' carries (in the lowering, as JAX does).
 """
 from __future__ import annotations
 
@@ -165,16 +165,19 @@ def _cond_batch(axis_data, args, dims, *, branches):
     op_dims = dims[1:]
     size = axis_data.size
     if dims[0] is not batching.not_mapped:
-        # every branch runs on every example; the index picks per example
+        # every branch runs on every example, its inputs masked by
+        # stop_gradient where it is not taken; the index picks per example
+        from ..ad_api import stop_gradient
         index = batching.bdim_at_front(index, dims[0], size)
         ops = [batching.bdim_at_front(x, d, size) for x, d in zip(ops, op_dims)]
-        outs = [_eval(batching.batch_jaxpr(br, axis_data, [True] * len(ops), True)[0], *ops)
-                for br in branches]
-        sel = []
-        for case_outs in zip(*outs):
-            shape = core.aval_of(case_outs[0]).shape
-            which = lax.broadcast_in_dim(index, shape, (0,)) if len(shape) > 1 else index
-            sel.append(lax.select_n(_select_index(which, len(branches)), *case_outs))
+        outs = []
+        for i, br in enumerate(branches):
+            taken = lax.eq(index, np.int32(i))
+            masked = [lax.select_n(_bcast(taken, core.aval_of(x).shape), stop_gradient(x), x)
+                      for x in ops]
+            batched, _ = batching.batch_jaxpr(br, axis_data, [True] * len(ops), True)
+            outs.append(_eval(batched, *masked))
+        sel = [lax.select_n(_bcast(index, core.aval_of(o[0]).shape), *o) for o in zip(*outs)]
         return sel, [0] * len(sel)
     in_b = [d is not batching.not_mapped for d in op_dims]
     ops = [x if d is batching.not_mapped else batching.moveaxis(x, d, 0)
@@ -185,11 +188,6 @@ def _cond_batch(axis_data, args, dims, *, branches):
     batched = tuple(batching.batch_jaxpr(br, axis_data, in_b, out_b)[0] for br in branches)
     outs = cond_p.bind(index, *ops, branches=batched)
     return outs, [0 if b else batching.not_mapped for b in out_b]
-
-
-def _select_index(which, n):
-    """select_n takes a boolean selector for two cases, an int32 one otherwise."""
-    return lax.convert_element_type(which, np.bool_) if n == 2 else which
 
 
 # --------------------------------------------------------------------------
@@ -250,31 +248,15 @@ def _while_batch(axis_data, args, dims, *, cond_jaxpr, cond_nconsts, body_jaxpr,
             for x, b, was in zip(init, carry_b, bat[nc + nb:])]
     cond_b, _ = batching.batch_jaxpr(cond_jaxpr, axis_data, cc_b + carry_b, pred_b)
     body_b, _ = batching.batch_jaxpr(body_jaxpr, axis_data, bc_b + carry_b, carry_b)
-    if pred_b:
-        c_avals, b_avals = cond_b.in_avals, body_b.in_avals
-        n = len(init)
-
-        def cond_fun(*xs):
-            return [lax.reduce_or(_eval(cond_b, *xs)[0], (0,))]
-
-        def body_fun(*xs):
-            ccs, bcs, carry = xs[:nc], xs[nc:nc + nb], xs[nc + nb:]
-            pred = _eval(cond_b, *ccs, *carry)[0]
-            new = _eval(body_b, *bcs, *carry)
-            return [lax.select_n(_bcast(pred, core.aval_of(o).shape), c, o)
-                    for c, o in zip(carry, new)]
-
-        cond = _trace_closed(cond_fun, c_avals)
-        body = _trace_closed(body_fun, list(c_avals[:nc]) + list(b_avals))
-        outs = while_p.bind(*cconsts, *cconsts, *bconsts, *init, cond_jaxpr=cond,
-                            cond_nconsts=nc, body_jaxpr=body, body_nconsts=nc + nb)
-        return outs, [0] * n
+    # a batched predicate stays batched: the lowering loops while any example's
+    # holds and leaves the finished examples' carries as they are
     outs = while_p.bind(*cconsts, *bconsts, *init, cond_jaxpr=cond_b, cond_nconsts=nc,
                         body_jaxpr=body_b, body_nconsts=nb)
     return outs, [0 if b else batching.not_mapped for b in carry_b]
 
 
 def _bcast(pred, shape):
+    """Broadcast a per-example selector over a batched value's other axes."""
     return pred if len(shape) <= 1 else lax.broadcast_in_dim(pred, shape, (0,))
 
 
@@ -308,7 +290,8 @@ def _scan_jvp(primals, tangents, **params):
     n = len(primals)
     nkt, nct, nxt = sum(k_nz), sum(carry_nz), sum(x_nz)
     t0 = n
-    order = [*range(nk), *range(t0, t0 + nkt), *range(nk, nk + nc), *range(t0 + nkt, t0 + nkt + nct),
+    order = [*range(nk), *range(t0, t0 + nkt),
+             *range(nk, nk + nc), *range(t0 + nkt, t0 + nkt + nct),
              *range(nk + nc, n), *range(t0 + nkt + nct, t0 + nkt + nct + nxt)]
     body = _permute_inputs(body, order)
     # outputs: carry, ys, carry tangents, ys tangents -> carry, carry tangents, ys, ys tangents
@@ -317,7 +300,8 @@ def _scan_jvp(primals, tangents, **params):
     j = body.jaxpr
     outv = j.outvars
     n_out = nc + ny
-    outv = (outv[:nc] + outv[n_out:n_out + nct] + outv[nc:n_out] + outv[n_out + nct:n_out + nct + nyt])
+    outv = (outv[:nc] + outv[n_out:n_out + nct]
+            + outv[nc:n_out] + outv[n_out + nct:n_out + nct + nyt])
     body = core.ClosedJaxpr(core.Jaxpr(j.constvars, j.invars, outv, j.eqns, j.debug_info),
                             body.consts)
     t_consts, t_init, t_xs = _scan_split(tangents, nk, nc)
@@ -329,7 +313,7 @@ def _scan_jvp(primals, tangents, **params):
     ys, ys_t = outs[nc + nct:nc + nct + ny], iter(outs[nc + nct + ny:])
     c_avals = jaxpr.out_avals
     touts = ([next(carry_t) if z else Zero(ad.tangent_aval(a)) for a, z in zip(c_avals, carry_nz)]
-             + [next(ys_t) if z else Zero(ad.tangent_aval(a.update(shape=(params["length"], *a.shape))))
+             + [next(ys_t) if z else Zero(ad.tangent_aval(_stacked(a, params["length"])))
                 for a, z in zip(c_avals[nc:], y_nz)])
     return list(carry) + list(ys), touts
 
@@ -345,7 +329,8 @@ def _scan_partial_eval(trace, args, params):
 
     carry_uk = _carry_fixpoint(step, uk[nk:nk + nc])
     unknowns = k_uk + carry_uk + x_uk
-    known, unknown, out_uk, num_res = ad.partial_eval_jaxpr(jaxpr, unknowns, carry_uk + [False] * ny)
+    known, unknown, out_uk, num_res = ad.partial_eval_jaxpr(jaxpr, unknowns,
+                                                            carry_uk + [False] * ny)
     consts, init, xs = _scan_split(args, nk, nc)
     kk = [x for x, u in zip(consts, k_uk) if not u]
     kc = [x for x, u in zip(init, carry_uk) if not u]
@@ -406,6 +391,10 @@ def _scan_transpose(cts, *args, **params):
     return ([next(k_ct) if u else None for u in k_ud]
             + [c if u else None for c, u in zip(c_ct, c_ud)]
             + [next(x_ct) if u else None for u in x_ud])
+
+
+def _stacked(aval, length):
+    return aval.update(shape=(length, *aval.shape))
 
 
 def _unstacked(x):
