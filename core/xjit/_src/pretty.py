@@ -221,6 +221,18 @@ def pp_eqn(eqn, ctx):
     return concat(lhs, text(" = "), rhs)
 
 
+def _name_unused(jaxpr, ctx):
+    """Results of the printed (outermost) jaxpr that nothing reads print as
+    ``_`` and take no letter, as in JAX; sub-jaxprs only inherit ``_`` from
+    the outer results they are named after."""
+    used = {v for e in jaxpr.eqns for v in e.invars if type(v) is not core.Literal}
+    used.update(v for v in jaxpr.outvars if type(v) is not core.Literal)
+    for e in jaxpr.eqns:
+        for v in e.outvars:
+            if v not in used and v not in ctx.names:
+                ctx.names[v] = "_"
+
+
 def _pp_jaxpr_doc(jaxpr: core.Jaxpr, ctx, hoisting=None):
     saved = ctx.defs.pop(hoisting, None) if hoisting is not None else None
     constvars = pp_vars(jaxpr.constvars, ctx, True)
@@ -278,6 +290,7 @@ def pp_jaxpr(jaxpr: core.Jaxpr, width=WIDTH) -> str:
         ctx.defs[key] = name
     docs = [concat(text(f"let {name} = "), _pp_jaxpr_doc(sub, ctx, hoisting=key), text(" in"))
             for key, name, sub in defs]
+    _name_unused(jaxpr, ctx)
     body = _pp_jaxpr_doc(jaxpr, ctx)
     return "\n".join([render(d, width) for d in docs] + [render(body, width)])
 
