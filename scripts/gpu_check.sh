@@ -22,5 +22,5 @@ for _ in range(10): b = (a @ a).block_until_ready()
 print("matmul 2048^2 x10: %.2f ms each" % ((time.perf_counter() - t) * 100))
 print(jax.jit(lambda x: x * 2).lower(1.0).compile().as_text()[:200])
 PYEOF
-  "$PY" -m pytest tests/test_differential_core.py tests/test_seeds.py tests/test_dtypes.py tests/test_tree_util.py -q -p no:cacheprovider --timeout=500 2>&1 | grep -E "^FAILED|passed|failed" | tail -40
+  "$PY" -m pytest ${GPU_TESTS:-tests/test_differential_core.py tests/test_seeds.py tests/test_dtypes.py tests/test_tree_util.py} -q -p no:cacheprovider --timeout=500 2>&1 | grep -E "^FAILED|passed|failed" | tail -40
 } 2>&1 | tee "$OUT/gpu_check.log"

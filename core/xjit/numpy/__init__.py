@@ -1,6 +1,6 @@
 """NumPy's API on xjit arrays (``import xjit.numpy as jnp``)."""
 from xjit._src.numpy.lax_numpy import *  # noqa: F401,F403
-from xjit._src.numpy.lax_numpy import Array, abs, bool, pow, round  # noqa: F401
+from xjit._src.numpy.lax_numpy import Array, abs, bool, ndarray, pow, round  # noqa: F401
 from xjit._src.numpy.reductions import (  # noqa: F401
     all, amax, amin, any, argmax, argmin, count_nonzero, max, mean, min, prod, std, sum, var)
 from xjit._src.numpy.shape_ops import (  # noqa: F401

@@ -684,3 +684,4 @@ finfo, iinfo = dtypes.finfo, dtypes.iinfo
 
 __all__ = [n for n in dir() if not n.startswith("_")]
 Array = Array
+ndarray = Array
