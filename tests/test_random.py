@@ -309,3 +309,24 @@ def test_statistics_of_large_samples():
     assert abs(x.mean()) < 0.01 and abs(x.std() - 1) < 0.01
     u = np.asarray(R.uniform(R.key(1), (200000,), minval=2., maxval=4.))
     assert u.min() >= 2 and u.max() < 4 and abs(u.mean() - 3) < 0.01
+
+
+# permutation and choice (sort/take/cumsum/searchsorted based), recorded from JAX 0.10.2
+_SHUFFLES = [
+    (lambda R, jnp: R.permutation(R.key(0), 10), [0, 1, 8, 5, 6, 4, 3, 2, 7, 9]),
+    (lambda R, jnp: R.permutation(R.PRNGKey(42), jnp.arange(6.0)), [4.0, 2.0, 5.0, 3.0, 0.0, 1.0]),
+    (lambda R, jnp: R.choice(R.key(0), jnp.arange(10), (3,)), [9, 0, 2]),
+    (lambda R, jnp: R.choice(R.key(0), 10, (4,), replace=False), [0, 1, 8, 5]),
+    (lambda R, jnp: R.choice(R.PRNGKey(42), jnp.arange(5), (3,),
+                             p=jnp.array([.1, .2, .3, .2, .2])), [2, 2, 2]),
+    (lambda R, jnp: R.choice(R.PRNGKey(42), 5, (3,), replace=False,
+                             p=jnp.array([.1, .2, .3, .2, .2])), [2, 1, 3]),
+]
+
+
+@pytest.mark.parametrize("i", range(len(_SHUFFLES)))
+def test_permutation_and_choice_match_jax(i):
+    import xjit
+    import xjit.numpy as jnp
+    fn, want = _SHUFFLES[i]
+    assert np.asarray(fn(xjit.random, jnp)).tolist() == want
