@@ -20,7 +20,7 @@ from xjit._src.numpy.more_math import (  # noqa: F401
     signbit, sinc, trapezoid, vander)
 from xjit.numpy import fft, linalg  # noqa: E402,F401
 from xjit._src.numpy.einsum import einsum  # noqa: E402,F401
-from xjit._src.numpy.more_math import (  # noqa: E402,F401
+from xjit._src.numpy.quantiles import (  # noqa: E402,F401
     median, nanmedian, nanpercentile, nanquantile, percentile, quantile)
 from xjit._src.numpy import array_methods as _am
 

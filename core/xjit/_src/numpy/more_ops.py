@@ -19,9 +19,9 @@ from ..lax import tile as lax_tile
 from ..lax.convolution import conv_general_dilated
 from ..lax.structural import pad_p
 from . import util
-from .lax_numpy import _is_array, asarray, linspace, power, util_dtype, where
+from .lax_numpy import _is_array, asarray, linspace, power, util_dtype
 from .reductions import sum as _sum
-from .shape_ops import atleast_1d, atleast_2d, concatenate, ravel, reshape
+from .shape_ops import atleast_2d, concatenate, ravel, reshape
 
 
 def jitted(name, static_argnames=()):
