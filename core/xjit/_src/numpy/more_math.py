@@ -233,14 +233,38 @@ def lcm(x1, x2, /):
     return _lcm(x1, x2)
 
 
+# Powers of two are built from their bits, so ldexp/frexp are exact on every
+# backend (exp2/log of integers are not exact on GPUs).
+_FLOAT_BITS = {4: (np.int32, 23, 127), 8: (np.int64, 52, 1023)}  # int type, mantissa, bias
+
+
+def _work_dtype(dt):
+    """16-bit floats are handled in float32 (their values are exact there)."""
+    return np.dtype(np.float32) if dt.itemsize < 4 else dt
+
+
+def _pow2(k, dt):
+    """2.0**k for integer k within the normal exponent range of ``dt``."""
+    from ..prng import bitcast_convert_type
+    it, mant, bias = _FLOAT_BITS[dt.itemsize]
+    k = lax._convert(k, it, False)
+    return bitcast_convert_type(lax.shift_left(lax.add(k, it(bias)), it(mant)), dt)
+
+
 @jitted("ldexp")
 def _ldexp(x1, x2):
     (x1,) = util.promote_dtypes_inexact(x1)
     x1, x2 = util.promote_shapes("ldexp", x1, x2)
     dt = util_dtype(x1)
-    half = lax.div(x2, _const(x2, 2))  # two steps so 2**x2 need not be representable
-    e1, e2 = lax._convert(half, dt, False), lax._convert(lax.sub(x2, half), dt, False)
-    return lax.mul(lax.mul(x1, lax.exp2(e1)), lax.exp2(e2))
+    wt = _work_dtype(dt)
+    it, mant, bias = _FLOAT_BITS[wt.itemsize]
+    x = lax._convert(x1, wt, False)
+    # beyond 3 * (bias - 1) every result is 0 or inf; three factors stay in range
+    n = lax.clamp(it(-3 * (bias - 1)), lax._convert(x2, it, False), it(3 * (bias - 1)))
+    third = lax.div(n, it(3))
+    for part in (third, third, lax.sub(n, lax.mul(third, it(2)))):
+        x = lax.mul(x, _pow2(part, wt))
+    return lax._convert(x, dt, False)
 
 
 def ldexp(x1, x2, /):
@@ -252,21 +276,24 @@ def ldexp(x1, x2, /):
 
 @jitted("frexp")
 def _frexp(x):
+    from ..prng import bitcast_convert_type
     (x,) = util.promote_dtypes_inexact(x)
     dt = util_dtype(x)
-    special = lax.bitwise_or(lax.eq(x, _const(x, 0)),
-                             lax.bitwise_or(isinf(x), isnan(x)))
-    mag = where(special, _const(x, 1), _abs(x))
-    e = lax.add(lax.floor(lax.div(lax.log(mag), _const(mag, np.log(2)))), _const(mag, 1))
-    m = lax.div(lax.div(x, lax.exp2(lax.floor(lax.div(e, _const(e, 2))))),
-                lax.exp2(lax.sub(e, lax.floor(lax.div(e, _const(e, 2))))))
-    for _ in range(2):  # the log may be off by one near powers of two
-        big = lax.ge(lax.abs(m), _const(m, 1))
-        small = lax.lt(lax.abs(m), _const(m, 0.5))
-        m = where(big, lax.mul(m, _const(m, 0.5)), where(small, lax.mul(m, _const(m, 2)), m))
-        e = where(big, lax.add(e, _const(e, 1)), where(small, lax.sub(e, _const(e, 1)), e))
-    m = where(special, x, m)
-    e = where(special, _const(e, 0), e)
+    wt = _work_dtype(dt)
+    it, mant, bias = _FLOAT_BITS[wt.itemsize]
+    xw = lax._convert(x, wt, False)
+    special = lax.bitwise_or(lax.eq(xw, _const(xw, 0)), lax.bitwise_or(isinf(xw), isnan(xw)))
+    tiny = lax.lt(lax.abs(xw), lax._convert(float(np.finfo(wt).tiny), wt, False))
+    xw = where(tiny, lax.mul(xw, _pow2(it(mant), wt)), xw)  # subnormals: scale up exactly
+    bits = bitcast_convert_type(xw, it)
+    field = lax.bitwise_and(lax.shift_right_logical(bits, it(mant)), it(2 * bias + 1))
+    e = lax.sub(field, it(bias - 1))
+    e = where(tiny, lax.sub(e, it(mant)), e)
+    keep = lax.bitwise_not(lax.shift_left(it(2 * bias + 1), it(mant)))
+    m = bitcast_convert_type(lax.bitwise_or(lax.bitwise_and(bits, keep),
+                                            lax.shift_left(it(bias - 1), it(mant))), wt)
+    m = lax._convert(where(special, xw, m), dt, False)
+    e = where(special, lax.full_like(e, 0), e)
     return m, lax._convert(e, np.int32, False)
 
 
