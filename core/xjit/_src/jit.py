@@ -170,7 +170,8 @@ class JitFunction:
         if sa:
             n = len(args)
             for i in sa:
-                if i >= n and (self._sig is None or self._param_name(i) not in kwargs):
+                if i >= n and (self._sig is None or self._param_name(i) not in kwargs) \
+                        and not self._has_default(i):
                     raise ValueError(
                         f"jitted function has static_argnums={sa}, but only accepts "
                         f"{n} positional arguments.") if self._sig is None else TypeError(
@@ -180,6 +181,13 @@ class JitFunction:
         skw = tuple(sorted((k, _hashable_static(v)) for k, v in kwargs.items() if k in sn))
         dkw = {k: v for k, v in kwargs.items() if k not in sn}
         return dyn, dkw, (statics, skw)
+
+    def _has_default(self, i):
+        """A static parameter left out of a call keeps its default, as in JAX."""
+        if self._sig is None:
+            return False
+        params = list(self._sig.parameters.values())
+        return i < len(params) and params[i].default is not inspect.Parameter.empty
 
     def _param_name(self, i):
         params = list(self._sig.parameters)
@@ -329,6 +337,20 @@ class JitFunction:
 
     def _execute(self, entry, leaves, bufs, args, kwargs):
         """Run a compiled entry on device buffers and rebuild the output tree."""
+        if events.state.active or _flags["jax_debug_nans"] or _flags["jax_debug_infs"]:
+            return self._execute_observed(entry, leaves, bufs, args, kwargs)
+        exe = entry.executable  # the common case, with Executable.run inlined
+        try:
+            outs = exe.exe.execute_sharded(bufs).consume_with_handlers(exe.handlers)
+        except dispatch._jax.JaxRuntimeError as e:
+            raise dispatch._runtime_error(e, leaves) from None
+        if entry.single_out:
+            return ArrayImpl(outs[0], exe.out_avals[0])
+        return tree_util.tree_unflatten(entry.out_tree,
+                                        [ArrayImpl(b, a) for b, a in zip(outs, exe.out_avals)])
+
+    def _execute_observed(self, entry, leaves, bufs, args, kwargs):
+        """``_execute`` while inspect listens or NaN/Inf checks are on."""
         exe = entry.executable
         if events.state.active:
             t0 = time.perf_counter()
