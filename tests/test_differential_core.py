@@ -6,7 +6,7 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "differential"))
 from cases_core import CASES  # noqa: E402
-from harness import compare, load, run_case  # noqa: E402
+from harness import compare, compare_live, load, run_case  # noqa: E402
 
 EXPECTED = load("core")
 
@@ -21,7 +21,4 @@ def test_matches_jax(name, code):
 def test_stored_expectations_match_live_jax(name, code):
     """With the `compare` extra, the stored oracle records are still what JAX
     does (a sample, to keep the suite fast)."""
-    live = run_case(code, "jax")
-    for key in ("error", "dtype", "shape", "weak_type", "text"):
-        if key in EXPECTED[name] and key != "text" or "values" not in EXPECTED[name]:
-            assert live.get(key) == EXPECTED[name].get(key), key
+    compare_live(name, code, EXPECTED[name])

@@ -52,15 +52,20 @@ def _sort_impl(a, axis, stable, descending):
 _sort = _named_jit(_sort_impl, "sort", (1, 2, 3))
 
 
-def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+def _sort_call(name, jitted, a, axis, kind, order, stable, descending):
+    """Validate sort/argsort arguments, then call their jitted body."""
     from .lax_numpy import asarray
-    util.check_arraylike("sort", a)
+    util.check_arraylike(name, a)
     _check_sort_args(kind, order)
     a = asarray(a)
     if axis is not None:
         util.canonicalize_axis(axis, a.ndim)
-    return _sort(a, None if axis is None else operator.index(axis), bool(stable),
-                 bool(descending))
+    return jitted(a, None if axis is None else operator.index(axis), bool(stable),
+                  bool(descending))
+
+
+def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+    return _sort_call("sort", _sort, a, axis, kind, order, stable, descending)
 
 
 def _argsort_impl(a, axis, stable, descending):
@@ -76,14 +81,7 @@ _argsort = _named_jit(_argsort_impl, "argsort", (1, 2, 3))
 
 
 def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
-    from .lax_numpy import asarray
-    util.check_arraylike("argsort", a)
-    _check_sort_args(kind, order)
-    a = asarray(a)
-    if axis is not None:
-        util.canonicalize_axis(axis, a.ndim)
-    return _argsort(a, None if axis is None else operator.index(axis), bool(stable),
-                    bool(descending))
+    return _sort_call("argsort", _argsort, a, axis, kind, order, stable, descending)
 
 
 def _lexsort_impl(keys, axis):
