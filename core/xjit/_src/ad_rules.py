@@ -108,13 +108,7 @@ defjvp2(ew.erf_inv_p, lambda g, ans, x: lax.mul(_c(x, np.sqrt(np.pi) / 2),
 defjvp(ew.lgamma_p, lambda g, x: lax.mul(g, lax.digamma(x)))
 defjvp(ew.square_p, lambda g, x: lax.mul(g, lax.mul(_c(x, 2), x)))
 
-
-def _digamma_jvp(g, x):
-    raise NotImplementedError("Differentiation rule for 'digamma' needs polygamma, which xjit "
-                              "does not implement yet")
-
-
-defjvp(ew.digamma_p, _digamma_jvp)
+# digamma's rule (polygamma) lives with the special functions, lax/special.py
 
 
 def _abs_jvp(g, ans, x):

@@ -426,3 +426,40 @@ def bitcast_convert_type(operand, new_dtype):
     from .lax.api import asarray_device
     new_dtype = dtypes.canonicalize_dtype(new_dtype)
     return bitcast_convert_type_p.bind(asarray_device(operand), new_dtype=new_dtype)
+
+
+# --------------------------------------------------------------------------
+# Batching: the lowerings above already take key arrays of any shape (one
+# hash per key, counters over the sample shape only), so a batch of keys is
+# just a leading key dimension.
+
+
+def _register_batching():
+    from . import batching
+
+    def front(x, d, size):
+        return batching.bdim_at_front(x, d, size)
+
+    def keys_first(prim):
+        def rule(args, dims, **params):
+            return prim.bind(front(args[0], dims[0], None), **params), 0
+        return rule
+
+    def fold_in_rule(args, dims):
+        size = next(np.shape(x)[d] if not is_key(x) else x.shape[d]
+                    for x, d in zip(args, dims) if d is not None)
+        keys, msgs = (front(x, d, size) for x, d in zip(args, dims))
+        return random_fold_in_p.bind(keys, msgs), 0
+
+    def seed_rule(args, dims, impl):
+        return random_seed_p.bind(args[0], impl=impl), dims[0]
+
+    for p in (random_bits_p, random_split_p, random_wrap_p, random_unwrap_p):
+        batching.batch_rules[p] = keys_first(p)
+    batching.batch_rules[random_fold_in_p] = fold_in_rule
+    batching.batch_rules[random_seed_p] = seed_rule
+    batching.batch_rules[bitcast_convert_type_p] = lambda args, dims, new_dtype: (
+        bitcast_convert_type_p.bind(front(args[0], dims[0], None), new_dtype=new_dtype), 0)
+
+
+_register_batching()

@@ -419,17 +419,49 @@ def gumbel(key, shape=(), dtype=None, mode=None):
     return _gumbel(key, shape, dtype, mode)
 
 
+def _safe_int_to_float(bits):
+    """A float32 in (0, 1) from a 64-bit fixed-point fraction (``bits[0]``
+    high word, ``bits[1]`` low word), keeping every leading bit the float can
+    hold: the mantissa is taken after the leading zeros, the exponent from
+    their count."""
+    fi = _finfo(np.float32)
+    hiclz, loclz = lax.clz(bits)
+    hi, lo = bits
+    mantissa = lax.bitwise_or(
+        lax.shift_left(hi, hiclz),
+        jnp.where(hiclz == 32, lax.shift_left(lo, loclz),
+                  lax.shift_right_logical(lo, fi.bits - hiclz)))
+    mantissa = lax.shift_right_logical(mantissa, np.array(fi.bits - fi.nmant - 1, np.uint32))
+    mantissa = lax.bitwise_and(mantissa, np.array((1 << fi.nmant) - 1, np.uint32))
+    exp = lax.shift_left(-fi.minexp - jnp.where(hiclz == 32, 32 + loclz, hiclz),
+                         np.array(fi.nmant, np.uint32))
+    exp = lax.bitwise_and(exp, np.array((1 << (fi.bits - 2)) - (1 << (fi.nmant - 1)),
+                                        np.uint32))
+    return prng.bitcast_convert_type(lax.bitwise_or(exp, mantissa), np.float32)
+
+
 @partial(jit, static_argnums=(1, 2, 3))
 def _gumbel(key, shape, dtype, mode):
     _check_shape("gumbel", shape)
     fi = _finfo(dtype)
     if mode == "highest" and dtype == np.float32:
-        raise NotImplementedError("gumbel(mode='highest') for float32 is not implemented in xjit")
+        # u in (0, 1) from 64 random bits; below 1/2 use log1p(-u), above it
+        # the complement 1 - u (two's complement of the 64 bits) with log.
+        bits = _random_bits(key, fi.bits, (2,) + shape)
+        neg = lax.bitwise_not(bits)
+        lo_bits = neg[1]
+        carry = _public_numpy().array([lo_bits == np.array((1 << fi.bits) - 1, np.uint32),
+                                       jnp.ones_like(lo_bits)], dtype=np.uint32)
+        neg = neg + carry
+        flip_mask = bits[0] < np.array(1 << (fi.bits - 1), np.uint32)
+        x = _safe_int_to_float(jnp.where(flip_mask, bits, neg))
+        return jnp.where(flip_mask, -jnp.log(-jnp.log1p(-x)), -jnp.log(-jnp.log(x)))
     if mode in ("high", "highest"):
-        high, low = _uniform(key, 0., 1., (2,) + shape, dtype)
+        high, low = _uniform(key, minval=0., maxval=1., shape=(2,) + shape, dtype=dtype)
         x = jnp.where(high >= 0.5, high, high + 2 ** -fi.nmant * low + fi.tiny)
         return -jnp.log(-jnp.log1p(-x))
-    return -jnp.log(-jnp.log(_uniform(key, fi.tiny, 1., shape, dtype)))
+    return -jnp.log(-jnp.log(_uniform(key, minval=fi.tiny, maxval=1., shape=shape,
+                                      dtype=dtype)))
 
 
 def rademacher(key, shape=(), dtype=None):
@@ -473,8 +505,11 @@ def _truncated_normal(key, lower, upper, shape, dtype):
 
 
 def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
-    """Samples from categorical distributions given by unnormalised log probabilities."""
+    """Samples from categorical distributions given by unnormalised log
+    probabilities (the Gumbel-max trick; without replacement, Gumbel-top-k)."""
     key, _ = _check_key("categorical", key)
+    from .numpy.util import check_arraylike
+    check_arraylike("categorical", logits)
     logits = jnp.asarray(logits)
     batch_shape = tuple(np.delete(logits.shape, axis))
     if shape is None:
@@ -482,22 +517,25 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
     else:
         shape = core.canonicalize_shape(shape)
         _check_shape("categorical", shape, batch_shape)
-    if not replace:
-        raise NotImplementedError("categorical(replace=False) needs lax.top_k, which xjit "
-                                  "does not provide yet")
-    return _categorical(key, logits, shape, batch_shape, axis, mode)
-
-
-@partial(jit, static_argnums=(2, 3, 4, 5))
-def _categorical(key, logits, shape, batch_shape, axis, mode):
     prefix = shape[:len(shape) - len(batch_shape)]
-    if axis >= 0:
-        axis -= logits.ndim
-    logits_shape = list(shape[len(shape) - len(batch_shape):])
-    logits_shape.insert(axis % logits.ndim, logits.shape[axis])
-    g = gumbel(key, (*prefix, *logits_shape), logits.dtype, mode=mode)
-    from .numpy.reductions import argmax
-    return argmax(g + lax.expand_dims(logits, tuple(range(len(prefix)))), axis=axis)
+    if replace:
+        if axis >= 0:
+            axis -= logits.ndim
+        logits_shape = list(shape[len(shape) - len(batch_shape):])
+        logits_shape.insert(axis % logits.ndim, logits.shape[axis])
+        g = gumbel(key, (*prefix, *logits_shape), logits.dtype, mode=mode)
+        from .numpy.reductions import argmax
+        return argmax(g + lax.expand_dims(logits, tuple(range(len(prefix)))), axis=axis)
+    logits = logits + gumbel(key, logits.shape, logits.dtype, mode=mode)
+    k = math.prod(prefix)
+    if k > logits.shape[axis]:
+        raise ValueError(f"Number of samples without replacement ({k}) cannot exceed number "
+                         f"of categories ({logits.shape[axis]}).")
+    from .lax.sorting import top_k
+    _, indices = top_k(_public_numpy().moveaxis(logits, axis, -1), k)
+    # top_k puts the k draws last; the result wants them first.
+    nd = indices.ndim
+    return lax.reshape(indices, shape, (nd - 1, *range(nd - 1)))
 
 
 def _require(module, name, sampler):

@@ -29,3 +29,11 @@ del _am
 from xjit._src.numpy.advanced_indexing import take, take_along_axis  # noqa: E402,F401
 from xjit._src.numpy.sorting import (  # noqa: E402,F401
     argsort, cumprod, cumsum, lexsort, nancumprod, nancumsum, searchsorted, sort, unique)
+from xjit._src.numpy.manipulation import (  # noqa: E402,F401
+    argpartition, argwhere, bincount, block, choose, compress, concat, cumulative_prod,
+    cumulative_sum, digitize, extract, fill_diagonal, flatnonzero, packbits, partition, place, put,
+    put_along_axis, resize, rollaxis, sort_complex, trim_zeros, unpackbits, unstack)
+from xjit._src.numpy.index_tricks import (  # noqa: E402,F401
+    c_, diag_indices, diag_indices_from, index_exp, indices, ix_, mask_indices, mgrid, ogrid, r_,
+    ravel_multi_index, s_, tril_indices, tril_indices_from, triu_indices, triu_indices_from,
+    unravel_index)

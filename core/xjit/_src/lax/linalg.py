@@ -104,13 +104,13 @@ def _layout(ndim, nbatch):
     return f"dense<{order}> : tensor<{ndim}xindex>" if ndim else "dense<> : tensor<0xindex>"
 
 
-def _lapack_call(ctx, op, name, operands, in_avals, out_avals, config=""):
+def _lapack_call(ctx, op, name, operands, in_avals, out_avals, config="", nbatch=None):
     if backend.default_backend() != "cpu":
         raise NotImplementedError(f"{op} is implemented with LAPACK and only runs on CPU; no "
                                   f"lowering for platform '{backend.default_backend()}'")
     _register_lapack()
     target = f"lapack_{_PREFIX[in_avals[0].dtype.name]}{name}_ffi"
-    nb = in_avals[0].ndim - 2
+    nb = in_avals[0].ndim - 2 if nbatch is None else nbatch
     attrs = (f'call_target_name = "{target}", api_version = 4 : i32, backend_config = {{{config}}}, '
              f'operand_layouts = [{", ".join(_layout(a.ndim, nb) for a in in_avals)}], '
              f'result_layouts = [{", ".join(_layout(a.ndim, nb) for a in out_avals)}]')
@@ -302,7 +302,8 @@ def cholesky(x, *, symmetrize_input=True):
     x = lax.asarray_device(x)
     if symmetrize_input:
         x = _symmetrize(x)
-    return lax.select(_tril_mask(x), cholesky_p.bind(x), lax.full_like(x, 0))
+    L = cholesky_p.bind(x)
+    return lax.select(_tril_mask(x), L, lax.full_like(x, 0))
 
 
 def triangular_solve(a, b, *, left_side=False, lower=False, transpose_a=False, conjugate_a=False,
@@ -314,7 +315,7 @@ def triangular_solve(a, b, *, left_side=False, lower=False, transpose_a=False, c
 
 def lu(x):
     """(lu, pivots, permutation) of partial-pivoting LU: ``x[perm] = L @ U``."""
-    return tuple(lu_p.bind(lax.asarray_device(x)))
+    return list(lu_p.bind(lax.asarray_device(x)))
 
 
 def qr(x, *, pivoting=False, full_matrices=True, use_magma=None):

@@ -269,3 +269,4 @@ cumlogsumexp = _cum_fn(cumlogsumexp_p)
 
 
 from . import slicing_rules  # noqa: E402,F401  (AD and vmap rules for this module and slicing)
+from . import cumulative_rules  # noqa: E402,F401  (JVPs of the non-linear cumulative reductions)

@@ -18,6 +18,8 @@ from ..lowering import i64_array, ttype
 from . import api
 from . import structural as st
 from .convolution import _dilate, padtype_to_pads
+from .elementwise import ge_p, le_p
+from .slicing import lower_fun
 
 
 def _window_shape(shape, window_dimensions, window_strides, padding, base_dilation,
@@ -278,6 +280,103 @@ def _sum_transpose(ct, *, window_dimensions, window_strides, padding, base_dilat
                                     base_dilation=window_strides, window_dilation=window_dilation)
 
 
+# -- the derivatives of max/min pooling, as in JAX
+
+
+def _select_identity(select_prim, dtype):
+    return st._init_value("reduce_max" if select_prim is ge_p else "reduce_min", dtype)
+
+
+def _sga_eval(t, x, *, select_prim, window_dimensions, window_strides, padding, base_dilation,
+              window_dilation):
+    if t.shape != x.shape:
+        raise TypeError(f"select_and_gather_add tangents and operand shapes must match, got "
+                        f"{t.shape} and {x.shape}.")
+    _check_window("select_and_gather_add", x, window_dimensions, window_strides, padding,
+                  base_dilation, window_dilation)
+    return t.update(shape=_window_shape(x.shape, window_dimensions, window_strides, padding,
+                                        base_dilation, window_dilation), weak_type=False)
+
+
+def _sga_impl(t, x, *, select_prim, window_dimensions, window_strides, padding, base_dilation,
+              window_dilation):
+    """The tangent at each window's selected operand entry: a two-operand
+    reduce_window over (operand, tangent) pairs that keeps the pair whose
+    operand wins ``select_prim``."""
+    def pick(a, b):
+        which = select_prim.bind(a[0], b[0])
+        return api.select(which, a[0], b[0]), api.select(which, a[1], b[1])
+    _, out = reduce_window((x, t), (_select_identity(select_prim, x.dtype), np.zeros((), t.dtype)),
+                           pick, window_dimensions, window_strides, padding, base_dilation,
+                           window_dilation)
+    return out
+
+
+select_and_gather_add_p = Primitive("select_and_gather_add")
+core.abstract_eval_rules[select_and_gather_add_p] = _sga_eval
+lowering.rules[select_and_gather_add_p] = lower_fun(_sga_impl)
+
+
+def select_and_gather_add(t, x, select_prim, window_dimensions, window_strides, padding,
+                          base_dilation, window_dilation):
+    return select_and_gather_add_p.bind(
+        t, x, select_prim=select_prim, window_dimensions=tuple(window_dimensions),
+        window_strides=tuple(window_strides), padding=tuple(padding),
+        base_dilation=tuple(base_dilation), window_dilation=tuple(window_dilation))
+
+
+def _sas_eval(source, x, *, select_prim, window_dimensions, window_strides, padding):
+    if not len(window_dimensions) == len(window_strides) == len(padding) == x.ndim:
+        raise TypeError(f"select_and_scatter_add got window_dimensions {window_dimensions}, "
+                        f"window_strides {window_strides} and padding {padding} for an operand "
+                        f"of shape {x.shape}.")
+    want = _window_shape(x.shape, window_dimensions, window_strides, padding, (1,) * x.ndim,
+                         (1,) * x.ndim)
+    if source.shape != want:
+        raise TypeError(f"select_and_scatter_add source shape {source.shape} does not match the "
+                        f"window output shape {want}.")
+    return x.update(dtype=source.dtype, weak_type=False)
+
+
+def _sas_lower(ctx, ai, ao, source, x, *, select_prim, window_dimensions, window_strides,
+               padding):
+    """``stablehlo.select_and_scatter`` on the operand padded explicitly with
+    the selection's identity (the op's own padding crashes XLA:CPU, which JAX
+    avoids the same way), then the padding sliced off."""
+    s_aval, x_aval = ai
+    dtype = x_aval.dtype
+    pads = [(lo, hi, 0) for lo, hi in padding]
+    xp = lower_fun(lambda x: api.pad(x, _select_identity(select_prim, dtype), pads))(
+        ctx, [x_aval], None, x)
+    padded = x_aval.update(shape=tuple(d + lo + hi for d, (lo, hi) in zip(x_aval.shape, padding)),
+                           weak_type=False)
+    sa, sb = ShapedArray((), dtype), ShapedArray((), np.bool_)
+    select = ctx.region([sa, sa], lambda a, b: [
+        (lowering.rules[select_prim](ctx, [sa, sa], [sb], a, b), sb)])
+    scatter = st.reduce_region(ctx, "stablehlo.or" if dtype == np.bool_ else "stablehlo.add", dtype)
+    init = ctx.constant(np.zeros((), dtype), sa)
+    n = x_aval.ndim
+    out = ctx.op("stablehlo.select_and_scatter", [xp, source, init],
+                 [ttype(padded), ttype(s_aval), ttype(sa)], ttype(padded),
+                 attrs=f"window_dimensions = {i64_array(window_dimensions)}, "
+                       f"window_strides = {i64_array(window_strides)}, "
+                       f"padding = dense<0> : tensor<{n}x2xi64>", regions=[select, scatter])
+    lo = [p[0] for p in padding]
+    return lower_fun(lambda y: api.slice(y, lo, [a + d for a, d in zip(lo, x_aval.shape)]))(
+        ctx, [padded], None, out)
+
+
+select_and_scatter_add_p = Primitive("select_and_scatter_add")
+core.abstract_eval_rules[select_and_scatter_add_p] = _sas_eval
+lowering.rules[select_and_scatter_add_p] = _sas_lower
+
+
+def select_and_scatter_add(source, x, select_prim, window_dimensions, window_strides, padding):
+    return select_and_scatter_add_p.bind(
+        source, x, select_prim=select_prim, window_dimensions=tuple(window_dimensions),
+        window_strides=tuple(window_strides), padding=tuple(padding))
+
+
 def _register_rules():
     from .. import ad, batching
 
@@ -310,6 +409,118 @@ def _register_rules():
 
     for p in (reduce_window_sum_p, reduce_window_max_p, reduce_window_min_p):
         batching.batch_rules[p] = monoid_batch(p)
+
+    def chooser_jvp(prim, select_prim):
+        def rule(primals, tangents, **params):
+            out = prim.bind(primals[0], **params)
+            return out, select_and_gather_add_p.bind(tangents[0], primals[0],
+                                                     select_prim=select_prim, **params)
+        return rule
+
+    ad.jvp_rules[reduce_window_max_p] = chooser_jvp(reduce_window_max_p, ge_p)
+    ad.jvp_rules[reduce_window_min_p] = chooser_jvp(reduce_window_min_p, le_p)
+
+    def sga_jvp(primals, tangents, **params):
+        out = select_and_gather_add_p.bind(*primals, **params)
+        if type(tangents[0]) is ad.Zero:  # the operand only chooses: no tangent through it
+            return out, ad.Zero.from_primal_value(out)
+        return out, select_and_gather_add_p.bind(tangents[0], primals[1], **params)
+
+    def sga_transpose(ct, t, x, *, select_prim, window_dimensions, window_strides, padding,
+                      base_dilation, window_dilation):
+        if any(d != 1 for d in window_dilation):
+            raise NotImplementedError(f"VJP not implemented for select_and_gather (MaxPool) "
+                                      f"with window dilation, got window_dilation="
+                                      f"{window_dilation}.")
+        if type(ct) is ad.Zero:
+            return [ad.Zero(t.aval), None]
+        dilated = any(d != 1 for d in base_dilation)
+        if dilated:  # the holes of the dilated operand are never selected
+            x = api.pad(x, _select_identity(select_prim, x.dtype),
+                        tuple((0, 0, d - 1) for d in base_dilation))
+        out = select_and_scatter_add(ct, x, select_prim, window_dimensions, window_strides,
+                                     padding)
+        if dilated:
+            out = api.slice(out, (0,) * out.ndim, out.shape, base_dilation)
+        return [out, None]
+
+    def sas_jvp(primals, tangents, **params):
+        out = select_and_scatter_add_p.bind(*primals, **params)
+        if type(tangents[0]) is ad.Zero:
+            return out, ad.Zero.from_primal_value(out)
+        return out, select_and_scatter_add_p.bind(tangents[0], primals[1], **params)
+
+    def sas_transpose(ct, source, x, *, select_prim, window_dimensions, window_strides,
+                      padding):
+        if type(ct) is ad.Zero:
+            return [ad.Zero(source.aval), None]
+        ones = (1,) * len(window_dimensions)
+        return [select_and_gather_add(ct, x, select_prim, window_dimensions, window_strides,
+                                      padding, ones, ones), None]
+
+    def front(args, dims):
+        size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
+        return [batching.bdim_at_front(a, d, size) for a, d in zip(args, dims)]
+
+    def sga_batch(args, dims, *, select_prim, window_dimensions, window_strides, padding,
+                  base_dilation, window_dilation):
+        t, x = front(args, dims)
+        return select_and_gather_add(t, x, select_prim, (1,) + window_dimensions,
+                                     (1,) + window_strides, ((0, 0),) + padding,
+                                     (1,) + base_dilation, (1,) + window_dilation), 0
+
+    def sas_batch(args, dims, *, select_prim, window_dimensions, window_strides, padding):
+        source, x = front(args, dims)
+        return select_and_scatter_add(source, x, select_prim, (1,) + window_dimensions,
+                                      (1,) + window_strides, ((0, 0),) + padding), 0
+
+    ad.jvp_rules[select_and_gather_add_p] = sga_jvp
+    ad.transpose_rules[select_and_gather_add_p] = sga_transpose
+    batching.batch_rules[select_and_gather_add_p] = sga_batch
+    ad.jvp_rules[select_and_scatter_add_p] = sas_jvp
+    ad.transpose_rules[select_and_scatter_add_p] = sas_transpose
+    batching.batch_rules[select_and_scatter_add_p] = sas_batch
+
+    def generic_jvp(primals, tangents, *, jaxpr, consts, **params):
+        """Reduce (primal, tangent) pairs with the JVP of the computation.
+        The pairs cannot be split into a known primal part, so reverse mode
+        fails, with JAX's error."""
+        n = len(primals) // 2
+        if any(type(t) is not ad.Zero for t in tangents[n:]):
+            raise TypeError("reduce_window jvp does not support non-zero init_value_tangent.")
+        ts = [ad.instantiate_zeros(t) for t in tangents]
+
+        def pair_jvp(left, right):
+            outs, touts = ad.jvp_flat(lambda *a: core.eval_jaxpr(jaxpr.jaxpr, consts, *a),
+                                      [*left[:n], *right[:n]], [*left[n:], *right[n:]])
+            return [*outs, *(ad.instantiate_zeros(t) for t in touts)]
+        outs = reduce_window([*primals[:n], *ts[:n]], [*primals[n:], *ts[n:]], pair_jvp,
+                             **params)
+        trace = core.trace_ctx.trace
+        if isinstance(trace, ad.PETrace) and trace.is_unknown(outs[0]):
+            raise ValueError("Linearization failed to produce known values for all output "
+                             "primals. This is typically caused by attempting to differentiate "
+                             "a function uses an operation that does not support reverse-mode "
+                             "autodiff.")
+        return outs[:n], outs[n:]
+
+    def generic_batch(args, dims, *, jaxpr, consts, window_dimensions, window_strides, padding,
+                      base_dilation, window_dilation):
+        n = len(args) // 2
+        if any(d is not None for d in dims[n:]):
+            raise NotImplementedError("reduce_window batching is not implemented for initial "
+                                      "values")
+        ops = front(args[:n], dims[:n])
+        outs = reduce_window_p.bind(*ops, *args[n:], jaxpr=jaxpr, consts=consts,
+                                    window_dimensions=(1,) + window_dimensions,
+                                    window_strides=(1,) + window_strides,
+                                    padding=((0, 0),) + padding,
+                                    base_dilation=(1,) + base_dilation,
+                                    window_dilation=(1,) + window_dilation)
+        return outs, [0] * n
+
+    ad.jvp_rules[reduce_window_p] = generic_jvp
+    batching.batch_rules[reduce_window_p] = generic_batch
 
 
 _register_rules()

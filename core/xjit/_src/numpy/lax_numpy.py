@@ -11,6 +11,7 @@ from .. import core, dtypes
 from ..array import Array, ArrayImpl
 from ..core import Tracer
 from ..dispatch import device_put, host_value
+from ..eager import fastpath
 from ..jit import jit
 from ..lax import api as lax
 from ..lax.structural import copy_p
@@ -139,10 +140,6 @@ def _stack_nested(obj, dtype):
     built by concatenating the promoted elements, as jnp.array does."""
     leaves = [_stack_nested(o, None) if isinstance(o, (list, tuple)) else o for o in obj]
     dtype = dtype or dtypes.result_type(*leaves)
-    shapes = {tuple(shape_of(x)) for x in leaves}
-    if len(shapes) > 1:
-        raise ValueError(f"setting an array element with a sequence. The requested array has an "
-                         f"inhomogeneous shape")
     return lax.concatenate([lax.expand_dims(lax._convert(x, dtype, False), (0,)) for x in leaves], 0)
 
 
@@ -177,37 +174,73 @@ def full(shape, fill_value, dtype=None, *, device=None):
     return util.broadcast_to(asarray(fill_value, dtype=dtype), shape)
 
 
+def _full_like(x, fill_value, dtype, shape):
+    """``lax.full_like`` as JAX defines it: with no dtype asked for, a weakly
+    typed ``x`` gives a weakly typed result, and a scalar result is the
+    converted fill value itself (a literal in jaxprs, not a broadcast)."""
+    aval = core.aval_of(x)
+    dt = dtypes.canonicalize_dtype(dtype or aval.dtype)
+    weak = dtype is None and aval.weak_type
+    shape = aval.shape if shape is None else core.canonicalize_shape(shape, lax._BCAST_NEGATIVE)
+    if shape:
+        out = lax.full(shape, fill_value, dt)
+        return lax._convert(out, dt, True) if weak else out
+    if np.ndim(fill_value) != 0:
+        raise TypeError(f"full must be called with scalar fill_value, got fill_value.shape "
+                        f"{np.shape(fill_value)}.")
+    return lax.asarray_device(lax._convert(fill_value, dt, weak))
+
+
 def zeros_like(a, dtype=None, shape=None, *, device=None):
-    return lax.full_like(a, 0, dtype, shape)
+    return _full_like(a, 0, dtype, shape)
 
 
 def ones_like(a, dtype=None, shape=None, *, device=None):
-    return lax.full_like(a, 1, dtype, shape)
+    return _full_like(a, 1, dtype, shape)
 
 
 def empty_like(a, dtype=None, shape=None, *, device=None):
-    return lax.full_like(a, 0, dtype, shape)
+    return _full_like(a, 0, dtype, shape)
 
 
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
-    return lax.full_like(a, fill_value, dtype, shape)
+    dtypes.check_user_dtype_supported(dtype, "full_like")
+    if util.ndim_of(fill_value):  # an array fill is broadcast to the shape
+        return util.broadcast_to(asarray(fill_value, dtype=dtype or util_dtype(a)),
+                                 shape_of(a) if shape is None else shape)
+    return _full_like(a, fill_value, dtype, shape)
 
 
 def arange(start, stop=None, step=None, dtype=None, *, device=None):
-    for name, v in (("start", start), ("stop", stop), ("step", step)):
+    start_name = "stop" if stop is None and step is None else "start"
+    for name, v in ((start_name, start), ("stop", stop), ("step", step)):
         if isinstance(v, Tracer):
             core.concrete_or_error(None, v, f"It arose in the jnp.arange argument '{name}'")
     dtypes.check_user_dtype_supported(dtype, "arange")
-    if stop is None and step is None:
-        dt = dtype or dtypes.result_type(start)
-        dt = dtypes.canonicalize_dtype(dt)
-        n = int(np.ceil(float(np.asarray(start))))
-        if dt.kind in "iu" or dt == np.bool_:
-            return lax.iota(dt, builtins.max(n, 0))
-        return array(np.arange(start, dtype=dt), dtype=dt)
+    for name, v in ((start_name, start), ("stop", stop), ("step", step)):
+        if v is not None and np.ndim(v) != 0:
+            raise ValueError(f"jax.numpy.arange: arguments must be scalars; got {name}={v}")
     vals = [v for v in (start, stop, step) if v is not None]
     dt = dtypes.canonicalize_dtype(dtype or dtypes.result_type(*vals))
-    return array(np.arange(start, stop, step, dtype=dt), dtype=dt)
+    if builtins.any(np.iscomplexobj(v) for v in vals):
+        raise ValueError("Passing complex start/stop/step to jnp.arange is no longer supported "
+                         "starting in JAX v0.10.0.")
+    if dt == np.bool_:  # lax.iota's own check, made before XLA sees a boolean iota
+        raise TypeError("iota does not accept dtype bool. Accepted dtypes are subtypes of "
+                        "integer, floating, complexfloating.")
+    start, stop, step = (np.asarray(v)[()] if _is_array(v) else v for v in (start, stop, step))
+    if stop is None:
+        start, stop = 0, start
+    if step is not None:  # start + step * iota, in float32 for narrower floats
+        wt = np.dtype(np.float32) if dtypes.is_float(dt) and dt.itemsize < 4 else dt
+        size = builtins.max(0, int(np.ceil((stop - start) / step)))
+        out = lax.add(lax._convert(start, wt, False),
+                      lax.mul(lax._convert(step, wt, False), lax.iota(wt, size)))
+        return lax.convert_element_type(out, dt)
+    size = builtins.max(0, int(np.ceil(stop - start)))
+    if start == 0:
+        return lax.iota(dt, size)
+    return lax.add(lax._convert(start, dt, False), lax.iota(dt, size))
 
 
 def _linspace_impl(start, stop, num, endpoint, dtype):
@@ -275,7 +308,7 @@ def _one_to_one_binop(lax_fn, name, promote=promote_args):
         x1, x2 = promote(name, x1, x2)
         return lax_fn(x1, x2)
     fn.__name__ = name
-    return fn
+    return fastpath(2)(fn)
 
 
 def _one_to_one_unop(lax_fn, name, inexact=False, numeric=False):
@@ -289,7 +322,7 @@ def _one_to_one_unop(lax_fn, name, inexact=False, numeric=False):
             (x,) = util.promote_dtypes(x)
         return lax_fn(x)
     fn.__name__ = name
-    return fn
+    return fastpath(1)(fn)
 
 
 def _bool_or(lax_fn, bool_fn, name):
@@ -298,7 +331,7 @@ def _bool_or(lax_fn, bool_fn, name):
         x1, x2 = promote_args(name, x1, x2)
         return (bool_fn if util_dtype(x1) == np.bool_ else lax_fn)(x1, x2)
     fn.__name__ = name
-    return fn
+    return fastpath(2)(fn)
 
 
 add = _bool_or(lax.add, lax.bitwise_or, "add")
@@ -324,7 +357,7 @@ def _shift(signed_fn, unsigned_fn, name):
             x1, x2 = lax._convert(x1, np.int32, False), lax._convert(x2, np.int32, False)
         return (unsigned_fn if util_dtype(x1).kind == "u" else signed_fn)(x1, x2)
     fn.__name__ = name
-    return fn
+    return fastpath(2)(fn)
 
 
 left_shift = _shift(lax.shift_left, lax.shift_left, "left_shift")
@@ -343,7 +376,7 @@ def _logical_binop(lax_fn, name):
         x1, x2 = promote_args(name, x1, x2)
         return lax_fn(_to_bool(x1), _to_bool(x2))
     fn.__name__ = name
-    return fn
+    return fastpath(2)(fn)
 
 
 def util_dtype(x):
@@ -355,11 +388,13 @@ logical_or = _logical_binop(lax.bitwise_or, "logical_or")
 logical_xor = _logical_binop(lax.bitwise_xor, "logical_xor")
 
 
+@fastpath(1)
 def logical_not(x, /):
     (x,) = util.promote_dtypes(x)
     return lax.bitwise_not(_to_bool(x))
 
 
+@fastpath(1)
 def invert(x, /):
     (x,) = util.promote_dtypes(x)
     return lax.bitwise_not(x)
@@ -378,7 +413,7 @@ def _int_identity_unop(lax_fn, name):
             return x
         return lax_fn(x)
     fn.__name__ = name
-    return fn
+    return fastpath(1)(fn)
 
 
 floor = _int_identity_unop(lax.floor, "floor")
@@ -439,13 +474,21 @@ def isnan(x, /):
     return lax.ne(x, x)
 
 
-def isinf(x, /):
-    util.check_arraylike("isinf", x)
-    (x,) = util.promote_dtypes(x)
+@util.named_jit("isinf")
+def _isinf(x):
     dt = util_dtype(x)
+    if dt.kind == "c":
+        re, im = lax.real(x), lax.imag(x)
+        inf = np.array(np.inf, util_dtype(re))
+        return lax.bitwise_or(lax.eq(lax.abs(re), inf), lax.eq(lax.abs(im), inf))
     if dtypes.is_inexact(dt):
         return lax.eq(lax.abs(x), np.array(np.inf, dt))
     return lax.full_like(x, False, dtype=np.bool_)
+
+
+def isinf(x, /):
+    util.check_arraylike("isinf", x)
+    return _isinf(x)
 
 
 def true_divide(x1, x2, /):
@@ -494,13 +537,25 @@ def floor_divide(x1, x2, /):
     return _floor_divide(x1, x2)
 
 
+def _ones_like(x):
+    """JAX's ``lax._ones``: a scalar operand gets a literal, not a broadcast."""
+    aval = core.aval_of(x)
+    one = lax._convert(1, aval.dtype, aval.weak_type)
+    return lax.broadcast_in_dim(one, aval.shape, ()) if aval.shape else one
+
+
+def _zero_divisor_guard(x2):
+    """An integer divisor of 0 becomes 1, so XLA never divides by zero."""
+    return where(lax.eq(x2, lax._convert(0, util_dtype(x2), False)), _ones_like(x2), x2)
+
+
 def _remainder_impl(x1, x2):
     x1, x2 = util.promote_dtypes_numeric(x1, x2)
     x1, x2 = util.promote_shapes("remainder", x1, x2)
     dt = util_dtype(x1)
-    zero = lax._convert(0, dt, True)
+    zero = lax._convert(0, dt, False)
     if dt.kind in "iu":
-        x2 = where(lax.eq(x2, zero), lax._convert(1, dt, True), x2)
+        x2 = _zero_divisor_guard(x2)
     r = lax.rem(x1, x2)
     nz = lax.ne(r, zero)
     fix = lax.bitwise_and(lax.ne(lax.lt(r, zero), lax.lt(x2, zero)), nz)
@@ -519,20 +574,43 @@ def remainder(x1, x2, /):
 mod = remainder
 
 
-def fmod(x1, x2, /):
+@util.named_jit("fmod")
+def _fmod(x1, x2):
+    if dtypes.result_type(x1, x2).kind in "iu":
+        x2 = _zero_divisor_guard(x2)
     x1, x2 = promote_args_numeric("fmod", x1, x2)
     return lax.rem(x1, x2)
 
 
+def fmod(x1, x2, /):
+    util.check_arraylike("fmod", x1, x2)
+    return _fmod(x1, x2)
+
+
+@util.named_jit("divmod")
+def _divmod(x1, x2):
+    x1, x2 = promote_args_numeric("divmod", x1, x2)
+    if util_dtype(x1).kind in "iu":
+        return floor_divide(x1, x2), remainder(x1, x2)
+    return _float_divmod(x1, x2)
+
+
 def divmod(x1, x2, /):
-    return floor_divide(x1, x2), remainder(x1, x2)
+    util.check_arraylike("divmod", x1, x2)
+    return _divmod(x1, x2)
 
 
 def power(x1, x2, /):
     util.check_arraylike("power", x1, x2)
-    if not _is_array(x2) and isinstance(x2, (int, np.integer)) and not isinstance(x2, builtins.bool):
-        (x1,) = util.promote_dtypes_numeric(x1)
-        return lax.integer_pow(x1, int(x2))
+    if core.is_concrete(x2):  # a concrete integer exponent: integer_pow
+        try:
+            n = operator.index(x2)
+        except TypeError:
+            pass
+        else:
+            (x1,) = util.promote_dtypes_numeric(x1)
+            return lax.integer_pow(x1, n)
+    x1, x2 = util.promote_shapes("power", x1, x2)
     x1, x2 = promote_args_numeric("power", x1, x2)
     dt = util_dtype(x1)
     if dt.kind in "iu":
@@ -545,15 +623,14 @@ pow = power
 
 def _integer_power(x1, x2):
     """Integer base and exponent: square-and-multiply over the exponent bits."""
-    dt = util_dtype(x1)
     one, zero = lax._convert(1, util_dtype(x2), False), lax._convert(0, util_dtype(x2), False)
-    acc = lax.full_like(x1, 1)
-    base = x1
+    # 0 ** n is 0 for n != 0, and anything ** 0 is 1
+    acc = where(lax.bitwise_and(lax.eq(x1, zero), lax.ne(x2, zero)), zero, one)
     # exponents of 64 or more overflow any base but 0/1/-1, so, like JAX, we
     # look only at the six low bits of the exponent
     for _ in range(6):
-        acc = where(lax.ne(lax.bitwise_and(x2, one), zero), lax.mul(acc, base), acc)
-        base = lax.mul(base, base)
+        acc = where(lax.bitwise_and(x2, one), lax.mul(acc, x1), acc)
+        x1 = lax.mul(x1, x1)
         x2 = lax.shift_right_logical(x2, one)
     return acc
 
@@ -568,9 +645,9 @@ def reciprocal(x, /):
 
 
 def _where_impl(condition, x, y):
-    x, y = util.promote_dtypes(x, y)
     if util_dtype(condition) != np.bool_:
-        condition = lax._convert(condition, np.bool_, False)
+        condition = lax.ne(condition, lax._convert(0, util_dtype(condition), False))
+    x, y = util.promote_dtypes(x, y)
     shape = util.broadcast_shapes(*[shape_of(a) for a in (condition, x, y)])
     x, y = [util.broadcast_to(a, shape) for a in (x, y)]
     if shape_of(condition):  # a scalar predicate selects whole arrays as it is
@@ -628,18 +705,40 @@ def imag(x, /):
     return lax.imag(x) if util_dtype(x).kind == "c" else lax.full_like(x, 0)
 
 
-def round(a, decimals=0, out=None):
-    util.check_arraylike("round", a)
-    (a,) = util.promote_dtypes(a)
+@util.named_jit("round", ("decimals",))
+def _round(a, decimals):
     dt = util_dtype(a)
     if dt == np.bool_:
         raise ValueError(f"data type {np.bool_} not inexact")
     if dt.kind in "iu":
+        if decimals < 0:
+            raise NotImplementedError("integer np.round not implemented for decimals < 0")
         return a
-    if decimals == 0:
-        return lax.round(a, lax.RoundingMethod.TO_NEAREST_EVEN)
-    factor = lax._convert(10.0 ** decimals, dt, False)
-    return lax.div(lax.round(lax.mul(a, factor), lax.RoundingMethod.TO_NEAREST_EVEN), factor)
+
+    def round_float(x):
+        if decimals == 0:
+            return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
+        xdt = util_dtype(x)
+        if xdt == np.float16:  # scaled in float32 so the product keeps its digits
+            x = lax._convert(x, np.float32, False)
+        factor = lax._convert(10 ** decimals, util_dtype(x), False)
+        out = lax.div(lax.round(lax.mul(x, factor), lax.RoundingMethod.TO_NEAREST_EVEN), factor)
+        return lax._convert(out, xdt, False)
+
+    if decimals > np.log10(float(dtypes.finfo(dt).max)):
+        return a  # finer than the dtype resolves: nothing to round
+    if dt.kind == "c":
+        return lax.complex(round_float(lax.real(a)), round_float(lax.imag(a)))
+    return round_float(a)
+
+
+def round(a, decimals=0, out=None):
+    util.check_arraylike("round", a)
+    decimals = core.concrete_or_error(operator.index, decimals,
+                                      "'decimals' argument of jnp.round")
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.round is not supported.")
+    return _round(a, decimals=decimals)
 
 
 around = round

@@ -13,11 +13,15 @@ import numpy as np
 from .. import dtypes
 from ..lax import api as lax
 from ..lax import linalg as lax_linalg
+from ..lax import linalg_general as lax_linalg_general
+from ..lax.sorting import sort as lax_sort
 from . import util
 from .lax_numpy import asarray, eye, util_dtype, where
 from .more_ops import _diagonal_2d, _static, jitted
 from .reductions import max as _max, min as _min, sum as _sum
 from .shape_ops import matmul
+from .shape_ops import matmul as matmul_
+from .shape_ops import matrix_transpose as matrix_transpose_
 
 
 class EighResult(NamedTuple):
@@ -177,54 +181,123 @@ def slogdet(a, *, method=None):
 # -- decompositions
 
 
-def cholesky(a, *, upper=False, symmetrize_input=True):
-    (a,) = _inexact("cholesky", a)
+@jitted("cholesky", ("upper", "symmetrize_input"))
+def _cholesky(a, upper, symmetrize_input):
+    (a,) = _inexact("jnp.linalg.cholesky", a)
     L = lax_linalg.cholesky(a, symmetrize_input=symmetrize_input)
     return _H(L) if upper else L
 
 
-def qr(a, mode="reduced"):
-    (a,) = _inexact("qr", a)
-    if mode not in ("reduced", "complete", "r"):
-        if mode == "raw":
-            raise NotImplementedError("jnp.linalg.qr mode='raw' is not implemented")
-        raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
+def cholesky(a, *, upper=False, symmetrize_input=True):
+    util.check_arraylike("jnp.linalg.cholesky", a)
+    return _cholesky(a, upper=bool(upper), symmetrize_input=bool(symmetrize_input))
+
+
+@jitted("qr", ("mode",))
+def _qr(a, mode):
+    (a,) = _inexact("jnp.linalg.qr", a)
+    if mode == "raw":
+        h, taus = lax_linalg_general.geqrf(a)
+        return QRResult(matrix_transpose_(h), taus)
     q, r = lax_linalg.qr(a, full_matrices=mode == "complete")
     return r if mode == "r" else QRResult(q, r)
 
 
-def eigh(a, UPLO=None, symmetrize_input=True):
-    (a,) = _inexact("eigh", a)
-    if UPLO not in (None, "L", "U"):
-        raise ValueError(f"UPLO must be one of None, 'L', or 'U', got {UPLO}")
+def qr(a, mode="reduced"):
+    util.check_arraylike("jnp.linalg.qr", a)
+    if mode not in ("reduced", "complete", "r", "raw"):
+        raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
+    return _qr(a, mode=mode)
+
+
+@jitted("eigh", ("UPLO", "symmetrize_input"))
+def _eigh(a, UPLO, symmetrize_input):
+    (a,) = _inexact("jnp.linalg.eigh", a)
     v, w = lax_linalg.eigh(a, lower=UPLO != "U", symmetrize_input=symmetrize_input)
     return EighResult(w, v)
 
 
-def eigvalsh(a, UPLO="L", *, symmetrize_input=True):
+def eigh(a, UPLO=None, symmetrize_input=True):
+    """Eigenvalues (ascending) and eigenvectors of a Hermitian matrix, read
+    from its lower (``UPLO='L'``, default) or upper triangle."""
+    util.check_arraylike("jnp.linalg.eigh", a)
+    if UPLO not in (None, "L", "U"):
+        raise ValueError(f"UPLO must be one of None, 'L', or 'U', got {UPLO}")
+    return _eigh(a, UPLO=UPLO, symmetrize_input=bool(symmetrize_input))
+
+
+@jitted("eigvalsh", ("UPLO", "symmetrize_input"))
+def _eigvalsh(a, UPLO, symmetrize_input):
     return eigh(a, UPLO, symmetrize_input).eigenvalues
 
 
+def eigvalsh(a, UPLO="L", *, symmetrize_input=True):
+    util.check_arraylike("jnp.linalg.eigvalsh", a)
+    return _eigvalsh(a, UPLO=UPLO, symmetrize_input=bool(symmetrize_input))
+
+
+@jitted("svd", ("full_matrices", "compute_uv", "hermitian", "subset_by_index"))
+def _svd(a, full_matrices, compute_uv, hermitian, subset_by_index):
+    (a,) = _inexact("jnp.linalg.svd", a)
+    if not hermitian:
+        out = lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv,
+                             subset_by_index=subset_by_index)
+        return SVDResult(*out) if compute_uv else out
+    # Hermitian: singular values are |eigenvalues|, sorted descending; the
+    # eigenvalue signs move into the right singular vectors.
+    vecs, vals = lax_linalg.eigh(a, subset_by_index=subset_by_index)
+    s = lax.abs(vals)
+    last = s.ndim - 1
+    if not compute_uv:
+        return lax.rev(lax_sort(s, dimension=last), (last,))
+    from .advanced_indexing import take_along_axis
+    idx = lax.broadcasted_iota(np.uint32 if s.shape[-1] < 2 ** 32 else np.uint64, s.shape, last)
+    s, idx, sign = lax_sort((s, idx, lax.sign(vals)), dimension=last, num_keys=1)
+    s, idx, sign = (lax.rev(x, (last,)) for x in (s, idx, sign))
+    u = take_along_axis(vecs, lax.expand_dims(idx, (last,)), axis=-1)
+    vh = _H(lax.mul(u, lax._convert(lax.expand_dims(sign, (last,)), util_dtype(u), False)))
+    return SVDResult(u, s, vh)
+
+
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False, subset_by_index=None):
-    (a,) = _inexact("svd", a)
-    out = lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
-    return SVDResult(*out) if compute_uv else out
+    """``(U, S, Vh)`` or, without ``compute_uv``, the singular values alone
+    (descending); ``hermitian=True`` reads them off ``eigh``."""
+    util.check_arraylike("jnp.linalg.svd", a)
+    return _svd(a, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv),
+                hermitian=bool(hermitian),
+                subset_by_index=None if subset_by_index is None else tuple(subset_by_index))
 
 
-def svdvals(x):
+def svdvals(x, /):
     return svd(x, compute_uv=False)
 
 
-def matrix_rank(M, rtol=None, *, tol=None):
-    (M,) = _inexact("matrix_rank", M)
+@jitted("matrix_rank", ("hermitian",))
+def _matrix_rank(M, rtol, hermitian):
+    from .reductions import any as _any
+    (M,) = _inexact("jnp.linalg.matrix_rank", M)
     if M.ndim < 2:
-        return lax._convert(lax.ne(M, lax.full_like(M, 0)) if M.ndim else
-                            lax.ne(M, lax._convert(0, util_dtype(M), False)), np.int32, False)
-    s = svd(M, compute_uv=False)
-    if tol is None:
-        rt = rtol if rtol is not None else max(M.shape[-2:]) * float(dtypes.finfo(util_dtype(s)).eps)
-        tol = lax.mul(_max(s, axis=-1, keepdims=True), lax._convert(rt, util_dtype(s), False))
-    return _sum(lax.gt(s, tol), axis=-1, dtype=np.int32)
+        return lax._convert(_any(lax.ne(M, lax._convert(0, util_dtype(M), False))), np.int32,
+                            False)
+    s = svd(M, full_matrices=False, compute_uv=False, hermitian=hermitian)
+    if rtol is None:
+        big = lax._convert(max(M.shape[-2:]), util_dtype(s), False)
+        rtol = lax.mul(lax.mul(_max(s, axis=-1), big),
+                       lax._convert(float(dtypes.finfo(util_dtype(s)).eps), util_dtype(s), False))
+    rtol = asarray(rtol)
+    rtol = lax.expand_dims(rtol, (rtol.ndim,))
+    return _sum(lax.gt(s, rtol), axis=-1)
+
+
+def matrix_rank(M, rtol=None, *, hermitian=False, tol=None):
+    """Number of singular values above ``rtol`` (default: the largest times
+    ``max(M, N) * eps``)."""
+    util.check_arraylike("jnp.linalg.matrix_rank", M)
+    if tol is not None:
+        if rtol is not None:
+            raise ValueError("matrix_rank: only one of tol or rtol may be specified.")
+        rtol = tol
+    return _matrix_rank(M, rtol, hermitian=bool(hermitian))
 
 
 def pinv(a, rtol=None, hermitian=False, *, rcond=None):
@@ -272,32 +345,45 @@ def lstsq(a, b, rcond=None, *, numpy_resid=False):
     return (lax.squeeze(x, (1,)) if vector else x), resid, rank, s
 
 
-def matrix_power(a, n):
-    util.check_arraylike("matrix_power", a)
-    a = asarray(a)
-    _square("matrix_power", a)
-    n = operator.index(_static(n, "jnp.linalg.matrix_power n"))
+@jitted("matrix_power", ("n",))
+def _matrix_power(a, n):
     if n == 0:
         return util.broadcast_to(eye(a.shape[-1], dtype=util_dtype(a)), a.shape)
     if n < 0:
         a, n = inv(a), -n
-    result, base = None, a
+    if n <= 3:  # JAX's small-power association: (a @ a) @ a
+        out = a
+        for _ in range(n - 1):
+            out = matmul_(out, a)
+        return out
+    z = result = None
     while n:
-        if n & 1:
-            result = base if result is None else matmul(result, base)
-        n >>= 1
-        if n:
-            base = matmul(base, base)
+        z = a if z is None else matmul_(z, z)
+        n, bit = divmod(n, 2)
+        if bit:
+            result = z if result is None else matmul_(result, z)
     return result
+
+
+def matrix_power(a, n):
+    util.check_arraylike("jnp.linalg.matrix_power", a)
+    a = asarray(a)
+    _square("matrix_power", a)
+    try:
+        n = operator.index(_static(n, "jnp.linalg.matrix_power n"))
+    except TypeError as err:
+        raise TypeError(f"exponent must be an integer, got {n}") from err
+    return _matrix_power(a, n=n)
+
 
 # -- norms
 
 
 def _vector_norm(x, ord, axis, keepdims):
-    absx = lax.abs(x) if util_dtype(x).kind != "u" else x
     if ord is None or ord == 2:
         sq = lax.real(lax.mul(x, lax.conj(x))) if util_dtype(x).kind == "c" else lax.mul(x, x)
         return lax.sqrt(_sum(sq, axis=axis, keepdims=keepdims))
+    absx = lax.abs(x) if util_dtype(x).kind != "u" else x
     if ord == np.inf:
         return _max(absx, axis=axis, keepdims=keepdims)
     if ord == -np.inf:
@@ -342,8 +428,7 @@ def _norm(x, ord, axis, keepdims):
     (x,) = _inexact("norm", x)
     if axis is None:
         if ord is None:
-            return _vector_norm(lax.reshape(x, (x.size,)), None, None, False) if not keepdims \
-                else lax.reshape(_vector_norm(x, None, None, True), (1,) * x.ndim)
+            return _vector_norm(x, None, None, keepdims)
         axis = tuple(range(x.ndim))
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
     axes = tuple(util.canonicalize_axis(a, x.ndim) for a in axes)
@@ -372,3 +457,200 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
+
+# -- general eigenproblems
+
+
+class EigResult(NamedTuple):
+    eigenvalues: object
+    eigenvectors: object
+
+
+def eig(a):
+    """Eigenvalues and right eigenvectors of a general square matrix (complex)."""
+    util.check_arraylike("jnp.linalg.eig", a)
+    (a,) = _inexact("jnp.linalg.eig", a)
+    w, v = lax_linalg_general.eig(a, compute_left_eigenvectors=False)
+    return EigResult(w, v)
+
+
+@jitted("eigvals")
+def _eigvals(a):
+    (a,) = _inexact("jnp.linalg.eigvals", a)
+    return lax_linalg_general.eig(a, compute_left_eigenvectors=False,
+                                  compute_right_eigenvectors=False)[0]
+
+
+def eigvals(a):
+    util.check_arraylike("jnp.linalg.eigvals", a)
+    return _eigvals(a)
+
+
+@jitted("cond", ("p",))
+def _cond(x, p):
+    from .lax_numpy import isnan, logical_and, logical_not
+    from .reductions import any as _any
+    (x,) = _inexact("jnp.linalg.cond", x)
+    if any(d == 0 for d in x.shape[-2:]):
+        raise ValueError(f"jnp.linalg.cond: input array must not be empty; got arr.shape={x.shape}")
+    if p is None or p == 2 or p == -2:
+        s = svdvals(x)
+        hi = lax.squeeze(lax.slice_in_dim(s, 0, 1, axis=s.ndim - 1), (s.ndim - 1,))
+        k = s.shape[-1]
+        lo = lax.squeeze(lax.slice_in_dim(s, k - 1, k, axis=s.ndim - 1), (s.ndim - 1,))
+        if p != -2:
+            return lax.div(hi, lo)
+        r = lax.div(lo, hi)
+    else:
+        if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+            raise ValueError(f"jnp.linalg.cond: for p={p}, array must be square; "
+                             f"got arr.shape={x.shape}")
+        r = lax.mul(norm(x, ord=p, axis=(-2, -1)), norm(inv(x), ord=p, axis=(-2, -1)))
+    nan_free = logical_not(_any(isnan(x), axis=(-2, -1)))
+    return where(logical_and(isnan(r), nan_free), np.inf, r)
+
+
+def cond(x, p=None):
+    """Condition number of ``x`` in the matrix norm ``p`` (2 by default, via
+    the singular values); inf, not NaN, for a singular NaN-free matrix."""
+    util.check_arraylike("jnp.linalg.cond", x)
+    return _cond(x, p=p)
+
+# -- array-API spellings over the matrix axes
+
+
+def cross(x1, x2, /, *, axis=-1):
+    from .more_math import cross as _cross
+    util.check_arraylike("jnp.linalg.cross", x1, x2)
+    x1, x2 = asarray(x1), asarray(x2)
+    if x1.shape[axis] != 3 or x2.shape[axis] != 3:
+        raise ValueError("Both input arrays must be (arrays of) 3-dimensional vectors, but they "
+                         f"have x1.shape[axis]={x1.shape[axis]} and x2.shape[axis]={x2.shape[axis]}")
+    return _cross(x1, x2, axis=axis)
+
+
+def outer(x1, x2, /):
+    util.check_arraylike("jnp.linalg.outer", x1, x2)
+    x1, x2 = asarray(x1), asarray(x2)
+    if x1.ndim != 1 or x2.ndim != 1:
+        raise ValueError(f"Input arrays must be one-dimensional, but they are x1.ndim={x1.ndim} "
+                         f"x2.ndim={x2.ndim}")
+    x1, x2 = util.promote_dtypes(x1, x2)
+    return lax.mul(lax.broadcast_in_dim(x1, (x1.shape[0], 1), (0,)),
+                   lax.broadcast_in_dim(x2, (1, x2.shape[0]), (1,)))
+
+
+def matrix_transpose(x, /):
+    from .shape_ops import matrix_transpose as _mt
+    util.check_arraylike("jnp.linalg.matrix_transpose", x)
+    x = asarray(x)
+    if x.ndim < 2:
+        raise ValueError(f"matrix_transpose requires at least 2 dimensions; got ndim={x.ndim}")
+    return _mt(x)
+
+
+def matmul(x1, x2, /, *, precision=None, preferred_element_type=None):
+    return matmul_(x1, x2, precision=precision, preferred_element_type=preferred_element_type)
+
+
+def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None):
+    from .shape_ops import tensordot as _td
+    util.check_arraylike("jnp.linalg.tensordot", x1, x2)
+    return _td(x1, x2, axes=axes, precision=precision,
+               preferred_element_type=preferred_element_type)
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    from .more_ops import trace as _trace
+    util.check_arraylike("jnp.linalg.trace", x)
+    return _trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
+
+
+def diagonal(x, /, *, offset=0):
+    from .more_ops import diagonal as _diag
+    util.check_arraylike("jnp.linalg.diagonal", x)
+    x = asarray(x)
+    if x.ndim < 2:
+        raise ValueError("diagonal requires an array of at least two dimensions.")
+    return _diag(x, offset=offset, axis1=-2, axis2=-1)
+
+
+def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
+    from .products import vecdot as _vecdot
+    return _vecdot(x1, x2, axis=axis, precision=precision,
+                   preferred_element_type=preferred_element_type)
+
+
+def multi_dot(arrays, *, precision=None):
+    """``arrays[0] @ ... @ arrays[-1]`` in the cheapest association order
+    (dynamic programming over the chain), the ends may be vectors."""
+    util.check_arraylike("jnp.linalg.multi_dot", *arrays)
+    arrs = [asarray(a) for a in arrays]
+    if len(arrs) < 2:
+        raise ValueError(f"multi_dot requires at least two arrays, got {len(arrs)}")
+    if any(a.ndim != 2 for a in arrs[1:-1]) or arrs[0].ndim not in (1, 2) \
+            or arrs[-1].ndim not in (1, 2):
+        raise ValueError("multi_dot: input arrays must all be two-dimensional, except for the "
+                         "first and last array which may be 1 or 2 dimensional. Got array shapes "
+                         f"{[a.shape for a in arrs]}")
+    first_vec, last_vec = arrs[0].ndim == 1, arrs[-1].ndim == 1
+    if first_vec:
+        arrs[0] = lax.expand_dims(arrs[0], (0,))
+    if last_vec:
+        arrs[-1] = lax.expand_dims(arrs[-1], (1,))
+    dims = [a.shape[0] for a in arrs] + [arrs[-1].shape[1]]
+    n = len(arrs)
+    cost = {(i, i): 0 for i in range(n)}
+    split = {}
+    for length in range(2, n + 1):
+        for i in range(n - length + 1):
+            j = i + length - 1
+            cost[i, j], split[i, j] = min(
+                (cost[i, k] + cost[k + 1, j] + dims[i] * dims[k + 1] * dims[j + 1], k)
+                for k in range(i, j))
+
+    def chain(i, j):
+        if i == j:
+            return arrs[i]
+        k = split[i, j]
+        return matmul_(chain(i, k), chain(k + 1, j), precision=precision)
+    out = chain(0, n - 1)
+    if first_vec:
+        out = lax.squeeze(out, (0,))
+    if last_vec:
+        out = lax.squeeze(out, (out.ndim - 1,))
+    return out
+
+
+def tensorinv(a, ind=2):
+    """The inverse of ``a`` seen as a linear map from its last axes to its
+    first ``ind`` axes."""
+    util.check_arraylike("jnp.linalg.tensorinv", a)
+    a = asarray(a)
+    ind = operator.index(ind)
+    if ind <= 0:
+        raise ValueError(f"ind must be a positive integer; got ind={ind}")
+    out_shape, in_shape = a.shape[ind:], a.shape[:ind]
+    m, n = int(np.prod(in_shape, dtype=np.int64)), int(np.prod(out_shape, dtype=np.int64))
+    if m != n:
+        raise ValueError("tensorinv is only possible when the product of the first `ind` "
+                         "dimensions equals that of the remaining dimensions. got "
+                         f"arr.shape={a.shape} with ind={ind}.")
+    return lax.reshape(inv(lax.reshape(a, (m, n))), out_shape + in_shape)
+
+
+def tensorsolve(a, b, axes=None):
+    """``x`` with ``tensordot(a, x, x.ndim) == b``."""
+    from .shape_ops import moveaxis
+    util.check_arraylike("jnp.linalg.tensorsolve", a, b)
+    a, b = asarray(a), asarray(b)
+    if axes is not None:
+        axes = (axes,) if isinstance(axes, int) else tuple(axes)
+        a = moveaxis(a, axes, tuple(range(a.ndim - len(axes), a.ndim)))
+    out_shape = a.shape[b.ndim:]
+    m, n = int(np.prod(a.shape[:b.ndim], dtype=np.int64)), int(np.prod(out_shape, dtype=np.int64))
+    if m != n:
+        raise ValueError("Input arrays must have prod(a.shape[:b.ndim]) == "
+                         f"prod(a.shape[b.ndim:]); got a.shape={a.shape}, b.ndim={b.ndim}.")
+    x = solve(lax.reshape(a, (m, n)), lax.reshape(asarray(b), (m,)))
+    return lax.reshape(x, out_shape)

@@ -10,6 +10,7 @@ from .. import core, dtypes
 from ..core import Tracer
 from ..lax import api as lax
 from . import util
+from ..eager import fastpath
 from ..jit import jit
 from .lax_numpy import asarray, util_dtype
 from .lax_numpy import where as where_
@@ -77,7 +78,7 @@ def _reduction(name, lax_fn, init, binop, bool_to_int=False, upcast_small=False,
             out = _keepdims(out, axes, shape)
         return lax._convert(out, target, False)
     fn.__name__ = name
-    return fn
+    return fastpath(1)(fn)
 
 
 def _max_init(dt):
@@ -107,7 +108,7 @@ def _bool_reduction(name, lax_fn, init):
         out = lax_fn(a, axes)
         return _keepdims(out, axes, shape) if keepdims else out
     fn.__name__ = name
-    return fn
+    return fastpath(1)(fn)
 
 
 all = _bool_reduction("all", lax.reduce_and, True)
@@ -133,6 +134,7 @@ def _mean_dtypes(in_dtype, dtype):
     return (np.dtype(np.float32) if dt in _HALF else dt), dt
 
 
+@fastpath(1)
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     util.check_arraylike("mean", a)
     a = asarray(a)
@@ -219,7 +221,7 @@ def _arg_reduction(name, lax_fn):
         out = lax_fn(a, ax, dtypes.default_int_dtype())
         return _keepdims(out, (ax,), shape) if keepdims else out
     fn.__name__ = name
-    return fn
+    return fastpath(1)(fn)
 
 
 argmax = _arg_reduction("argmax", lax.argmax)

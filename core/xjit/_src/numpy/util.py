@@ -8,6 +8,7 @@ from .. import core, dtypes
 from ..array import ArrayImpl
 from ..config import config
 from ..core import Tracer
+from ..jit import jit
 from ..lax import api as lax
 from ..lax.elementwise import broadcast_shapes_binary
 
@@ -34,6 +35,26 @@ def ndim_of(x):
     return len(shape_of(x))
 
 
+def named_jit(name, static_argnames=()):
+    """``jit`` shown under JAX's name for the function in printed jaxprs."""
+    def wrap(fn):
+        f = jit(fn, static_argnames=static_argnames)
+        f._name = name
+        return f
+    return wrap
+
+
+def convert(x, dtype, weak):
+    """``lax._convert``, except that under a trace a concrete scalar array is
+    converted on the host: JAX folds that conversion of a constant, so the
+    converted value appears in jaxprs as a literal of the new dtype."""
+    if (type(x) is ArrayImpl and not x.aval.shape and core.trace_ctx.trace is not core.eval_trace
+            and (x.aval.dtype != dtype or x.aval.weak_type != weak)):
+        with np.errstate(all="ignore"):
+            x = np.asarray(x).astype(dtype)[()]
+    return lax._convert(x, dtype, weak)
+
+
 def promote_dtypes(*args):
     """Convert all args to their common (weak) dtype."""
     if len(args) == 1:
@@ -41,7 +62,7 @@ def promote_dtypes(*args):
         if isinstance(x, (Tracer, ArrayImpl)):
             return [x]
     dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
-    return [lax._convert(x, dtype, weak) for x in args]
+    return [convert(x, dtype, weak) for x in args]
 
 
 def _uniform_dtype(args):
@@ -71,14 +92,14 @@ def promote_dtypes_inexact(*args):
         return list(args)
     dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
     dtype = dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(dtype))
-    return [lax._convert(x, dtype, weak) for x in args]
+    return [convert(x, dtype, weak) for x in args]
 
 
 def promote_dtypes_numeric(*args):
     dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
     if dtype == np.bool_:
         dtype = dtypes.default_int_dtype()
-    return [lax._convert(x, dtype, weak) for x in args]
+    return [convert(x, dtype, weak) for x in args]
 
 
 def promote_shapes(fun_name, *args):
@@ -134,7 +155,7 @@ def _array_and_scalar(args):
         if dtypes.canonicalize_dtype(aval.dtype) == aval.dtype:  # else it may warn: no caching
             _scalar_promotions[key] = r
     dtype, weak = r
-    return [lax._convert(a, dtype, weak), lax._convert(b, dtype, weak)]
+    return [convert(a, dtype, weak), convert(b, dtype, weak)]
 
 
 def promote_args(fun_name, *args):

@@ -1,0 +1,359 @@
+"""The nonsymmetric and structured decompositions of ``xjit.lax.linalg``:
+``eig`` (LAPACK geev), ``schur`` (gees), ``hessenberg`` (gehrd),
+``tridiagonal`` (sytrd/hetrd), ``tridiagonal_solve`` (gtsv), the
+Householder pieces ``geqrf``/``householder_product``/``ormqr``, plus
+``lu_pivots_to_permutation``.
+
+The LAPACK ones are jaxlib's typed-FFI CPU kernels, so, like ``lu`` and
+``svd`` in :mod:`.linalg`, they compile only for CPU. A batch element whose
+LAPACK ``info`` is nonzero comes back as NaN, as in JAX.
+"""
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+
+from ..core import ShapedArray
+from . import api as lax
+from .linalg import _PREFIX, _inline, _lapack_call, _nan_if_failed, _pivots_to_permutation, _prim
+
+
+class EigImplementation(enum.Enum):
+    CUSOLVER = "cusolver"
+    MAGMA = "magma"
+    LAPACK = "lapack"
+
+
+class EighImplementation(enum.Enum):
+    QR = "qr"
+    JACOBI = "jacobi"
+    QDWH = "qdwh"
+
+
+class SvdAlgorithm(enum.Enum):
+    DEFAULT = "default"
+    QR = "QR"
+    JACOBI = "Jacobi"
+    POLAR = "polar"
+    DIVIDE_AND_CONQUER = "divide_and_conquer"
+
+
+_FLOATS = "subtypes of floating, complexfloating"
+
+
+def _check_operand(name, a, i=0, rank=2):
+    """JAX's generic linalg checks, in its order: rank, then dtype."""
+    if a.ndim < rank:
+        raise TypeError(f"Input {i} to {name} must have rank at least {rank}, but got "
+                        f"shape={a.shape}")
+    if a.dtype.name not in _PREFIX:
+        raise TypeError(f"{name} does not accept dtype {a.dtype.name} at position {i}. "
+                        f"Accepted dtypes at position {i} are {_FLOATS}.")
+
+
+def _complex(dt):
+    return np.dtype(np.complex64 if dt in (np.float32, np.complex64) else np.complex128)
+
+
+def _real(dt):
+    return np.dtype(np.float32 if dt in (np.float32, np.complex64) else np.float64)
+
+
+def _info(a):
+    return ShapedArray(a.shape[:-2], np.int32)
+
+# -- eig
+
+
+def _eig_eval(a, *, compute_left_eigenvectors, compute_right_eigenvectors,
+              enable_eigvec_derivs, implementation):
+    _check_operand("eig", a)
+    if a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"The input to eig must be a square matrix. Got shape {a.shape[-2:]}.")
+    c = _complex(a.dtype)
+    outs = [ShapedArray(a.shape[:-1], c)]
+    outs += [ShapedArray(a.shape, c)] * (int(compute_left_eigenvectors)
+                                         + int(compute_right_eigenvectors))
+    return outs
+
+
+def _eig_lower(ctx, ai, ao, a, *, compute_left_eigenvectors, compute_right_eigenvectors,
+               enable_eigvec_derivs, implementation):
+    if implementation not in (None, EigImplementation.LAPACK):
+        raise ValueError("Only the lapack implementation is supported on CPU.")
+    a_aval = ai[0]
+    real = a_aval.dtype.kind == "f"
+    w_aval = ShapedArray(a_aval.shape[:-1], a_aval.dtype)
+    v_aval = ShapedArray(a_aval.shape, _complex(a_aval.dtype))
+    outs = [w_aval] * (2 if real else 1) + [v_aval, v_aval, _info(a_aval)]
+    mode = lambda on: ord("V") if on else ord("N")  # noqa: E731
+    *w, vl, vr, info = _lapack_call(
+        ctx, "eig", "geev", [a], [a_aval], outs,
+        config=f"compute_left = {mode(compute_left_eigenvectors)} : ui8, "
+               f"compute_right = {mode(compute_right_eigenvectors)} : ui8")
+    if real:
+        (w,) = _inline(ctx, lambda re, im: [lax.complex(re, im)], [w_aval, w_aval], w)
+    else:
+        (w,) = w
+    vals, avals = [w], [ao[0]]
+    if compute_left_eigenvectors:
+        vals.append(vl)
+        avals.append(v_aval)
+    if compute_right_eigenvectors:
+        vals.append(vr)
+        avals.append(v_aval)
+    return _nan_if_failed(ctx, _info(a_aval), info, avals, vals)
+
+
+eig_p = _prim("eig", _eig_eval, _eig_lower, multiple_results=True)
+
+
+def eig(x, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
+        enable_eigvec_derivs=False, implementation=None, use_magma=None):
+    """Eigenvalues and (left/right, as asked) eigenvectors of a general
+    square matrix, always complex; eigenvectors have unit 2-norm."""
+    return list(eig_p.bind(lax.asarray_device(x), compute_left_eigenvectors=compute_left_eigenvectors,
+                      compute_right_eigenvectors=compute_right_eigenvectors,
+                      enable_eigvec_derivs=enable_eigvec_derivs, implementation=implementation))
+
+# -- schur and hessenberg
+
+
+def _schur_eval(a, *, compute_schur_vectors, sort_eig_vals, select_callable):
+    _check_operand("schur", a)
+    if a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"The input to schur must be a square matrix. Got shape {a.shape[-2:]}.")
+    out = a.update(weak_type=False)
+    return [out, out] if compute_schur_vectors else [out]
+
+
+def _schur_lower(ctx, ai, ao, a, *, compute_schur_vectors, sort_eig_vals, select_callable):
+    if sort_eig_vals:
+        raise NotImplementedError("The sort feature of LAPACK's gees routine is not implemented.")
+    a_aval = ai[0]
+    w_aval = ShapedArray(a_aval.shape[:-1], a_aval.dtype)
+    ws = [w_aval] * (2 if a_aval.dtype.kind == "f" else 1)
+    mode = ord("V") if compute_schur_vectors else ord("N")
+    t, vs, *_, info = _lapack_call(ctx, "schur", "gees", [a], [a_aval],
+                                   [a_aval, a_aval, *ws, _info(a_aval), _info(a_aval)],
+                                   config=f"mode = {mode} : ui8, sort = {ord('N')} : ui8")
+    vals = [t, vs] if compute_schur_vectors else [t]
+    return _nan_if_failed(ctx, _info(a_aval), info, [a_aval] * len(vals), vals)
+
+
+schur_p = _prim("schur", _schur_eval, _schur_lower, multiple_results=True)
+
+
+def schur(x, *, compute_schur_vectors=True, sort_eig_vals=False, select_callable=None):
+    """``(T, Z)`` with ``x = Z T Z^H``: T quasi-upper-triangular (real input)
+    or upper-triangular (complex)."""
+    return list(schur_p.bind(lax.asarray_device(x), compute_schur_vectors=compute_schur_vectors,
+                             sort_eig_vals=sort_eig_vals, select_callable=select_callable))
+
+
+def _hessenberg_eval(a):
+    _check_operand("hessenberg", a)
+    if a.shape[-1] != a.shape[-2]:
+        raise ValueError("Argument to Hessenberg reduction must have shape [..., n, n], "
+                         f"got shape {a.shape[-2:]}")
+    out = a.update(weak_type=False)
+    return [out, ShapedArray(a.shape[:-2] + (a.shape[-1] - 1,), a.dtype)]
+
+
+def _hessenberg_lower(ctx, ai, ao, a):
+    a_aval = ai[0]
+    n = a_aval.shape[-1]
+    h, taus, info = _lapack_call(ctx, "hessenberg", "gehrd", [a], [a_aval],
+                                 [a_aval, ao[1], _info(a_aval)],
+                                 config=f"high = {n} : i32, low = 1 : i32")
+    return _nan_if_failed(ctx, _info(a_aval), info, [a_aval, ao[1]], [h, taus])
+
+
+hessenberg_p = _prim("hessenberg", _hessenberg_eval, _hessenberg_lower, multiple_results=True)
+
+
+def hessenberg(a):
+    """``(h, taus)``: the upper Hessenberg form with the Householder
+    reflectors below its first subdiagonal, packed as LAPACK's gehrd does."""
+    return list(hessenberg_p.bind(lax.asarray_device(a)))
+
+# -- tridiagonal reduction and solve
+
+
+def _tridiagonal_eval(a, *, lower):
+    _check_operand("tridiagonal", a)
+    n = a.shape[-1]
+    if a.shape[-2] != n or n == 0:
+        raise ValueError(f"The input to tridiagonal must be a square matrix. Got shape "
+                         f"{a.shape[-2:]}.")
+    b, r = a.shape[:-2], _real(a.dtype)
+    return [a.update(weak_type=False), ShapedArray(b + (n,), r), ShapedArray(b + (n - 1,), r),
+            ShapedArray(b + (n - 1,), a.dtype)]
+
+
+def _tridiagonal_lower(ctx, ai, ao, a, *, lower):
+    a_aval = ai[0]
+    name = "sytrd" if a_aval.dtype.kind == "f" else "hetrd"
+    *outs, info = _lapack_call(ctx, "tridiagonal", name, [a], [a_aval],
+                               [*ao, _info(a_aval)],
+                               config=f"uplo = {ord('L') if lower else ord('U')} : ui8")
+    return _nan_if_failed(ctx, _info(a_aval), info, list(ao), outs)
+
+
+tridiagonal_p = _prim("tridiagonal", _tridiagonal_eval, _tridiagonal_lower,
+                      multiple_results=True)
+
+
+def tridiagonal(a, *, lower=True):
+    """``(arr, d, e, taus)``: Householder reduction of a Hermitian matrix to
+    real symmetric tridiagonal form (diagonal ``d``, off-diagonal ``e``)."""
+    return list(tridiagonal_p.bind(lax.asarray_device(a), lower=bool(lower)))
+
+
+def _tri_solve_eval(dl, d, du, b, *, perturb_singular):
+    for i, x in enumerate((dl, d, du)):
+        _check_operand("tridiagonal_solve", x, i, rank=1)
+    _check_operand("tridiagonal_solve", b, 3)
+    if dl.shape != d.shape or dl.shape != du.shape:
+        raise TypeError("tridiagonal_solve requires that all diagonal arguments have the same "
+                        "shape.")
+    if dl.shape != b.shape[:-1]:
+        raise TypeError("tridiagonal_solve requires that the leading ndim-1 dimensions of b "
+                        "equal the dimensions of the diagonal arguments.")
+    if len({x.dtype for x in (dl, d, du, b)}) != 1:
+        raise TypeError("tridiagonal_solve requires all arguments to have the same dtype, got "
+                        f"{', '.join(x.dtype.name for x in (dl, d, du, b))}.")
+    return b.update(weak_type=False)
+
+
+def _tri_solve_lower(ctx, ai, ao, dl, d, du, b, *, perturb_singular):
+    if perturb_singular:
+        raise NotImplementedError("tridiagonal_solve(perturb_singular=True) is not implemented: "
+                                  "xjit binds only jaxlib's LAPACK gtsv kernel")
+    b_aval = ai[3]
+    nb = b_aval.ndim - 2
+    *_, x, info = _lapack_call(ctx, "tridiagonal_solve", "gtsv", [dl, d, du, b], list(ai),
+                               [*ai, _info(b_aval)], nbatch=nb)
+    return _nan_if_failed(ctx, _info(b_aval), info, [b_aval], [x])[0]
+
+
+tridiagonal_solve_p = _prim("tridiagonal_solve", _tri_solve_eval, _tri_solve_lower)
+
+
+def tridiagonal_solve(dl, d, du, b, *, perturb_singular=False):
+    """Solve ``A X = B`` for tridiagonal A given by its three diagonals
+    (``dl[0]`` and ``du[-1]`` are ignored)."""
+    args = [lax.asarray_device(x) for x in (dl, d, du, b)]
+    return tridiagonal_solve_p.bind(*args, perturb_singular=bool(perturb_singular))
+
+# -- Householder QR pieces: geqrf, householder_product (orgqr), ormqr
+
+
+def _geqrf_eval(a):
+    _check_operand("geqrf", a)
+    *batch, m, n = a.shape
+    return [a.update(weak_type=False), ShapedArray((*batch, min(m, n)), a.dtype)]
+
+
+def _geqrf_lower(ctx, ai, ao, a):
+    return _lapack_call(ctx, "geqrf", "geqrf", [a], list(ai), list(ao))
+
+
+geqrf_p = _prim("geqrf", _geqrf_eval, _geqrf_lower, multiple_results=True)
+
+
+def geqrf(a):
+    """LAPACK's packed QR: R on and above the diagonal, the Householder
+    vectors below it, and their scales ``taus``."""
+    return list(geqrf_p.bind(lax.asarray_device(a)))
+
+
+def _check_taus(name, a, taus):
+    _check_operand(name, a)
+    _check_operand(name, taus, 1, rank=1)
+    if taus.dtype != a.dtype:
+        raise TypeError(f"{name} requires a and taus to have the same dtype, got "
+                        f"{a.dtype.name} and {taus.dtype.name}.")
+    if taus.shape[:-1] != a.shape[:-2] or taus.shape[-1] > min(a.shape[-2:]):
+        raise ValueError(f"Type mismatch for {name}: a.shape={a.shape}, taus.shape={taus.shape}")
+
+
+def _householder_eval(a, taus):
+    _check_taus("householder_product", a, taus)
+    if a.shape[-2] < a.shape[-1]:
+        raise ValueError("The first argument to householder_product must have at least as many "
+                         f"rows as columns, got shape {a.shape[-2:]}")
+    return a.update(weak_type=False)
+
+
+def _householder_lower(ctx, ai, ao, a, taus):
+    return _lapack_call(ctx, "householder_product", "orgqr", [a, taus], list(ai), [ao[0]])[0]
+
+
+householder_product_p = _prim("householder_product", _householder_eval, _householder_lower)
+
+
+def householder_product(a, taus):
+    """The first ``a.shape[-1]`` columns of the product of the Householder
+    reflectors stored in ``(a, taus)`` (LAPACK orgqr/ungqr)."""
+    return householder_product_p.bind(lax.asarray_device(a), lax.asarray_device(taus))
+
+
+def _ormqr_eval(a, taus, c, *, left, transpose):
+    _check_taus("ormqr", a, taus)
+    _check_operand("ormqr", c, 2)
+    if c.dtype != a.dtype or c.shape[:-2] != a.shape[:-2] \
+            or a.shape[-2] != c.shape[-2 if left else -1]:
+        raise ValueError(f"Type mismatch for ormqr: a.shape={a.shape}, c.shape={c.shape}, "
+                         f"left={left}")
+    return c.update(weak_type=False)
+
+
+def _ormqr_lower(ctx, ai, ao, a, taus, c, *, left, transpose):
+    return _lapack_call(ctx, "ormqr", "ormqr", [a, taus, c], list(ai), [ao[0]],
+                        config=f"left = {str(left).lower()}, "
+                               f"transpose = {str(transpose).lower()}")[0]
+
+
+ormqr_p = _prim("ormqr", _ormqr_eval, _ormqr_lower)
+
+
+def ormqr(a, taus, c, *, left=True, transpose=False):
+    """``Q @ c`` (``c @ Q`` when not ``left``; ``Q^H`` when ``transpose``) for
+    the Q held as Householder reflectors in ``(a, taus)``."""
+    return ormqr_p.bind(lax.asarray_device(a), lax.asarray_device(taus), lax.asarray_device(c),
+                        left=bool(left), transpose=bool(transpose))
+
+# -- pivots
+
+
+def _pivots_eval(pivots, *, permutation_size):
+    _check_pivots(pivots)
+    if pivots.shape[-1] > permutation_size:
+        raise ValueError(f"Output permutation size {permutation_size} has to exceed the trailing "
+                         f"dimension of the pivots. Got pivots size {pivots.shape[-1]}")
+    return ShapedArray(pivots.shape[:-1] + (permutation_size,), np.int32)
+
+
+def _check_pivots(p):
+    if p.ndim < 1:
+        raise TypeError(f"Input 0 to lu_pivots_to_permutation must have rank at least 1, but got "
+                        f"shape={p.shape}")
+    if p.dtype != np.int32:
+        raise TypeError(f"lu_pivots_to_permutation does not accept dtype {p.dtype.name} at "
+                        "position 0. Accepted dtypes at position 0 are subtypes of int32.")
+
+
+def _pivots_lower(ctx, ai, ao, pivots, *, permutation_size):
+    return _inline(ctx, lambda p: [_pivots_to_permutation(p, permutation_size)], ai, [pivots])[0]
+
+
+lu_pivots_to_permutation_p = _prim("lu_pivots_to_permutation", _pivots_eval, _pivots_lower)
+
+
+def lu_pivots_to_permutation(pivots, permutation_size):
+    """The row permutation that applying LU's swaps ``i <-> pivots[i]`` in
+    order makes of ``arange(permutation_size)``."""
+    return lu_pivots_to_permutation_p.bind(lax.asarray_device(pivots),
+                                           permutation_size=int(permutation_size))

@@ -1,0 +1,366 @@
+"""JVP, transpose and batching rules for the matrix decompositions of
+``lax.linalg`` (cholesky, triangular_solve, lu, qr, eigh, svd).
+
+The JVPs are the standard forward-mode formulas JAX uses (each expressed
+with triangular solves and matrix products, so they are themselves linear in
+the tangent and transpose for reverse mode). All operands carry leading batch
+axes, so batching moves the batch axis to the front and rebinds.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ad
+from ..ad import Zero
+from ..batching import batch_rules, bdim_at_front, not_mapped
+from . import api as lax
+from . import linalg as la
+
+# -- batched-matrix helpers
+
+
+def _mm(a, b):
+    """``a @ b`` over the trailing two axes, batched over the leading ones."""
+    nb = a.ndim - 2
+    batch = tuple(range(nb))
+    return lax.dot_general(a, b, (((nb + 1,), (nb,)), (batch, batch)), precision="highest")
+
+
+def _T(x):
+    return lax.transpose(x, tuple(range(x.ndim - 2)) + (x.ndim - 1, x.ndim - 2))
+
+
+def _H(x):
+    t = _T(x)
+    return lax.conj(t) if x.dtype.kind == "c" else t
+
+
+def _tri_mask(shape, k):
+    """True on and below the ``k``-th diagonal of the trailing two axes."""
+    nd = len(shape)
+    rows = lax.add(lax.broadcasted_iota(np.int32, shape, nd - 2), np.int32(k))
+    return lax.ge(rows, lax.broadcasted_iota(np.int32, shape, nd - 1))
+
+
+def _tril(x, k=0):
+    return lax.select(_tri_mask(x.shape, k), x, lax.full_like(x, 0))
+
+
+def _triu(x, k=0):
+    return lax.select(_tri_mask(x.shape, k - 1), lax.full_like(x, 0), x)
+
+
+def _eye(dtype, n, m=None, batch=()):
+    m = n if m is None else m
+    shape = tuple(batch) + (n, m)
+    nd = len(shape)
+    on = lax.eq(lax.broadcasted_iota(np.int32, shape, nd - 2),
+                lax.broadcasted_iota(np.int32, shape, nd - 1))
+    return lax.convert_element_type(on, dtype)
+
+
+def _diagonal(x):
+    """The main diagonal of the trailing two axes: every (m+1)-th entry of
+    the flattened matrix."""
+    *batch, n, m = x.shape
+    k = min(n, m)
+    if k == 0:
+        return lax.full((*batch, 0), 0, x.dtype)
+    flat = lax.reshape(x, (*batch, n * m))
+    nb = len(batch)
+    return lax.slice(flat, (0,) * (nb + 1), (*batch, (k - 1) * (m + 1) + 1),
+                     (1,) * nb + (m + 1,))
+
+
+def _as(x, dtype):
+    return x if x.dtype == dtype else lax.convert_element_type(x, dtype)
+
+
+def _real_part(x):
+    return lax.real(x) if x.dtype.kind == "c" else x
+
+
+def _permute_rows(perm, x):
+    """``x[..., perm, :]`` as a one-hot product (linear in ``x``)."""
+    return _mm(_onehot(perm, x), x)
+
+
+def _unpermute_rows(perm, x):
+    """The inverse of ``_permute_rows``: ``y`` with ``y[..., perm, :] = x``."""
+    return _mm(_T(_onehot(perm, x)), x)
+
+
+def _onehot(perm, x):
+    shape = perm.shape + (x.shape[-2],)
+    on = lax.eq(lax.broadcast_in_dim(perm, shape, tuple(range(perm.ndim))),
+                lax.broadcasted_iota(np.int32, shape, perm.ndim))
+    return _as(on, x.dtype)
+
+
+def _solve_tri(a, b, **kw):
+    return la.triangular_solve(a, b, **kw)
+
+# -- cholesky
+
+
+def _cholesky_jvp(primals, tangents):
+    """L' = L Φ(L⁻¹ Σ' L⁻ᴴ), Φ taking the lower triangle with a halved
+    diagonal (Murray, arXiv:1602.07527)."""
+    (x,), (sigma_dot,) = primals, tangents
+    L = _tril(la.cholesky_p.bind(x))
+    tmp = _solve_tri(L, sigma_dot, left_side=False, transpose_a=True, conjugate_a=True,
+                     lower=True)
+    inner = _tril(_solve_tri(L, tmp, left_side=True, transpose_a=False, lower=True))
+    n = x.shape[-1]
+    phi = lax.div(inner, lax.add(lax.full_like(inner, 1), _eye(inner.dtype, n, n, x.shape[:-2])))
+    return L, _mm(L, phi)
+
+# -- triangular_solve
+
+
+def _tri_solve_jvp(primals, tangents, *, left_side, lower, transpose_a, conjugate_a,
+                   unit_diagonal):
+    a, b = primals
+    g_a, g_b = tangents
+    kw = dict(left_side=left_side, lower=lower, transpose_a=transpose_a, conjugate_a=conjugate_a,
+              unit_diagonal=unit_diagonal)
+    ans = la.triangular_solve_p.bind(a, b, **kw)
+    out = None
+    if type(g_a) is not Zero:
+        # d(A⁻¹B) = -A⁻¹ dA A⁻¹B, with dA restricted to the triangle A uses
+        k = 1 if unit_diagonal else 0
+        g = _tril(g_a, -k) if lower else _triu(g_a, k)
+        g = lax.neg(g)
+        if transpose_a:
+            g = _T(g)
+        if conjugate_a and g.dtype.kind == "c":
+            g = lax.conj(g)
+        m, n = b.shape[-2:]
+
+        def a_inv(rhs):
+            return la.triangular_solve_p.bind(a, rhs, **kw)
+        if left_side:  # the cheaper association of A⁻¹ ∂A X
+            out = a_inv(_mm(g, ans)) if m > n else _mm(a_inv(g), ans)
+        else:
+            out = a_inv(_mm(ans, g)) if m < n else _mm(ans, a_inv(g))
+    if type(g_b) is not Zero:
+        tb = la.triangular_solve_p.bind(a, g_b, **kw)
+        out = tb if out is None else ad.add_tangents(out, tb)
+    return ans, out
+
+
+def _tri_solve_transpose(ct, a, b, *, left_side, lower, transpose_a, conjugate_a,
+                         unit_diagonal):
+    if ad.is_undefined_primal(a):
+        raise NotImplementedError("triangular_solve is not linear in its first argument")
+    if type(ct) is Zero:
+        return [None, Zero(b.aval)]
+    return [None, la.triangular_solve_p.bind(a, ct, left_side=left_side, lower=lower,
+                                             transpose_a=not transpose_a,
+                                             conjugate_a=conjugate_a,
+                                             unit_diagonal=unit_diagonal)]
+
+
+def _tri_solve_batch(args, dims, **params):
+    a, b = args
+    da, db = dims
+    size = next(x.shape[d] for x, d in zip(args, dims) if d is not not_mapped)
+    if da is not_mapped:  # broadcast the shared triangle over the batch
+        a = lax.broadcast_in_dim(a, (size,) + a.shape, tuple(range(1, a.ndim + 1)))
+    else:
+        a = bdim_at_front(a, da, size)
+    b = bdim_at_front(b, db, size)
+    return la.triangular_solve_p.bind(a, b, **params), 0
+
+# -- lu
+
+
+def _lu_jvp(primals, tangents):
+    """L' = L tril(L⁻¹ P A' U⁻¹, -1), U' = triu(L⁻¹ P A' U⁻¹) U (De Hoog,
+    Anderssen and Lukas), with L and U padded to square (m×m, n×n)."""
+    (a,), (a_dot,) = primals, tangents
+    lu, pivots, perm = la.lu_p.bind(a)
+    *batch, m, n = a.shape
+    k = min(m, n)
+    nd = a.ndim
+    zero = np.zeros((), lu.dtype)
+    l_part = _tril(lax.slice(lu, (0,) * nd, (*batch, m, k)), -1)
+    l = lax.add(lax.pad(l_part, zero, [(0, 0, 0)] * (nd - 1) + [(0, m - k, 0)]),
+                _eye(lu.dtype, m, m, batch))
+    u_part = _triu(lax.slice(lu, (0,) * nd, (*batch, k, n)))
+    u = lax.pad(u_part, zero, [(0, 0, 0)] * (nd - 2) + [(0, n - k, 0), (0, 0, 0)])
+    if n > k:  # a unit block completing the wide U to square
+        u_eye = lax.pad(_eye(lu.dtype, n - k, n - k, batch), zero,
+                        [(0, 0, 0)] * (nd - 2) + [(k, 0, 0), (k, 0, 0)])
+        u = lax.add(u, u_eye)
+    x = _permute_rows(perm, a_dot)
+    la_ = _solve_tri(l, x, left_side=True, transpose_a=False, lower=True, unit_diagonal=True)
+    lau = _solve_tri(u, la_, left_side=False, transpose_a=False, lower=False)
+    l_dot = _mm(l, _tril(lau, -1))
+    u_dot = _mm(_triu(lau), u)
+    return [lu, pivots, perm], [lax.add(l_dot, u_dot), Zero.from_primal_value(pivots),
+                                Zero.from_primal_value(perm)]
+
+# -- qr
+
+
+def _thin_qr_jvp(q, r, dx):
+    """dQ, dR for a thin QR (m >= n): with C = Qᴴ dX R⁻¹ and Ω its
+    skew-Hermitian part built from the strict lower triangle,
+    dQ = Q(Ω - C) + dX R⁻¹ and dR = (C - Ω) R."""
+    dx_rinv = _solve_tri(r, dx)
+    c = _mm(_H(q), dx_rinv)
+    low = _tril(c, -1)
+    omega = lax.sub(low, _H(low))
+    if c.dtype.kind == "c":  # the imaginary part of C's diagonal belongs to Ω
+        n = r.shape[-1]
+        imag = lax.sub(c, _as(lax.real(c), c.dtype))
+        omega = lax.add(omega, lax.mul(_eye(c.dtype, n, n, c.shape[:-2]), imag))
+    dq = lax.add(_mm(q, lax.sub(omega, c)), dx_rinv)
+    dr = _mm(lax.sub(c, omega), r)
+    return dq, dr
+
+
+def _lu_solve_adjoint(lu, perm, b):
+    """X with Aᴴ X = B, where ``A[perm] = L U`` is the LU factorisation."""
+    y = _solve_tri(lu, b, left_side=True, lower=False, transpose_a=True, conjugate_a=True)
+    z = _solve_tri(lu, y, left_side=True, lower=True, transpose_a=True, conjugate_a=True,
+                   unit_diagonal=True)
+    return _unpermute_rows(perm, z)
+
+
+def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
+    (x,), (dx,) = primals, tangents
+    q, r = la.qr_p.bind(x, pivoting=pivoting, full_matrices=full_matrices, use_magma=use_magma)
+    *batch, m, n = x.shape
+    nd = x.ndim
+    start = (0,) * nd
+    if m < n:  # wide: X = Q [R1 R2]; R1 from the square block, R2 = Qᴴ X2
+        x2 = lax.slice(x, (0,) * (nd - 1) + (m,), x.shape)
+        dx1 = lax.slice(dx, start, (*batch, m, m))
+        dx2 = lax.slice(dx, (0,) * (nd - 1) + (m,), dx.shape)
+        r1 = lax.slice(r, start, (*batch, m, m))
+        dq, dr1 = _thin_qr_jvp(q, r1, dx1)
+        dr2 = lax.add(_mm(_H(dq), x2), _mm(_H(q), dx2))
+        return [q, r], [dq, lax.concatenate([dr1, dr2], nd - 1)]
+    q_mn = lax.slice(q, start, (*batch, m, n)) if full_matrices else q
+    r_nn = lax.slice(r, start, (*batch, n, n)) if full_matrices else r
+    dq_mn, dr_nn = _thin_qr_jvp(q_mn, r_nn, dx)
+    if not full_matrices or m == n:
+        return [q, r], [dq_mn, dr_nn]
+    # full Q of a tall matrix: the extra columns Q_mp follow from keeping Q
+    # unitary, choosing the rotation that vanishes with Q_nn - I
+    q_nn = lax.slice(q_mn, start, (*batch, n, n))
+    q_pn = lax.slice(q_mn, (0,) * (nd - 2) + (n, 0), q_mn.shape)
+    q_mp = lax.slice(q, (0,) * (nd - 1) + (n,), q.shape)
+    dq_nn = lax.slice(dq_mn, start, (*batch, n, n))
+    dq_pn = lax.slice(dq_mn, (0,) * (nd - 2) + (n, 0), dq_mn.shape)
+    lu, _, perm = la.lu_p.bind(lax.sub(q_nn, _eye(q.dtype, n, n, batch)))
+    z_pn_h = _lu_solve_adjoint(lu, perm, _H(q_pn))
+    z_pn = _H(z_pn_h)
+    dq_mp = lax.sub(_mm(dq_mn, z_pn_h),
+                    _mm(lax.add(q_mn, _mm(q_mp, z_pn)), _H(lax.sub(dq_pn, _mm(z_pn, dq_nn)))))
+    dq = lax.concatenate([dq_mn, dq_mp], nd - 1)
+    dr = lax.concatenate([dr_nn, lax.full((*batch, m - n, n), 0, dr_nn.dtype)], nd - 2)
+    return [q, r], [dq, dr]
+
+# -- eigh
+
+
+def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues, subset_by_index, algorithm):
+    """First-order perturbation theory for distinct eigenvalues:
+    dw = diag(Vᴴ dA V), dV = V (F ∘ Vᴴ dA V) with F_ij = 1/(w_j - w_i)."""
+    (a,), (a_dot,) = primals, tangents
+    n = a.shape[-1]
+    if subset_by_index is not None and tuple(subset_by_index) != (0, n):
+        raise NotImplementedError("Derivatives not defined for partial eigen decomposition.")
+    sym = lax.div(lax.add(a, _H(a)), lax._convert(2, a.dtype, True))
+    v, w_real = la.eigh_p.bind(sym, lower=lower, sort_eigenvalues=sort_eigenvalues,
+                               subset_by_index=subset_by_index, algorithm=algorithm)
+    w = _as(w_real, a.dtype)
+    batch = a.shape[:-2]
+    eye = _eye(a.dtype, n, n, batch)
+    shape = batch + (n, n)
+    nb = len(batch)
+    w_cols = lax.broadcast_in_dim(w, shape, tuple(range(nb)) + (nb + 1,))
+    w_rows = lax.broadcast_in_dim(w, shape, tuple(range(nb)) + (nb,))
+    f = lax.sub(lax.integer_pow(lax.sub(lax.add(eye, w_cols), w_rows), -1), eye)
+    vdag_adot_v = _mm(_mm(_H(v), a_dot), v)
+    dv = _mm(v, lax.mul(f, vdag_adot_v))
+    dw = _diagonal(_real_part(vdag_adot_v))
+    return [v, w_real], [dv, dw]
+
+# -- svd
+
+
+def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, algorithm=None):
+    (a,), (da,) = primals, tangents
+    s, u, vt = la.svd_p.bind(a, full_matrices=False, compute_uv=True,
+                             subset_by_index=subset_by_index, algorithm=algorithm)
+    *batch, m, n = a.shape
+    if compute_uv and full_matrices and m != n:
+        raise NotImplementedError(
+            "Singular value decomposition JVP not implemented for full matrices")
+    ut, v = _H(u), _H(vt)
+    ds_mat = _mm(_mm(ut, da), v)
+    ds = _diagonal(_real_part(ds_mat))
+    if not compute_uv:
+        return [s], [ds]
+    k = s.shape[-1]
+    nb = len(batch)
+    shape = tuple(batch) + (k, k)
+    s_row = lax.broadcast_in_dim(s, shape, tuple(range(nb)) + (nb + 1,))  # s_j at (i, j)
+    s_col = lax.broadcast_in_dim(s, shape, tuple(range(nb)) + (nb,))  # s_i at (i, j)
+    eye_s = _eye(s.dtype, k, k, batch)
+    diffs = lax.mul(lax.add(s_row, s_col), lax.sub(s_row, s_col))
+    f = _as(lax.sub(lax.div(lax.full_like(diffs, 1), lax.add(diffs, eye_s)), eye_s), a.dtype)
+    s_rowc, s_colc = _as(s_row, a.dtype), _as(s_col, a.dtype)
+    dss = lax.mul(s_rowc, ds_mat)
+    sds = lax.mul(s_colc, ds_mat)
+    s_zero = _as(lax.eq(s, lax.full_like(s, 0)), s.dtype)
+    s_inv = lax.sub(lax.div(lax.full_like(s, 1), lax.add(s, s_zero)), s_zero)
+    s_inv_mat = lax.mul(eye_s, lax.broadcast_in_dim(s_inv, shape, tuple(range(nb)) + (nb + 1,)))
+    half = lax._convert(0.5, a.dtype, True)
+    dudv_diag = lax.mul(lax.mul(half, lax.sub(ds_mat, _H(ds_mat))), _as(s_inv_mat, a.dtype))
+    du = _mm(u, lax.add(lax.mul(f, lax.add(dss, _H(dss))), dudv_diag))
+    dv = _mm(v, lax.mul(f, lax.add(sds, _H(sds))))
+    if m > n:  # the part of dA outside U's column space
+        dav = _mm(da, v)
+        du = lax.add(du, lax.div(lax.sub(dav, _mm(u, _mm(ut, dav))), _row(s, a.dtype, m)))
+    if n > m:
+        dahu = _mm(_H(da), u)
+        dv = lax.add(dv, lax.div(lax.sub(dahu, _mm(v, _mm(vt, dahu))), _row(s, a.dtype, n)))
+    return [s, u, vt], [ds, du, _H(dv)]
+
+
+def _row(s, dtype, rows):
+    """``s`` broadcast along a new second-to-last axis of length ``rows``."""
+    nb = s.ndim - 1
+    shape = s.shape[:-1] + (rows, s.shape[-1])
+    return _as(lax.broadcast_in_dim(s, shape, tuple(range(nb)) + (nb + 1,)), dtype)
+
+# -- batching: every decomposition is already batched over leading axes
+
+
+def _front_batch(prim):
+    def rule(args, dims, **params):
+        (x,), (d,) = args, dims
+        x = bdim_at_front(x, d, x.shape[d])
+        outs = prim.bind(x, **params)
+        if prim.multiple_results:
+            return outs, [0] * len(outs)
+        return outs, 0
+    return rule
+
+
+ad.jvp_rules[la.cholesky_p] = lambda primals, tangents: _cholesky_jvp(primals, tangents)
+ad.jvp_rules[la.triangular_solve_p] = _tri_solve_jvp
+ad.transpose_rules[la.triangular_solve_p] = _tri_solve_transpose
+ad.jvp_rules[la.lu_p] = _lu_jvp
+ad.jvp_rules[la.qr_p] = _qr_jvp
+ad.jvp_rules[la.eigh_p] = _eigh_jvp
+ad.jvp_rules[la.svd_p] = _svd_jvp
+batch_rules[la.triangular_solve_p] = _tri_solve_batch
+for _p in (la.cholesky_p, la.lu_p, la.qr_p, la.eigh_p, la.svd_p):
+    batch_rules[_p] = _front_batch(_p)
+del _p

@@ -1,0 +1,644 @@
+"""Array manipulation of ``xjit.numpy`` beyond shape_ops/more_ops: nonzero
+positions (``argwhere``, ``flatnonzero``), counting (``bincount``,
+``digitize``), partial sorts, selection (``choose``, ``compress``,
+``extract``), out-of-place updates (``put``, ``place``, ``put_along_axis``,
+``fill_diagonal``), reshaping helpers (``block``, ``resize``, ``rollaxis``,
+``unstack``, ``trim_zeros``), cumulative reductions of the array API and bit
+packing.
+
+Functions whose output size depends on values need it static: they take
+``size=``/``fill_value=`` under ``jit`` and raise JAX's
+ConcretizationTypeError otherwise. JAX arrays are immutable, so the
+"in-place" updates must be called with ``inplace=False``.
+"""
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+
+from .. import ad, batching, core, dtypes, errors, lowering
+from ..core import Tracer
+from ..lax import api as lax
+from ..lax import slicing
+from ..lax import sorting as lax_sorting
+from ..lax.structural import stack_p
+from ..lowering import i64_array, ttype
+from . import util
+from .lax_numpy import arange, asarray, where
+from .more_ops import jitted
+from .shape_ops import concatenate, moveaxis, ravel, reshape, transpose
+
+
+def _int_dtype():
+    return dtypes.canonicalize_dtype(np.int64)
+
+
+# -- nonzero positions
+
+
+def _count_for_error(a):
+    """The traced count JAX's error names when a size is missing."""
+    from .reductions import count_nonzero
+    return count_nonzero(a)
+
+
+def _require_size(a, size):
+    if size is None and isinstance(a, Tracer):
+        raise errors.ConcretizationTypeError(
+            _count_for_error(a), "The size argument of jnp.nonzero must be statically "
+                                 "specified to use jnp.nonzero within JAX transformations.")
+
+
+def argwhere(a, *, size=None, fill_value=None):
+    """Indices of nonzero elements as an ``(N, a.ndim)`` array."""
+    from .indexing import nonzero
+    from .shape_ops import atleast_1d, vstack
+    util.check_arraylike("argwhere", a)
+    a = asarray(a)
+    _require_size(a, size)
+    if a.ndim == 0:
+        n = size if size is not None else int(bool(a))
+        return lax.full((n, 0), 0, _int_dtype())
+    return transpose(vstack(nonzero(atleast_1d(a), size=size, fill_value=fill_value)))
+
+
+def flatnonzero(a, *, size=None, fill_value=None):
+    from .indexing import nonzero
+    util.check_arraylike("flatnonzero", a)
+    a = asarray(a)
+    _require_size(a, size)
+    return nonzero(ravel(a), size=size, fill_value=fill_value)[0]
+
+
+# -- counting
+
+
+def bincount(x, weights=None, minlength=0, *, length=None, out_sharding=None):
+    """Occurrences of each non-negative int (negatives count in bin 0)."""
+    from .lax_numpy import clip
+    util.check_arraylike("bincount", x)
+    x = asarray(x)
+    if x.dtype.kind not in "iub":
+        raise TypeError(f"x argument to bincount must have an integer type; got {x.dtype.name}")
+    if x.ndim != 1:
+        raise ValueError("only 1-dimensional input supported.")
+    minlength = core.concrete_or_error(operator.index, minlength,
+                                       "The error occurred because of argument 'minlength' of "
+                                       "jnp.bincount.")
+    if length is None:
+        x_max = core.concrete_or_error(asarray, x,
+                                       "The error occurred because of argument 'x' of "
+                                       "jnp.bincount. To avoid this error, pass a static "
+                                       "`length` argument.")
+        length = builtins.max(minlength, int(np.max(np.asarray(x_max))) + 1 if x.size else 0)
+    else:
+        length = core.concrete_or_error(operator.index, length,
+                                        "The error occurred because of argument 'length' of "
+                                        "jnp.bincount.")
+    if weights is None:
+        weights = np.array(1, _int_dtype())
+    else:
+        util.check_arraylike("bincount", weights)
+        weights = asarray(weights)
+        if weights.shape != x.shape:
+            raise ValueError("shape of weights must match shape of x.")
+    zeros = lax.full((length,), 0, weights.dtype)
+    if x.size == 0:
+        return zeros
+    return zeros.at[clip(x, 0)].add(weights, mode="drop")
+
+
+def digitize(x, bins, right=False, *, method=None):
+    """Which bin each ``x`` falls in, for increasing or decreasing ``bins``."""
+    from .sorting import searchsorted
+    util.check_arraylike("digitize", x, bins)
+    x, bins = asarray(x), asarray(bins)
+    if bins.ndim != 1:
+        raise ValueError(f"digitize: bins must be a 1-dimensional array; got bins={bins}")
+    if bins.shape[0] == 0:
+        return lax.full(x.shape, 0, np.int32)
+    return _digitize(x, bins, side="left" if right else "right",
+                     method="scan" if method is None else method)
+
+
+@jitted("digitize", ("side", "method"))
+def _digitize(x, bins, side, method):
+    from .sorting import searchsorted
+    increasing = lax.ge(bins[-1], bins[0])
+    n = np.int32(bins.shape[0])
+    up = searchsorted(bins, x, side=side, method=method)
+    down = lax.sub(n, searchsorted(lax.rev(bins, (0,)), x, side=side, method=method))
+    return where(increasing, up, down)
+
+
+# -- partial sorts
+
+
+def _check_kth(a, kth, axis):
+    kth = core.concrete_or_error(operator.index, kth, "kth argument of partition")
+    axis = util.canonicalize_axis(axis, a.ndim)
+    return util.canonicalize_axis(kth, a.shape[axis]), axis
+
+
+def partition(a, kth, axis=-1):
+    """Element ``kth`` in its sorted place, smaller ones before, larger after
+    (each side sorted by top_k; the order within a side is unspecified)."""
+    util.check_arraylike("partition", a)
+    a = asarray(a)
+    if a.ndim == 0:
+        raise ValueError("numpy.AxisError: axis out of bounds for 0-d array")
+    kth, axis = _check_kth(a, kth, axis)
+    return _partition(a, kth=kth, axis=axis)
+
+
+@jitted("partition", ("kth", "axis"))
+def _partition(a, kth, axis):
+    if dtypes.issubdtype(a.dtype, np.unsignedinteger):
+        raise TypeError("jnp.partition does not support unsigned integer inputs")
+    a = moveaxis(a, axis, -1) if axis != a.ndim - 1 else a
+    bottom = lax.neg(lax_sorting.top_k(lax.neg(a), kth + 1)[0])
+    top = lax_sorting.top_k(a, a.shape[-1] - kth - 1)[0]
+    out = lax.concatenate([bottom, top], a.ndim - 1)
+    return moveaxis(out, -1, axis) if axis != a.ndim - 1 else out
+
+
+def argpartition(a, kth, axis=-1):
+    util.check_arraylike("argpartition", a)
+    a = asarray(a)
+    if a.ndim == 0:
+        raise ValueError("numpy.AxisError: axis out of bounds for 0-d array")
+    kth, axis = _check_kth(a, kth, axis)
+    return _argpartition(a, kth=kth, axis=axis)
+
+
+def _argpartition_1d(a, kth):
+    """Indices of the kth+1 smallest, then of the rest (top_k of a mask that
+    is zero at the chosen ones, so ties keep index order)."""
+    bottom = lax_sorting.top_k(lax.neg(a), kth + 1)[1]
+    rest = lax.full(a.shape, 1.0, dtypes.canonicalize_dtype(np.float64))
+    rest = rest.at[bottom].set(0.0)
+    top = lax_sorting.top_k(rest, a.shape[0] - kth - 1)[1]
+    return lax.concatenate([bottom, top], 0)
+
+
+@jitted("argpartition", ("kth", "axis"))
+def _argpartition(a, kth, axis):
+    from ..batching import vmap
+    if dtypes.issubdtype(a.dtype, np.unsignedinteger):
+        raise TypeError("jnp.argpartition does not support unsigned integer inputs")
+    a = moveaxis(a, axis, -1) if axis != a.ndim - 1 else a
+    fn = lambda v: _argpartition_1d(v, kth)  # noqa: E731
+    for _ in range(a.ndim - 1):
+        fn = vmap(fn)
+    out = fn(a)
+    return moveaxis(out, -1, axis) if axis != a.ndim - 1 else out
+
+
+def sort_complex(a):
+    """Sorted by real then imaginary part, as a complex array."""
+    from .sorting import sort
+    util.check_arraylike("sort_complex", a)
+    a = sort(asarray(a))
+    dt = dtypes.canonicalize_dtype(dtypes.to_complex_dtype(a.dtype))
+    return lax._convert(a, dt, False)
+
+
+# -- selection
+
+
+def choose(a, choices, out=None, mode="raise"):
+    """``choices[a[i]][i]`` for each position of the broadcast arrays."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.choose is not supported.")
+    util.check_arraylike("choose", a, *choices)
+    if not isinstance(a, Tracer) and not dtypes.issubdtype(asarray(a).dtype, np.integer):
+        raise ValueError("`a` array must be integer typed")
+    n = len(choices)
+    if mode == "raise":
+        arr = core.concrete_or_error(asarray, a, "The error occurred because jnp.choose was "
+                                     "jit-compiled with mode='raise'. Use mode='wrap' or "
+                                     "mode='clip' instead.")
+        host = np.asarray(arr)
+        if host.size and (host.min() < 0 or host.max() >= n):
+            raise ValueError("invalid entry in choice array")
+        a = arr
+    elif mode == "wrap":
+        from .lax_numpy import remainder
+        a = remainder(asarray(a), np.int32(n))
+    elif mode == "clip":
+        from .lax_numpy import clip
+        a = clip(asarray(a), 0, n - 1)
+    else:
+        raise ValueError(f"mode={mode!r} not understood. Must be 'raise', 'wrap', or 'clip'")
+    from .shape_ops import broadcast_arrays, stack
+    a, *choices = broadcast_arrays(a, *choices)
+    stacked = stack(choices)
+    from .advanced_indexing import take_along_axis
+    return take_along_axis(stacked, lax.expand_dims(a, (0,)), axis=0)[0]
+
+
+def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
+    """The slices of ``a`` along ``axis`` where ``condition`` is true."""
+    from .indexing import nonzero
+    from .reductions import any as _any
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.compress is not supported.")
+    util.check_arraylike("compress", condition, a)
+    condition = lax._convert(asarray(condition), np.bool_, False)
+    if condition.ndim != 1:
+        raise ValueError("condition must be a 1D array")
+    a = asarray(a)
+    if axis is None:
+        axis, a = 0, ravel(a)
+    else:
+        a = moveaxis(a, axis, 0)
+    n = a.shape[0]
+    if condition.shape[0] > n:
+        if _any(condition[n:]):
+            raise ValueError("condition contains entries that are out of bounds")
+        condition = condition[:n]
+    if condition.shape[0] < n:
+        a = a[:condition.shape[0]]
+    if size is None:
+        if isinstance(condition, Tracer):
+            raise errors.ConcretizationTypeError(
+                condition, "The size argument of jnp.nonzero must be statically specified to "
+                           "use jnp.nonzero within JAX transformations.")
+        taken = a[np.asarray(condition)]
+    else:
+        idx = nonzero(condition, size=size, fill_value=condition.shape[0])[0]
+        taken = a.at[idx].get(mode="fill", fill_value=fill_value)
+    return moveaxis(taken, 0, axis)
+
+
+def extract(condition, arr, *, size=None, fill_value=0):
+    util.check_arraylike("extract", condition, arr)
+    return compress(ravel(condition), ravel(arr), size=size, fill_value=fill_value)
+
+
+# -- out-of-place updates
+
+
+def _no_inplace(name, inplace, sep=" "):
+    if inplace:
+        raise ValueError(f"jax.numpy.{name} cannot modify arrays in-place, because JAX arrays{sep}"
+                         "are immutable. Pass inplace=False to instead return an updated array.")
+
+
+def place(arr, mask, vals, *, inplace=True):
+    """``arr`` with the masked positions set to ``vals`` (cycled in order)."""
+    from .indexing import nonzero
+    _no_inplace("place", inplace)
+    util.check_arraylike("place", arr, mask, vals)
+    data, mask, vals = ravel(arr), ravel(mask), ravel(vals)
+    mask = lax._convert(mask, np.bool_, False) if mask.dtype != np.bool_ else mask
+    idx = nonzero(mask, size=mask.size, fill_value=mask.size)[0]
+    if vals.size == 0:
+        raise ValueError("Cannot place values from an empty array")
+    picks = vals[lax.rem(arange(idx.shape[0]), np.int32(vals.size))] if idx.size else vals[:0]
+    return reshape(data.at[idx].set(picks, mode="drop"), asarray(arr).shape)
+
+
+def put(a, ind, v, mode=None, *, inplace=True):
+    """``a`` with the flat positions ``ind`` set to ``v`` (cycled). Out of
+    range positions are clipped, as ``unravel_index`` clips them."""
+    from .index_tricks import unravel_index
+    from .lax_numpy import clip, remainder
+    _no_inplace("put", inplace)
+    util.check_arraylike("put", a, ind, v)
+    a = asarray(a)
+    ind, v = ravel(ind), ravel(v)
+    n = a.size
+    if not n or not v.size or not ind.size:
+        return a
+    if mode is None:
+        scatter_mode = "drop"
+    elif mode == "clip":
+        ind, scatter_mode = clip(ind, 0, n - 1), "promise_in_bounds"
+    elif mode == "wrap":
+        ind, scatter_mode = remainder(ind, np.int32(n)), "promise_in_bounds"
+    elif mode == "raise":
+        raise NotImplementedError("The 'raise' mode to jnp.put is not supported.")
+    else:
+        raise ValueError(f"mode should be one of 'wrap' or 'clip'; got mode={mode!r}")
+    reps = -(-ind.size // v.size)
+    v = lax.slice(reshape(lax.broadcast(v, (reps,)), (reps * v.size,)), (0,), (ind.size,)) \
+        if v.size != ind.size else v
+    return a.at[unravel_index(ind, a.shape)].set(v, mode=scatter_mode)
+
+
+def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
+    """``arr`` with ``values`` written where take_along_axis would read."""
+    _no_inplace("put_along_axis", inplace, sep="")  # (sic: JAX's message lacks the space)
+    util.check_arraylike("put_along_axis", arr, indices, values)
+    arr, indices, values = asarray(arr), asarray(indices), asarray(values)
+    if axis is None:
+        if indices.ndim != 1:
+            raise ValueError("when axis=None, `indices` must have a single dimension.")
+        return reshape(put_along_axis(ravel(arr), indices, values, 0, inplace=False, mode=mode),
+                       arr.shape)
+    axis = util.canonicalize_axis(axis, arr.ndim)
+    if indices.ndim != arr.ndim:
+        raise ValueError("indices and arr must have the same number of dimensions; "
+                         f"{indices.ndim} vs. {arr.ndim}")
+    idx = tuple(indices if d == axis else
+                lax.broadcasted_iota(np.int32, tuple(1 if k != d else s for k, s in
+                                                     enumerate(arr.shape)), d)
+                for d in range(arr.ndim))
+    return arr.at[idx].set(values, mode=mode)
+
+
+def fill_diagonal(a, val, wrap=False, *, inplace=True):
+    """``a`` with its main diagonal set to ``val`` (cycled)."""
+    if inplace:
+        raise NotImplementedError("JAX arrays are immutable, must use inplace=False")
+    util.check_arraylike("fill_diagonal", a, val)
+    a, val = asarray(a), asarray(val)
+    if a.ndim < 2:
+        raise ValueError("array must be at least 2-d")
+    if a.ndim > 2 and not all(n == a.shape[0] for n in a.shape[1:]):
+        raise ValueError("All dimensions of input must be of equal length")
+    n = builtins.min(a.shape)
+    idx = lax.iota(np.int32, n)
+    vals = ravel(val)
+    if vals.size != n and vals.size:
+        reps = -(-n // vals.size)
+        vals = lax.slice(reshape(lax.broadcast(vals, (reps,)), (reps * vals.size,)), (0,), (n,))
+    return a.at[(idx,) * a.ndim].set(vals if vals.size != 1 else val)
+
+
+# -- reshaping helpers
+
+
+def _block_depth(arrays, depth=0):
+    if isinstance(arrays, tuple):
+        raise TypeError("jax.numpy.block does not allow tuples, got {arrays}")
+    if isinstance(arrays, list):
+        if not arrays:
+            raise ValueError("jax.numpy.block does not allow empty list arguments")
+        depths = {_block_depth(x, depth + 1) for x in arrays}
+        if len(depths) != 1:
+            raise ValueError("Mismatched list depths in jax.numpy.block")
+        return depths.pop()
+    return depth
+
+
+def _block(arrays, depth, total_depth):
+    if not isinstance(arrays, list):
+        x = asarray(arrays)
+        return x
+    parts = [_block(x, depth + 1, total_depth) for x in arrays]
+    nd = builtins.max(total_depth, *(p.ndim for p in parts))
+    parts = [lax.expand_dims(p, tuple(range(nd - p.ndim))) if p.ndim < nd else p for p in parts]
+    return concatenate(parts, axis=depth - total_depth)
+
+
+def block(arrays):
+    """Assemble an array from nested lists of blocks (innermost lists join
+    along the last axis)."""
+    depth = _block_depth(arrays)
+    if depth == 0:
+        return asarray(arrays)
+    return _block(arrays, 0, depth)
+
+
+def resize(a, new_shape):
+    """``a`` flattened, repeated and cut to fill ``new_shape``."""
+    util.check_arraylike("resize", a)
+    new_shape = (operator.index(new_shape),) if np.ndim(new_shape) == 0 else \
+        tuple(operator.index(s) for s in new_shape)
+    if any(s < 0 for s in new_shape):
+        raise ValueError("all elements of `new_shape` must be non-negative")
+    return _resize(asarray(a), new_shape=new_shape)
+
+
+@jitted("resize", ("new_shape",))
+def _resize(a, new_shape):
+    from ..lax import tile as lax_tile
+    flat = ravel(a)
+    size = int(np.prod(new_shape))
+    if flat.size == 0 or size == 0:
+        return lax.full(new_shape, 0, a.dtype)
+    reps = -(-size // flat.size)
+    if reps > 1:
+        flat = lax_tile.tile(flat, (reps,))
+    if flat.size != size:
+        flat = lax.slice(flat, (0,), (size,))
+    return reshape(flat, new_shape)
+
+
+def rollaxis(a, axis, start=0):
+    """``moveaxis`` with NumPy's legacy meaning of ``start``."""
+    util.check_arraylike("rollaxis", a)
+    a = asarray(a)
+    nd = a.ndim
+    axis = util.canonicalize_axis(axis, nd)
+    start = operator.index(start)
+    if not -nd <= start <= nd:
+        raise ValueError(f"start={start} must satisfy {-nd}<=start<={nd}")
+    if start < 0:
+        start += nd
+    if start > axis:
+        start -= 1
+    return _rollaxis(a, axis=axis, start=start)
+
+
+@jitted("rollaxis", ("axis", "start"))
+def _rollaxis(a, axis, start):
+    return moveaxis(a, axis, start)
+
+
+def trim_zeros(filt, trim="fb", axis=None):
+    """``filt`` without its leading ('f') and/or trailing ('b') zeros."""
+    util.check_arraylike("trim_zeros", filt)
+    host = np.asarray(core.concrete_or_error(asarray, filt,
+                                             "Error arose in the `filt` argument of "
+                                             "trim_zeros()"))
+    arr = asarray(filt)
+    if arr.ndim == 0:
+        raise TypeError("Cannot trim 0-dimensional array")
+    nz = host != 0
+    axes = range(arr.ndim) if axis is None else \
+        [util.canonicalize_axis(x, arr.ndim) for x in np.atleast_1d(axis)]
+    trim = trim.lower()
+    out = arr
+    for ax in axes:
+        along = nz.any(axis=tuple(d for d in range(arr.ndim) if d != ax))
+        hits = np.flatnonzero(along)
+        n = arr.shape[ax]
+        if not hits.size:
+            start = stop = 0
+        else:
+            start = int(hits[0]) if "f" in trim else 0
+            stop = int(hits[-1]) + 1 if "b" in trim else n
+        if (start, stop) != (0, n):
+            out = lax.slice_in_dim(out, start, stop, axis=ax)
+    return out
+
+
+# -- unstack: one primitive, as in JAX
+
+
+def _unstack_eval(x, *, axis):
+    shape = x.shape[:axis] + x.shape[axis + 1:]
+    return [x.update(shape=shape) for _ in range(x.shape[axis])]
+
+
+def _unstack_lower(ctx, ai, ao, x, *, axis):
+    a = ai[0]
+    outs = []
+    for i, o in enumerate(ao):
+        lo = [0] * a.ndim
+        hi = list(a.shape)
+        lo[axis], hi[axis] = i, i + 1
+        one = a.update(shape=tuple(1 if d == axis else s for d, s in enumerate(a.shape)))
+        piece = ctx.op("stablehlo.slice", [x], [ttype(a)], ttype(one),
+                       attrs=f"start_indices = {i64_array(lo)}, limit_indices = "
+                             f"{i64_array(hi)}, strides = {i64_array([1] * a.ndim)}")
+        outs.append(ctx.op("stablehlo.reshape", [piece], [ttype(one)], ttype(o)))
+    return outs
+
+
+unstack_p = core.Primitive("unstack")
+unstack_p.multiple_results = True
+core.abstract_eval_rules[unstack_p] = _unstack_eval
+lowering.rules[unstack_p] = _unstack_lower
+ad.deflinear(unstack_p, lambda cts, *, axis: [stack_p.bind(*[ad.instantiate_zeros(c)
+                                                             for c in cts], axis=axis)])
+
+
+def _unstack_batch(args, dims, *, axis):
+    (x,), (d,) = args, dims
+    ax = axis + (d <= axis)
+    outs = unstack_p.bind(x, axis=ax)
+    return outs, [d if d < ax else d - 1] * len(outs)
+
+
+batching.batch_rules[unstack_p] = _unstack_batch
+
+
+def unstack(x, /, *, axis=0):
+    """The slices of ``x`` along ``axis``, as a tuple."""
+    util.check_arraylike("unstack", x)
+    x = asarray(x)
+    return tuple(unstack_p.bind(x, axis=util.canonicalize_axis(axis, x.ndim)))
+
+
+def concat(arrays, /, *, axis=0):
+    """The array API's name for ``concatenate``."""
+    util.check_arraylike("concat", *arrays)
+    return concatenate(arrays, axis=axis)
+
+
+# -- array-API cumulative reductions
+
+
+def _cumulative(name, cum_fn, initial, what):
+    def fn(x, /, *, axis=None, dtype=None, include_initial=False):
+        util.check_arraylike(name, x)
+        x = asarray(x)
+        if x.ndim == 0:
+            raise ValueError(f"The input must be non-scalar to take a cumulative {what}, "
+                             "however a scalar value or scalar array was given.")
+        if axis is None:
+            if x.ndim > 1:
+                raise ValueError(f"The input array has rank {x.ndim}, however axis was not set "
+                                 "to an explicit value. The axis argument is only optional for "
+                                 "one-dimensional arrays.")
+            axis = 0
+        axis = util.canonicalize_axis(axis, x.ndim)
+        out = cum_fn(x, axis=axis, dtype=dtype)
+        if include_initial:
+            shape = list(out.shape)
+            shape[axis] = 1
+            out = lax.concatenate([lax.full(shape, initial, out.dtype), out], axis)
+        return out
+    fn.__name__ = name
+    fn.__doc__ = f"Array-API ``{name}``, optionally with the identity prepended."
+    return fn
+
+
+def _cum_with_promotion(name, prim_fn):
+    @jitted(f"_{name}_with_promotion", ("axis", "dtype"))
+    def impl(x, axis, dtype):
+        if dtype is None:
+            dtype = _int_dtype() if x.dtype == np.bool_ else x.dtype
+            if dtypes.issubdtype(dtype, np.integer) and dtype.itemsize < 4:
+                dtype = np.dtype(np.uint32 if dtype.kind == "u" else np.int32)
+            dtype = dtypes.canonicalize_dtype(dtype)
+        else:
+            dtype = dtypes.canonicalize_dtype(dtype)
+        if x.dtype != dtype or x.weak_type:
+            x = lax._convert(x, dtype, False)
+        return prim_fn(x, axis=axis)
+    return lambda x, axis, dtype: impl(x, axis=axis, dtype=None if dtype is None
+                                       else np.dtype(dtype))
+
+
+cumulative_sum = _cumulative("cumulative_sum", _cum_with_promotion("cumsum", lax_sorting.cumsum),
+                             0, "sum")
+cumulative_prod = _cumulative("cumulative_prod",
+                              _cum_with_promotion("cumprod", lax_sorting.cumprod), 1, "product")
+
+
+# -- bit packing
+
+
+def packbits(a, axis=None, bitorder="big"):
+    """Booleans of ``a`` (nonzero) packed eight to a uint8 along ``axis``."""
+    util.check_arraylike("packbits", a)
+    a = asarray(a)
+    if a.dtype.kind not in "biu":
+        raise TypeError("Expected an input array of integer or boolean data type")
+    if bitorder not in ("little", "big"):
+        raise ValueError("'order' must be either 'little' or 'big'")
+    bits = lax._convert(lax.gt(a, lax._convert(0, a.dtype, False)), np.uint8, False)
+    if axis is None:
+        bits, axis = ravel(bits), 0
+    bits = moveaxis(bits, axis, -1)
+    n = bits.shape[-1]
+    pad = -n % 8
+    if pad:
+        bits = lax.pad(bits, np.uint8(0), [(0, 0, 0)] * (bits.ndim - 1) + [(0, pad, 0)])
+    bits = reshape(bits, bits.shape[:-1] + (bits.shape[-1] // 8, 8))
+    shifts = np.arange(8, dtype=np.uint8)
+    if bitorder == "big":
+        shifts = shifts[::-1]
+    packed = lax.reduce_sum(lax.shift_left(bits, lax.broadcast_in_dim(
+        lax.asarray_device(shifts), bits.shape, (bits.ndim - 1,))), (bits.ndim - 1,))
+    return moveaxis(packed, -1, axis)
+
+
+def unpackbits(a, axis=None, count=None, bitorder="big"):
+    """Each uint8 of ``a`` split into eight 0/1 uint8s along ``axis``."""
+    util.check_arraylike("unpackbits", a)
+    a = asarray(a)
+    if a.dtype != np.uint8:
+        raise TypeError("Expected an input array of unsigned byte data type")
+    if bitorder not in ("little", "big"):
+        raise ValueError("'order' must be either 'little' or 'big'")
+    shifts = np.arange(8, dtype=np.uint8)
+    if bitorder == "big":
+        shifts = shifts[::-1]
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = util.canonicalize_axis(axis, a.ndim)
+    x = lax.expand_dims(a, (a.ndim,))
+    sh = lax.broadcast_in_dim(lax.asarray_device(shifts), x.shape[:-1] + (8,), (a.ndim,))
+    bits = lax.bitwise_and(lax.shift_right_logical(lax.broadcast_in_dim(
+        x, sh.shape, tuple(range(x.ndim))), sh), lax.full(sh.shape, 1, np.uint8))
+    bits = moveaxis(bits, -1, axis + 1)
+    bits = reshape(bits, bits.shape[:axis] + (bits.shape[axis] * 8,) + bits.shape[axis + 2:])
+    if count is not None:
+        count = operator.index(count)
+        n = bits.shape[axis]
+        stop = count if count >= 0 else builtins.max(n + count, 0)
+        if stop <= n:
+            bits = lax.slice_in_dim(bits, 0, stop, axis=axis)
+        else:
+            cfg = [(0, 0, 0)] * bits.ndim
+            cfg[axis] = (0, stop - n, 0)
+            bits = lax.pad(bits, np.uint8(0), cfg)
+    return bits
