@@ -31,6 +31,13 @@ from xjit._src.callbacks import pure_callback  # noqa: E402,F401
 from xjit._src.config import (  # noqa: E402
     debug_infs, debug_nans, default_matmul_precision, disable_jit, enable_x64,
     explain_cache_misses, log_compiles, numpy_rank_promotion)
+from xjit._src.api_transforms import (  # noqa: E402,F401
+    closure_convert, custom_gradient, ensure_compile_time_eval, jacobian, linear_transpose)
+from xjit._src.api import (  # noqa: E402,F401
+    clear_caches, copy_to_host_async, effects_barrier, live_arrays, named_call, named_scope,
+    print_environment_info)
+from xjit._src.dtypes import float0  # noqa: E402,F401
+from xjit import custom_derivatives, dtypes, typing, version  # noqa: E402,F401
 
 __version__ = "0.10.2"
 

@@ -10,6 +10,8 @@ import numpy as np
 from xjit._src import dtypes
 from xjit._src.custom_derivatives import custom_jvp
 from xjit._src.jit import jit
+from xjit._src.numpy import util as jnp_util
+from xjit._src.numpy.util import canonicalize_axis, promote_args_inexact
 from xjit import lax
 from xjit import numpy as jnp
 
@@ -37,6 +39,11 @@ relu.defjvps(lambda g, ans, x: lax.select(x > 0, g, lax.full_like(g, 0)))
 @_named_jit
 def relu6(x):
     return jnp.minimum(jnp.maximum(x, 0), 6.)
+
+
+# the derivative is 0 at both kinks (JAX's choice)
+relu6 = custom_jvp(relu6)
+relu6.defjvps(lambda g, ans, x: lax.select((x > 0) & (x < 6), g, lax.full_like(g, 0)))
 
 
 @_named_jit
@@ -96,6 +103,76 @@ def hard_tanh(x):
     return jnp.where(x > 1, 1, jnp.where(x < -1, -1, x))
 
 
+@_named_jit
+def hard_sigmoid(x):
+    return relu6(x + 3.) / 6.
+
+
+@_named_jit
+def hard_silu(x):
+    x = jnp.asarray(x)
+    return x * hard_sigmoid(x)
+
+
+hard_swish = hard_silu
+
+
+@_named_jit
+def identity(x):
+    return jnp.asarray(x)
+
+
+tanh = jnp.tanh
+
+
+@_named_jit
+def mish(x):
+    x = jnp.asarray(x)
+    return x * jnp.tanh(softplus(x))
+
+
+@_named_jit
+def squareplus(x, b=4):
+    jnp_util.check_arraylike("squareplus", x, b)
+    return (x + jnp.sqrt(jnp.square(x) + b)) / 2
+
+
+@_named_jit
+def sparse_plus(x):
+    x = jnp.asarray(x)
+    return jnp.where(x <= -1.0, 0.0, jnp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
+
+
+@_named_jit
+def sparse_sigmoid(x):
+    return 0.5 * jnp.clip(x + 1.0, 0.0, 2.0)
+
+
+@functools.partial(jit, static_argnames=("axis",))
+def glu(x, axis=-1):
+    x = jnp.asarray(x)
+    if x.shape[axis] % 2:
+        raise AssertionError("axis size must be divisible by 2")
+    x1, x2 = jnp.split(x, 2, axis)
+    return x1 * sigmoid(x2)
+
+
+glu._name = "glu"
+
+
+@_named_jit
+def _log1mexp(x):
+    x = jnp.asarray(x)
+    # log(-expm1(-x)) is accurate for small x, log1p(-exp(-x)) for large
+    return jnp.where(x < jnp.log(2.0), jnp.log(-jnp.expm1(-x)), jnp.log1p(-jnp.exp(-x)))
+
+
+_log1mexp._name = "log1mexp"
+log1mexp = custom_jvp(_log1mexp)
+log1mexp.__name__ = "log1mexp"
+log1mexp.defjvps(lambda g, ans, x: g / jnp.expm1(x))
+
+
 def _axes(axis, ndim):
     return tuple(range(ndim)) if axis is None else (axis,) if isinstance(axis, int) else tuple(axis)
 
@@ -135,16 +212,65 @@ def one_hot(x, num_classes, *, dtype=jnp.float32, axis=-1):
     return (lhs == rhs).astype(dtypes.canonicalize_dtype(dtype))
 
 
+def _reduction_dims(a, axis):
+    nd = jnp.ndim(a)
+    if axis is None:
+        return tuple(range(nd))
+    axes = tuple(axis) if isinstance(axis, (tuple, list, np.ndarray)) else (axis,)
+    dims = tuple(canonicalize_axis(x, nd) for x in axes)
+    if len(dims) != len(set(dims)):
+        raise ValueError(f"duplicate value in 'axis': {axis}")
+    return dims
+
+
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
-    """log(sum(b * exp(a))) computed stably (the max is subtracted first)."""
-    a = jnp.asarray(a)
+    """log(sum(b * exp(a))) computed stably: the finite max is subtracted
+    first. With ``b``, a negative sum is NaN unless its sign is asked for."""
+    if where is not None:
+        a = jnp.where(where, a, 0)
     if b is not None:
-        a = a + jnp.log(jnp.asarray(b, dtype=a.dtype))
-    amax = jnp.max(a, axis=axis, keepdims=True, where=where, initial=-jnp.inf)
-    amax = lax.stop_gradient(jnp.where(jnp.isfinite(amax), amax, 0))
-    out = jnp.log(jnp.sum(jnp.exp(a - amax), axis=axis, keepdims=True, where=where)) + amax
-    if not keepdims:
-        out = jnp.squeeze(out, axis)
+        a, b = promote_args_inexact("logsumexp", a, b)
+        a = jnp.where(b != 0, a, -np.inf)
+    else:
+        (a,) = promote_args_inexact("logsumexp", a)
+    dims = _reduction_dims(a, axis)
+    amax = jnp.max(jnp.real(a), axis=dims, keepdims=keepdims, where=where, initial=-np.inf)
+    amax = lax.stop_gradient(lax.select(jnp.isfinite(amax), amax, jnp.zeros_like(amax)))
+    amax_with_dims = amax if keepdims else lax.expand_dims(amax, dims)
+    exp_a = lax.exp(lax.sub(a, amax_with_dims.astype(a.dtype)))
+    if b is not None:
+        exp_a = lax.mul(exp_a, b)
+    sumexp = jnp.sum(exp_a, axis=dims, keepdims=keepdims, where=where)
+    sign = lax.sign(sumexp)
+    if return_sign or not dtypes.is_complex(a.dtype):
+        sumexp = jnp.abs(sumexp)
+    out = lax.add(lax.log(sumexp), amax.astype(sumexp.dtype))
     if return_sign:
-        return out, jnp.ones_like(out)
+        return out, sign
+    if b is not None and not dtypes.is_complex(out.dtype):
+        out = jnp.where(sign < 0, jnp.array(np.nan, dtype=out.dtype), out)
     return out
+
+
+@functools.partial(jit, static_argnames=("axis", "keepdims"))
+def logmeanexp(x, axis=None, where=None, keepdims=False):
+    """log(mean(exp(x))): logsumexp less the log of the element count."""
+    lse = logsumexp(x, axis=axis, where=where, keepdims=keepdims)
+    if where is None:
+        shape = jnp.shape(x)
+        n = np.prod([shape[d] for d in _reduction_dims(x, axis)], dtype=np.int64)
+        count = lax.convert_element_type(n, lse.dtype)
+    else:
+        count = jnp.sum(jnp.broadcast_to(where, jnp.shape(x)), axis, dtype=lse.dtype,
+                        keepdims=keepdims)
+    return lse - jnp.log(count)
+
+
+logmeanexp._name = "logmeanexp"
+
+
+from xjit._src.nn_attention import dot_product_attention  # noqa: E402,F401
+from xjit._src import nn_initializers as initializers  # noqa: E402
+import sys as _sys  # noqa: E402
+
+_sys.modules.setdefault(__name__ + ".initializers", initializers)  # `import xjit.nn.initializers`

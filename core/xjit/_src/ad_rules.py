@@ -604,8 +604,17 @@ defjvp_zero(stop_gradient_p)
 
 
 def _register_batching():
-    from . import batching, batching_rules
-    batching.batch_rules[add_any_p] = batching_rules.broadcast_batcher(add_any_p)
+    from . import batching
+
+    def add_any_rule(args, dims):
+        # add_any does not broadcast: an unbatched operand is broadcast to the full batch
+        (x, y), (dx, dy) = args, dims
+        if dx == dy:
+            return add_any_p.bind(x, y), dx
+        size = next(_shape(a)[d] for a, d in zip(args, dims) if d is not None)
+        return add_any_p.bind(batching.bdim_at_front(x, dx, size),
+                              batching.bdim_at_front(y, dy, size)), 0
+    batching.batch_rules[add_any_p] = add_any_rule
     batching.batch_rules[stop_gradient_p] = lambda args, dims: (stop_gradient_p.bind(args[0]),
                                                                 dims[0])
 

@@ -86,3 +86,103 @@ def typeof(x):
 
 def is_weakly_typed(x):
     return dtypes.is_weakly_typed(x)
+
+
+# --------------------------------------------------------------------------
+# Caches, live arrays, effects and environment
+
+
+def clear_caches():
+    """Drop every cached trace and executable (jit, eager primitives), so
+    the next call of any function retraces and recompiles."""
+    from . import dispatch, jit
+    for per_fun in list(jit._fun_caches.values()):
+        for cache, fast in per_fun.values():
+            cache.clear()
+            fast.clear()
+    jit._jaxpr_exe_cache.clear()
+    dispatch._prim_cache.clear()
+
+
+def live_arrays(platform=None):
+    """The arrays that are alive (not deleted) on ``platform``'s devices."""
+    import gc
+    wanted = set(backend.devices(platform)) if platform is not None else None
+    out = []
+    for obj in gc.get_objects():
+        if type(obj) is ArrayImpl and not obj.is_deleted():
+            if wanted is None or obj.device in wanted:
+                out.append(obj)
+    return out
+
+
+def effects_barrier():
+    """Wait until every dispatched computation (and so every callback and
+    debug print it makes) has finished."""
+    for x in live_arrays():
+        x._buf.block_until_ready()
+
+
+def copy_to_host_async(x):
+    """Start copying the arrays of pytree ``x`` to the host, so a later
+    ``np.asarray`` need not wait for the transfer."""
+    for leaf in tree_util.tree_leaves(x):
+        if isinstance(leaf, ArrayImpl):
+            leaf.copy_to_host_async()
+    return x
+
+
+def print_environment_info(return_string=False):
+    """Versions of xjit, jaxlib, NumPy and Python, and the devices in use."""
+    import platform
+    import sys
+    import jaxlib
+    from xjit import __version__
+    devs = backend.devices()
+    info = "\n".join([
+        f"xjit:    {__version__}",
+        f"jaxlib:  {jaxlib.__version__}",
+        f"numpy:   {np.__version__}",
+        f"python:  {sys.version}",
+        f"device info: {devs[0].device_kind}-{len(devs)}, {len(devs)} local devices\"",
+        f"process_count: {process_count()}",
+        f"platform: {platform.uname()}",
+    ]) + "\n"
+    if return_string:
+        return info
+    print(info)
+
+
+# --------------------------------------------------------------------------
+# Names: annotations for profiles and HLO metadata (no effect on values)
+
+
+def named_call(fun, *, name=None):
+    """``fun`` under the given name (defaults to its own)."""
+    import functools
+    if name is None:
+        name = getattr(fun, "__name__", "named_call")
+
+    @functools.wraps(fun)
+    def call(*args, **kwargs):
+        return fun(*args, **kwargs)
+    call.__name__ = name
+    return call
+
+
+class named_scope:
+    """``with named_scope('block'):`` groups the operations staged inside
+    under a name."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        if not isinstance(name, str):
+            raise TypeError("named_scope name argument must be a string.")
+        self.name = name
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False

@@ -26,7 +26,7 @@ __all__ = [
     "default_float_dtype", "default_complex_dtype", "python_scalar_dtypes",
     "is_weakly_typed", "dtype", "result_type", "promote_types", "issubdtype",
     "is_float", "is_int", "is_complex", "is_inexact", "finfo", "iinfo",
-    "short_name", "to_inexact_dtype", "to_complex_dtype",
+    "short_name", "to_inexact_dtype", "to_complex_dtype", "isdtype",
 ]
 
 # --- dtype constants ---------------------------------------------------------
@@ -444,6 +444,36 @@ def is_inexact(dt) -> bool:
 
 finfo = ml_dtypes.finfo
 iinfo = ml_dtypes.iinfo
+
+_SIGNED = frozenset({int8, int16, int32, int64, *_NARROW_SIGNED})
+_UNSIGNED = frozenset({uint8, uint16, uint32, uint64, *_NARROW_UNSIGNED})
+_FLOATS = frozenset({float16, float32, float64, *_CUSTOM_FLOATS})
+_COMPLEX = frozenset({complex64, complex128})
+# The array API's dtype kinds, over the dtypes JAX supports.
+_DTYPE_KINDS = {
+    "bool": frozenset({bool_}), "signed integer": _SIGNED, "unsigned integer": _UNSIGNED,
+    "integral": _SIGNED | _UNSIGNED, "real floating": _FLOATS, "complex floating": _COMPLEX,
+    "numeric": _SIGNED | _UNSIGNED | _FLOATS | _COMPLEX,
+}
+
+
+def isdtype(dtype, kind) -> bool:
+    """Whether ``dtype`` is of ``kind``: a kind name, a dtype, or a tuple of them."""
+    the_dtype = np.dtype(dtype)
+    options = set()
+    for k in kind if isinstance(kind, tuple) else (kind,):
+        if isinstance(k, str) and k in _DTYPE_KINDS:
+            options |= _DTYPE_KINDS[k]
+            continue
+        try:
+            options.add(np.dtype(k))
+        except TypeError as e:
+            if isinstance(k, str):
+                raise ValueError(f"Unrecognized kind={k!r} expected one of "
+                                 f"{list(_DTYPE_KINDS)}, or a compatible input for "
+                                 "jnp.dtype()") from None
+            raise TypeError(f"Expected kind to be a dtype, string, or tuple; got kind={k!r}") from e
+    return the_dtype in options
 
 
 # --- conversions and names ---------------------------------------------------------

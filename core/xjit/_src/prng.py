@@ -317,6 +317,9 @@ random_unwrap_p = _prim("random_unwrap", _unwrap_eval, _identity_lowering)
 random_bits_p = _prim("random_bits", _bits_eval, _bits_lowering)
 random_split_p = _prim("random_split", _split_eval, _split_lowering)
 random_fold_in_p = _prim("random_fold_in", _fold_in_eval, _fold_in_lowering)
+# ``clone`` marks a key as safe to reuse (for key-reuse checkers); as a value
+# it is the identity.
+random_clone_p = _prim("random_clone", lambda keys: keys, _identity_lowering)
 core.pp_param_rules[random_bits_p] = lambda p: {"bit_width": p["bit_width"], "shape": p["shape"]}
 
 
@@ -458,6 +461,8 @@ def _register_batching():
         batching.batch_rules[p] = keys_first(p)
     batching.batch_rules[random_fold_in_p] = fold_in_rule
     batching.batch_rules[random_seed_p] = seed_rule
+    batching.batch_rules[random_clone_p] = lambda args, dims: (random_clone_p.bind(args[0]),
+                                                               dims[0])
     batching.batch_rules[bitcast_convert_type_p] = lambda args, dims, new_dtype: (
         bitcast_convert_type_p.bind(front(args[0], dims[0], None), new_dtype=new_dtype), 0)
 

@@ -632,3 +632,8 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
         result = take(arr, ind)
     return result.reshape(shape if arr.ndim == 0 else
                           arr.shape[0:axis] + tuple(shape) + arr.shape[axis + 1:])
+
+
+def clone(key):
+    """The same key, marked as a fresh copy (the identity on values)."""
+    return prng.random_clone_p.bind(key)

@@ -51,3 +51,5 @@ from xjit._src.lax.conv_extra import (  # noqa: E402,F401
     conv_general_permutations, conv_general_shape_tuple, conv_shape_tuple, conv_transpose,
     conv_transpose_shape_tuple, reduce_window_shape_tuple)
 from xjit._src.lax.primitive_names import *  # noqa: E402,F401,F403
+from xjit._src.lax.linear_solve import (  # noqa: E402,F401
+    custom_linear_solve, custom_root, linear_solve_p)

@@ -37,3 +37,23 @@ from xjit._src.numpy.index_tricks import (  # noqa: E402,F401
     c_, diag_indices, diag_indices_from, index_exp, indices, ix_, mask_indices, mgrid, ogrid, r_,
     ravel_multi_index, s_, tril_indices, tril_indices_from, triu_indices, triu_indices_from,
     unravel_index)
+from xjit._src.numpy.ufuncs import (  # noqa: E402,F401
+    angle, atan2, bitwise_count, bitwise_left_shift, bitwise_right_shift, conj, conjugate, fabs, i0,
+    iscomplex, iscomplexobj, isneginf, isposinf, isreal, isrealobj, log10, log2, modf, nextafter,
+    rint, sort_complex, spacing, trunc)
+from xjit._src.numpy.setops import (  # noqa: E402,F401
+    intersect1d, isin, setdiff1d, setxor1d, union1d, unique_all, unique_counts, unique_inverse,
+    unique_values)
+from xjit._src.numpy.statistics import (  # noqa: E402,F401
+    corrcoef, cov, gradient, histogram2d, histogramdd, unwrap)
+from xjit._src.numpy.windows import bartlett, blackman, hamming, hanning, kaiser  # noqa: E402,F401
+from xjit._src.numpy.polynomial import (  # noqa: E402,F401
+    poly, polyadd, polyder, polydiv, polyfit, polyint, polymul, polysub, roots)
+from xjit._src.numpy.products import einsum_path, matvec, vecdot, vecmat  # noqa: E402,F401
+from xjit._src.numpy.vectorize import vectorize  # noqa: E402,F401
+from xjit._src.numpy.manipulation_io import (  # noqa: E402,F401
+    apply_along_axis, apply_over_axes, array_repr, array_str, from_dlpack, frombuffer,
+    fromfunction, fromiter, fromstring, load, save, savez)
+from xjit._src.numpy.ufuncs_api import (  # noqa: E402,F401
+    add, bitwise_and, bitwise_or, bitwise_xor, frompyfunc, logaddexp, logaddexp2, logical_and,
+    logical_or, logical_xor, maximum, minimum, multiply, negative, subtract, ufunc)

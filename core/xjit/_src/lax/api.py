@@ -336,9 +336,16 @@ class _PrecisionValue:
         return hash(self.name)
 
 
+def _dot_algorithm_types():
+    from .misc import DotAlgorithm, DotAlgorithmPreset
+    return (DotAlgorithm, DotAlgorithmPreset)
+
+
 def canonicalize_precision(precision):
     if precision is None:
         return None
+    if isinstance(precision, _dot_algorithm_types()):  # kept as is, printed by name
+        return precision
     if isinstance(precision, (str, _PrecisionValue)):
         p = _PrecisionValue(str(getattr(precision, "name", precision)).upper())
         return (p, p)

@@ -38,7 +38,7 @@ def conv_shape_tuple(lhs_shape, rhs_shape, strides, pads, batch_group_count=1):
     if len(pads) != len(lhs_shape) - 2:
         raise TypeError(f"Wrong number of explicit pads for convolution: expected "
                         f"{len(lhs_shape) - 2}, got {len(pads)}.")
-    spatial = [max((n + lo + hi - k) // s + 1, 0)
+    spatial = [np.int64(max((n + lo + hi - k) // s + 1, 0))  # JAX computes these in NumPy
                for n, (lo, hi), k, s in zip(lhs_shape[2:], pads, rhs_shape[2:], strides)]
     return (lhs_shape[0] // batch_group_count, rhs_shape[0], *spatial)
 
@@ -58,7 +58,8 @@ def conv_general_shape_tuple(lhs_shape, rhs_shape, window_strides, padding, dime
     """Output shape of ``conv_general_dilated`` in the output's own layout."""
     dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
     lhs_c, rhs_c = _permuted(lhs_shape, dn.lhs_spec), _permuted(rhs_shape, dn.rhs_spec)
-    return _unpermute(conv_shape_tuple(lhs_c, rhs_c, window_strides, padding), dn.out_spec)
+    out = conv_shape_tuple(lhs_c, rhs_c, window_strides, padding)
+    return tuple(np.int64(d) for d in _unpermute(out, dn.out_spec))
 
 
 def _transpose_pads(k, s, padding):
@@ -86,7 +87,7 @@ def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding, di
         padding = [_transpose_pads(k, s, padding) for k, s in zip(rhs_c[2:], window_strides)]
     spatial = [(n - 1) * s - k + 2 + lo + hi
                for n, s, k, (lo, hi) in zip(lhs_c[2:], window_strides, rhs_c[2:], padding)]
-    return _unpermute((lhs_c[0], rhs_c[0], *spatial), dn.out_spec)
+    return tuple(np.int64(d) for d in _unpermute((lhs_c[0], rhs_c[0], *spatial), dn.out_spec))
 
 
 def reduce_window_shape_tuple(operand_shape, window_dimensions, window_strides, padding,

@@ -55,11 +55,11 @@ def associative_scan(fn, elems, reverse=False, axis=0):
         pairs = fn([_slice_axis(x, 0, -1, 2, axis) for x in xs],
                    [_slice_axis(x, 1, None, 2, axis) for x in xs])
         odd = scan(pairs)
-        rest = [_slice_axis(x, 2, None, 2, axis) for x in xs]
         if n % 2 == 0:
-            even = fn([_slice_axis(o, 0, -1, 1, axis) for o in odd], rest)
+            odd_head = [_slice_axis(o, 0, -1, 1, axis) for o in odd]
         else:
-            even = fn(odd, rest)
+            odd_head = odd
+        even = fn(odd_head, [_slice_axis(x, 2, None, 2, axis) for x in xs])
         even = [lax.concatenate([_slice_axis(x, 0, 1, 1, axis), e], axis)
                 for x, e in zip(xs, even)]
         return [_interleave(e, o, axis) for e, o in zip(even, odd)]

@@ -12,9 +12,10 @@ import numpy as np
 
 from .. import ad
 from ..ad import Zero
-from ..batching import batch_rules, bdim_at_front, not_mapped
+from ..batching import batch_rules, bdim_at_front, moveaxis, not_mapped
 from . import api as lax
 from . import linalg as la
+from . import slicing as sl
 
 # -- batched-matrix helpers
 
@@ -24,6 +25,15 @@ def _mm(a, b):
     nb = a.ndim - 2
     batch = tuple(range(nb))
     return lax.dot_general(a, b, (((nb + 1,), (nb,)), (batch, batch)), precision="highest")
+
+
+def _matmul(a, b, precision=None):
+    """``a @ b`` as jnp.matmul binds it (the result dtype preferred), where
+    JAX's rules use the ``@`` operator."""
+    nb = a.ndim - 2
+    batch = tuple(range(nb))
+    return lax.dot_general(a, b, (((nb + 1,), (nb,)), (batch, batch)), precision=precision,
+                           preferred_element_type=a.dtype)
 
 
 def _T(x):
@@ -51,25 +61,32 @@ def _triu(x, k=0):
 
 
 def _eye(dtype, n, m=None, batch=()):
+    """The identity (built as JAX builds it: iota + 0 == iota), broadcast
+    over ``batch``."""
     m = n if m is None else m
-    shape = tuple(batch) + (n, m)
-    nd = len(shape)
-    on = lax.eq(lax.broadcasted_iota(np.int32, shape, nd - 2),
-                lax.broadcasted_iota(np.int32, shape, nd - 1))
-    return lax.convert_element_type(on, dtype)
+    rows = lax.add(lax.broadcasted_iota(np.int32, (n, m), 0), np.int32(0))
+    eye = lax.convert_element_type(lax.eq(rows, lax.broadcasted_iota(np.int32, (n, m), 1)), dtype)
+    if not batch:
+        return eye
+    nb = len(batch)
+    return lax.broadcast_in_dim(eye, tuple(batch) + (n, m), (nb, nb + 1))
 
 
 def _diagonal(x):
-    """The main diagonal of the trailing two axes: every (m+1)-th entry of
-    the flattened matrix."""
+    """The main diagonal of the trailing two axes, as a gather at (i, i)
+    (the indices normalised as JAX's ``x[..., i, i]`` does)."""
     *batch, n, m = x.shape
     k = min(n, m)
-    if k == 0:
-        return lax.full((*batch, 0), 0, x.dtype)
-    flat = lax.reshape(x, (*batch, n * m))
     nb = len(batch)
-    return lax.slice(flat, (0,) * (nb + 1), (*batch, (k - 1) * (m + 1) + 1),
-                     (1,) * nb + (m + 1,))
+    iota = lax.iota(np.int32, k)
+    wrapped = [lax.select(lax.lt(iota, np.int32(0)), lax.add(iota, np.int32(size)), iota)
+               for size in (n, m)]
+    idx = [lax.broadcast_in_dim(w, (k, 1), (0,)) for w in wrapped]
+    dn = sl.GatherDimensionNumbers(offset_dims=tuple(range(nb)),
+                                   collapsed_slice_dims=(nb, nb + 1),
+                                   start_index_map=(nb, nb + 1))
+    return sl.gather(x, lax.concatenate(idx, 1), dn, tuple(batch) + (1, 1),
+                     mode=sl.GatherScatterMode.PROMISE_IN_BOUNDS)
 
 
 def _as(x, dtype):
@@ -97,8 +114,13 @@ def _onehot(perm, x):
     return _as(on, x.dtype)
 
 
-def _solve_tri(a, b, **kw):
-    return la.triangular_solve(a, b, **kw)
+def _solve_tri(a, b, *, left_side=False, lower=False, transpose_a=False, conjugate_a=False,
+               unit_diagonal=False):
+    """triangular_solve, conjugating only complex operands (as JAX's wrapper)."""
+    return la.triangular_solve_p.bind(a, b, left_side=left_side, lower=lower,
+                                      transpose_a=transpose_a,
+                                      conjugate_a=conjugate_a and a.dtype.kind == "c",
+                                      unit_diagonal=unit_diagonal)
 
 # -- cholesky
 
@@ -112,7 +134,7 @@ def _cholesky_jvp(primals, tangents):
                      lower=True)
     inner = _tril(_solve_tri(L, tmp, left_side=True, transpose_a=False, lower=True))
     n = x.shape[-1]
-    phi = lax.div(inner, lax.add(lax.full_like(inner, 1), _eye(inner.dtype, n, n, x.shape[:-2])))
+    phi = lax.div(inner, lax.add(np.ones((), inner.dtype), _eye(inner.dtype, n, n, x.shape[:-2])))
     return L, _mm(L, phi)
 
 # -- triangular_solve
@@ -161,16 +183,26 @@ def _tri_solve_transpose(ct, a, b, *, left_side, lower, transpose_a, conjugate_a
                                              unit_diagonal=unit_diagonal)]
 
 
-def _tri_solve_batch(args, dims, **params):
+def _tri_solve_batch(args, dims, *, left_side, **params):
     a, b = args
     da, db = dims
+    if da is not_mapped:
+        # one shared triangle: fold the batch into b's free axis (columns
+        # for a left solve, rows for a right one) and solve once
+        nd = b.ndim
+        if left_side:
+            b = moveaxis(b, db, nd - 1)
+            flat = lax.reshape(b, b.shape[:-2] + (b.shape[-2] * b.shape[-1],))
+            out_dim = nd - 1
+        else:
+            b = moveaxis(b, db, nd - 2)
+            flat = lax.reshape(b, b.shape[:-3] + (b.shape[-3] * b.shape[-2], b.shape[-1]))
+            out_dim = nd - 2
+        out = la.triangular_solve_p.bind(a, flat, left_side=left_side, **params)
+        return lax.reshape(out, b.shape), out_dim
     size = next(x.shape[d] for x, d in zip(args, dims) if d is not not_mapped)
-    if da is not_mapped:  # broadcast the shared triangle over the batch
-        a = lax.broadcast_in_dim(a, (size,) + a.shape, tuple(range(1, a.ndim + 1)))
-    else:
-        a = bdim_at_front(a, da, size)
-    b = bdim_at_front(b, db, size)
-    return la.triangular_solve_p.bind(a, b, **params), 0
+    a, b = bdim_at_front(a, da, size), bdim_at_front(b, db, size)
+    return la.triangular_solve_p.bind(a, b, left_side=left_side, **params), 0
 
 # -- lu
 
@@ -206,18 +238,18 @@ def _lu_jvp(primals, tangents):
 
 def _thin_qr_jvp(q, r, dx):
     """dQ, dR for a thin QR (m >= n): with C = Qᴴ dX R⁻¹ and Ω its
-    skew-Hermitian part built from the strict lower triangle,
+    skew-Hermitian part built from the strict lower triangle (plus the
+    imaginary part of C's diagonal, zero for real inputs),
     dQ = Q(Ω - C) + dX R⁻¹ and dR = (C - Ω) R."""
     dx_rinv = _solve_tri(r, dx)
-    c = _mm(_H(q), dx_rinv)
+    c = _matmul(_H(q), dx_rinv)
     low = _tril(c, -1)
     omega = lax.sub(low, _H(low))
-    if c.dtype.kind == "c":  # the imaginary part of C's diagonal belongs to Ω
-        n = r.shape[-1]
-        imag = lax.sub(c, _as(lax.real(c), c.dtype))
-        omega = lax.add(omega, lax.mul(_eye(c.dtype, n, n, c.shape[:-2]), imag))
-    dq = lax.add(_mm(q, lax.sub(omega, c)), dx_rinv)
-    dr = _mm(lax.sub(c, omega), r)
+    n = r.shape[-1]
+    eye = _eye(c.dtype, n, n, c.shape[:-2])
+    omega = lax.add(omega, lax.mul(eye, lax.sub(c, _as(_real_part(c), c.dtype))))
+    dq = lax.add(_matmul(q, lax.sub(omega, c)), dx_rinv)
+    dr = _matmul(lax.sub(c, omega), r)
     return dq, dr
 
 
@@ -279,12 +311,12 @@ def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues, subset_by_index, al
                                subset_by_index=subset_by_index, algorithm=algorithm)
     w = _as(w_real, a.dtype)
     batch = a.shape[:-2]
-    eye = _eye(a.dtype, n, n, batch)
-    shape = batch + (n, n)
     nb = len(batch)
-    w_cols = lax.broadcast_in_dim(w, shape, tuple(range(nb)) + (nb + 1,))
-    w_rows = lax.broadcast_in_dim(w, shape, tuple(range(nb)) + (nb,))
-    f = lax.sub(lax.integer_pow(lax.sub(lax.add(eye, w_cols), w_rows), -1), eye)
+    eye = _eye(a.dtype, n, n, batch)
+    # F_ij = 1 / (w_j - w_i) off the diagonal, 0 on it (no division by zero)
+    plus_wj = lax.add(eye, lax.broadcast_in_dim(w, batch + (1, n), tuple(range(nb)) + (nb + 1,)))
+    w_i = lax.broadcast_in_dim(w, batch + (n, 1), tuple(range(nb + 1)))
+    f = lax.sub(lax.integer_pow(lax.sub(plus_wj, w_i), -1), eye)
     vdag_adot_v = _mm(_mm(_H(v), a_dot), v)
     dv = _mm(v, lax.mul(f, vdag_adot_v))
     dw = _diagonal(_real_part(vdag_adot_v))
@@ -302,7 +334,8 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, a
         raise NotImplementedError(
             "Singular value decomposition JVP not implemented for full matrices")
     ut, v = _H(u), _H(vt)
-    ds_mat = _mm(_mm(ut, da), v)
+    s_dim = _row(s, s.dtype, 1)
+    ds_mat = _matmul(_matmul(ut, da, "highest"), v, "highest")
     ds = _diagonal(_real_part(ds_mat))
     if not compute_uv:
         return [s], [ds]

@@ -20,9 +20,22 @@ from .control_flow import while_loop
 from .slicing import lower_fun
 
 
+def _eval_rule(name):
+    """Float operands of one dtype (JAX's message has no jnp tip for these)."""
+    base = ew._naryop_eval(name, ew.FLOAT)
+
+    def rule(*avals):
+        if all(ew._kind_ok(a.dtype, ew.FLOAT) for a in avals) and \
+                len({a.dtype for a in avals}) > 1:
+            raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got "
+                            f"{', '.join(a.dtype.name for a in avals)}.")
+        return base(*avals)
+    return rule
+
+
 def _define(name, nargs, chlo_op=None):
     p = core.Primitive(name)
-    core.abstract_eval_rules[p] = ew._naryop_eval(name, ew.FLOAT)
+    core.abstract_eval_rules[p] = _eval_rule(name)
     if chlo_op is not None:
         lowering.rules[p] = ew._simple_lowering(chlo_op)
     batching.batch_rules[p] = (batching_rules.broadcast_batcher(p) if nargs > 1
@@ -443,9 +456,15 @@ def _bessel_i1e_jvp(g, y, x):
     eps = np.finfo(core.aval_of(x).dtype).eps
     not_tiny = lax.gt(lax.convert_element_type(lax.abs(x), core.aval_of(x).dtype),
                       _const(x, eps))
-    safe = lax.select(not_tiny, x, lax.full_like(x, eps))
+    safe = lax.select(not_tiny, x, _filled(x, eps))
     dy = lax.sub(bessel_i0e(safe), lax.mul(y, lax.add(lax.sign(safe), lax.integer_pow(safe, -1))))
-    return lax.mul(g, lax.select(not_tiny, dy, lax.full_like(x, 0.5)))
+    return lax.mul(g, lax.select(not_tiny, dy, _filled(x, 0.5)))
+
+
+def _filled(x, v):
+    """``v`` at ``x``'s shape and dtype; a rank-0 one stays a constant."""
+    a = core.aval_of(x)
+    return _const(x, v) if not a.shape else lax.full(a.shape, v, a.dtype)
 
 
 defjvp2(bessel_i1e_p, _bessel_i1e_jvp)

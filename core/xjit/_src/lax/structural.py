@@ -400,8 +400,10 @@ def _reduce_eval(name, bool_only=False):
 def _init_value(name, dtype):
     if name == "reduce_sum" or name == "reduce_or" or name == "reduce_xor":
         return np.zeros((), dtype)
-    if name == "reduce_prod" or name == "reduce_and":
+    if name == "reduce_prod":
         return np.ones((), dtype)
+    if name == "reduce_and":  # all bits set
+        return np.array(-1).astype(dtype)
     if dtype == np.bool_:
         return np.array(name == "reduce_min")
     if dtype.kind in "iu":

@@ -370,7 +370,10 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     if mode is None or mode == "fill":
         mode = slicing.GatherScatterMode.FILL_OR_DROP
     elif mode == "wrap":
-        raise NotImplementedError("jnp.take with mode='wrap' is not supported")
+        from .lax_numpy import remainder
+        size = a.size if axis is None else a.shape[axis]
+        indices = remainder(indices, lax._convert(max(size, 1), indices.dtype, False))
+        mode = slicing.GatherScatterMode.CLIP
     elif mode == "raise":
         raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
     else:

@@ -46,16 +46,17 @@ class _Grid:
         if not isinstance(key, tuple):
             raise TypeError(f"'{type(key).__name__}' object is not iterable")
         axes = [_slice_values(k) for k in key]
+        if axes:
+            dtype = dtypes.result_type(*axes)
+            axes = [lax._convert(a, dtype, False) for a in axes]
         if self.sparse:
             n = len(axes)
             return [lax.reshape(a, tuple(a.shape[0] if d == i else 1 for d in range(n)))
                     for i, a in enumerate(axes)]
         if not axes:
             return array([], dtype=_int_dtype())
-        dtype = dtypes.result_type(*axes)
         shape = tuple(a.shape[0] for a in axes)
-        grids = [lax.broadcast_in_dim(a, shape, (i,)) for i, a in enumerate(axes)]
-        return stack(grids, 0, dtype=dtype)
+        return stack([lax.broadcast_in_dim(a, shape, (i,)) for i, a in enumerate(axes)], 0)
 
     def __repr__(self):
         return self._name

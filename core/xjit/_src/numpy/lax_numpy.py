@@ -26,7 +26,7 @@ class _ScalarMeta(type):
         return hash(cls.dtype.type)
 
     def __eq__(cls, other):
-        return cls is other or other is cls.dtype.type
+        return cls is other or cls.dtype.type == other
 
     def __ne__(cls, other):
         return not cls.__eq__(other)
@@ -39,7 +39,7 @@ class _ScalarMeta(type):
 
 
 def _scalar_type(name, np_dtype):
-    return _ScalarMeta(name, (object,), {"dtype": np.dtype(np_dtype)})
+    return _ScalarMeta(name, (object,), {"dtype": np.dtype(np_dtype), "__module__": "xjit.numpy"})
 
 
 bool_ = _scalar_type("bool", np.bool_)
@@ -53,7 +53,16 @@ uint = uint64
 single, double = float32, float64
 csingle, cdouble = complex64, complex128
 
+(float8_e3m4, float8_e4m3, float8_e8m0fnu, float8_e4m3b11fnuz, float8_e4m3fn, float8_e4m3fnuz,
+ float8_e5m2, float8_e5m2fnuz, float6_e2m3fn, float6_e3m2fn, float4_e2m1fn, int1, int2, int4,
+ uint1, uint2, uint4) = (_scalar_type(n, getattr(dtypes, n)) for n in (
+    "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float8_e4m3b11fnuz", "float8_e4m3fn",
+    "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float6_e2m3fn", "float6_e3m2fn",
+    "float4_e2m1fn", "int1", "int2", "int4", "uint1", "uint2", "uint4"))
 generic, number, inexact, floating = np.generic, np.number, np.inexact, np.floating
+object_, character, flexible = np.object_, np.character, np.flexible
+ComplexWarning = np.exceptions.ComplexWarning
+iterable = np.iterable
 complexfloating, integer, signedinteger = np.complexfloating, np.integer, np.signedinteger
 unsignedinteger, bool = np.unsignedinteger, bool_
 dtype = np.dtype
@@ -773,6 +782,22 @@ def promote_types(a, b):
 
 def issubdtype(arg1, arg2):
     return dtypes.issubdtype(arg1, arg2)
+
+
+isdtype = dtypes.isdtype
+
+
+# Arrays print through NumPy, so NumPy's print options are the ones in force.
+def get_printoptions():
+    return np.get_printoptions()
+
+
+def set_printoptions(*args, **kwargs):
+    return np.set_printoptions(*args, **kwargs)
+
+
+def printoptions(*args, **kwargs):
+    return np.printoptions(*args, **kwargs)
 
 
 def can_cast(from_, to, casting="safe"):

@@ -251,8 +251,9 @@ def _svd(a, full_matrices, compute_uv, hermitian, subset_by_index):
     if not compute_uv:
         return lax.rev(lax_sort(s, dimension=last), (last,))
     from .advanced_indexing import take_along_axis
+    sign = lax.sign(vals)
     idx = lax.broadcasted_iota(np.uint32 if s.shape[-1] < 2 ** 32 else np.uint64, s.shape, last)
-    s, idx, sign = lax_sort((s, idx, lax.sign(vals)), dimension=last, num_keys=1)
+    s, idx, sign = lax_sort((s, idx, sign), dimension=last, num_keys=1)
     s, idx, sign = (lax.rev(x, (last,)) for x in (s, idx, sign))
     u = take_along_axis(vecs, lax.expand_dims(idx, (last,)), axis=-1)
     vh = _H(lax.mul(u, lax._convert(lax.expand_dims(sign, (last,)), util_dtype(u), False)))
@@ -625,7 +626,7 @@ def multi_dot(arrays, *, precision=None):
 def tensorinv(a, ind=2):
     """The inverse of ``a`` seen as a linear map from its last axes to its
     first ``ind`` axes."""
-    util.check_arraylike("jnp.linalg.tensorinv", a)
+    util.check_arraylike("tensorinv", a)
     a = asarray(a)
     ind = operator.index(ind)
     if ind <= 0:
@@ -642,15 +643,18 @@ def tensorinv(a, ind=2):
 def tensorsolve(a, b, axes=None):
     """``x`` with ``tensordot(a, x, x.ndim) == b``."""
     from .shape_ops import moveaxis
-    util.check_arraylike("jnp.linalg.tensorsolve", a, b)
+    util.check_arraylike("tensorsolve", a, b)
     a, b = asarray(a), asarray(b)
     if axes is not None:
         axes = (axes,) if isinstance(axes, int) else tuple(axes)
-        a = moveaxis(a, axes, tuple(range(a.ndim - len(axes), a.ndim)))
+        a = moveaxis(a, axes, len(axes) * (a.ndim - 1,))
     out_shape = a.shape[b.ndim:]
-    m, n = int(np.prod(a.shape[:b.ndim], dtype=np.int64)), int(np.prod(out_shape, dtype=np.int64))
-    if m != n:
+    if a.shape[:b.ndim] != b.shape:
+        raise ValueError("After moving axes to end, leading shape of a must match shape of b. "
+                         f"got a.shape={a.shape}, b.shape={b.shape}")
+    n = int(np.prod(out_shape, dtype=np.int64))
+    if b.size != n:
         raise ValueError("Input arrays must have prod(a.shape[:b.ndim]) == "
                          f"prod(a.shape[b.ndim:]); got a.shape={a.shape}, b.ndim={b.ndim}.")
-    x = solve(lax.reshape(a, (m, n)), lax.reshape(asarray(b), (m,)))
+    x = solve(lax.reshape(a, (b.size, n)), lax.reshape(b, (b.size,)))
     return lax.reshape(x, out_shape)

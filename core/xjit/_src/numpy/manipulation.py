@@ -114,11 +114,6 @@ def digitize(x, bins, right=False, *, method=None):
     """Which bin each ``x`` falls in, for increasing or decreasing ``bins``."""
     from .sorting import searchsorted
     util.check_arraylike("digitize", x, bins)
-    x, bins = asarray(x), asarray(bins)
-    if bins.ndim != 1:
-        raise ValueError(f"digitize: bins must be a 1-dimensional array; got bins={bins}")
-    if bins.shape[0] == 0:
-        return lax.full(x.shape, 0, np.int32)
     return _digitize(x, bins, side="left" if right else "right",
                      method="scan" if method is None else method)
 
@@ -126,6 +121,10 @@ def digitize(x, bins, right=False, *, method=None):
 @jitted("digitize", ("side", "method"))
 def _digitize(x, bins, side, method):
     from .sorting import searchsorted
+    if bins.ndim != 1:  # checked while tracing: JAX's message shows the tracer
+        raise ValueError(f"digitize: bins must be a 1-dimensional array; got bins={bins}")
+    if bins.shape[0] == 0:
+        return lax.full(x.shape, 0, np.int32)
     increasing = lax.ge(bins[-1], bins[0])
     n = np.int32(bins.shape[0])
     up = searchsorted(bins, x, side=side, method=method)
@@ -255,18 +254,17 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
     else:
         a = moveaxis(a, axis, 0)
     n = a.shape[0]
-    if condition.shape[0] > n:
-        if _any(condition[n:]):
-            raise ValueError("condition contains entries that are out of bounds")
-        condition = condition[:n]
+    condition, extra = condition[:n], condition[n:]
     if condition.shape[0] < n:
         a = a[:condition.shape[0]]
     if size is None:
-        if isinstance(condition, Tracer):
-            raise errors.ConcretizationTypeError(
-                condition, "The size argument of jnp.nonzero must be statically specified to "
-                           "use jnp.nonzero within JAX transformations.")
-        taken = a[np.asarray(condition)]
+        # a traced condition fails here (TracerBoolConversionError), as in JAX
+        if _any(extra):
+            raise ValueError("condition contains entries that are out of bounds")
+        taken = a[condition]
+    elif not 0 <= size <= a.shape[0]:
+        raise ValueError("size must be positive and not greater than the size of the array "
+                         f"axis; got size={size} for a.shape[axis]={a.shape[0]}")
     else:
         idx = nonzero(condition, size=size, fill_value=condition.shape[0])[0]
         taken = a.at[idx].get(mode="fill", fill_value=fill_value)

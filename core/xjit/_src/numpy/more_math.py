@@ -150,7 +150,8 @@ def _signbit(x):
         return lax.lt(x, _const(x, 0))
     from ..prng import bitcast_convert_type
     int_dt = {2: np.int16, 4: np.int32, 8: np.int64}[dt.itemsize]
-    return lax.lt(bitcast_convert_type(x, int_dt), int_dt(0))
+    sign = lax.shift_right_arithmetic(bitcast_convert_type(x, int_dt), int_dt(8 * dt.itemsize - 1))
+    return lax._convert(sign, np.bool_, False)
 
 
 def signbit(x, /):
@@ -166,8 +167,8 @@ def _copysign(x1, x2):
     x1, x2 = util.promote_args_inexact("copysign", x1, x2)
     if util_dtype(x1).kind == "c":
         raise TypeError("copysign does not support complex-valued inputs")
-    mag = _abs(x1)
-    return where(_signbit(asarray(x2)), lax.neg(mag), mag)
+    neg = _signbit(asarray(x2))
+    return where(neg, lax.neg(_abs(x1)), _abs(x1))
 
 
 def copysign(x1, x2, /):
@@ -721,8 +722,8 @@ def _interp(x, xp, fp, left, right):
 def interp(x, xp, fp, left=None, right=None, period=None):
     util.check_arraylike("interp", x, xp, fp)
     if period is not None:
-        raise NotImplementedError("jnp.interp with period needs a sort of xp, which is not "
-                                  "available yet")
+        from .statistics import interp_periodic
+        return interp_periodic(x, xp, fp, left, right, period)
     if isinstance(left, str) or isinstance(right, str):
         raise ValueError("left and right must be numbers or None")
     return _interp(x, xp, fp, left, right)

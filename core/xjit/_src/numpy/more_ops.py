@@ -222,10 +222,15 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
     if axis is None:
         a, axis = ravel(a), 0
     axis = _axis(axis, a.ndim)
-    if isinstance(repeats, Tracer):
-        raise NotImplementedError("jnp.repeat with traced repeats needs a gather; pass concrete "
-                                  "repeats")
-    reps = np.asarray(repeats)
+    if total_repeat_length is not None:
+        total = operator.index(total_repeat_length)
+        if isinstance(repeats, Tracer) or np.ndim(repeats) or \
+                total != a.shape[axis] * int(repeats):
+            return _repeat_to_length(a, repeats, axis, total)
+    reps = np.asarray(core.concrete_or_error(
+        None, repeats, "When jit-compiling jnp.repeat, the total number of repeats must be "
+                       "static. To fix this, either specify a static value for `repeats`, or "
+                       "pass a static value to `total_repeat_length`."))
     if reps.ndim == 0:
         r = int(reps)
         shape = a.shape[:axis + 1] + (r,) + a.shape[axis + 1:]
@@ -239,6 +244,26 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
     if not pieces:
         return lax.full(a.shape[:axis] + (0,) + a.shape[axis + 1:], 0, util_dtype(a))
     return lax.concatenate(pieces, axis)
+
+def _repeat_to_length(a, repeats, axis, total):
+    """Repeat with (possibly traced) counts into exactly ``total`` slots:
+    mark where each element's run starts, and a running count of the marks
+    names the element each slot takes (cut short, or padded with the last
+    element)."""
+    from .advanced_indexing import take
+    from .sorting import cumsum
+    n = a.shape[axis]
+    reps = util.broadcast_to(asarray(repeats), (n,))
+    if reps.dtype.kind not in "iu":
+        raise TypeError("jnp.repeat requires integer repeats")
+    if n == 0 or total == 0:
+        return lax.full(a.shape[:axis] + (total,) + a.shape[axis + 1:], 0, util_dtype(a))
+    starts = cumsum(lax.concatenate([lax.full((1,), 0, reps.dtype),
+                                     lax.slice(reps, (0,), (n - 1,))], 0))
+    marks = lax.full((total,), 0, starts.dtype).at[starts].add(
+        lax._convert(1, starts.dtype, False), mode="drop")
+    which = lax.sub(cumsum(marks), lax._convert(1, marks.dtype, False))
+    return take(a, which, axis=axis)
 
 # -- padding
 
@@ -256,7 +281,7 @@ def _pad_widths(pad_width, nd):
     return tuple((np.int64(lo), np.int64(hi)) for lo, hi in pw)
 
 
-def _pad_edge_axis(x, axis, lo, hi, mode):
+def _pad_edge_axis(x, axis, lo, hi, mode, odd=False):
     n = x.shape[axis]
 
     def piece(start, stop):
@@ -278,21 +303,52 @@ def _pad_edge_axis(x, axis, lo, hi, mode):
         parts = []
         if take_lo:
             s = skip if n > 1 else 0
-            parts.append(lax.rev(piece(s, s + take_lo), (axis,)))
+            parts.append(_reflected(lax.rev(piece(s, s + take_lo), (axis,)), piece(0, 1), odd))
         parts.append(x)
         if take_hi:
             e = n - skip if n > 1 else n
-            parts.append(lax.rev(piece(e - take_hi, e), (axis,)))
+            parts.append(_reflected(lax.rev(piece(e - take_hi, e), (axis,)), piece(n - 1, n),
+                                    odd))
         x = lax.concatenate(parts, axis) if len(parts) > 1 else x
         lo, hi = lo - take_lo, hi - take_hi
     return x
 
 
+def _reflected(mirror, edge, odd):
+    """Mirrored values; with ``reflect_type='odd'`` reflected through the
+    edge value instead (``2 * edge - mirror``)."""
+    if not odd:
+        return mirror
+    two = lax._convert(2, util_dtype(edge), False)
+    return lax.sub(lax.mul(two, util.broadcast_to(edge, mirror.shape)), mirror)
+
+
+def _pad_with_function(array, pad_width, func, kwargs):
+    """NumPy's callable mode: zero-pad, then let ``func`` rewrite each 1-D
+    vector along each axis in turn (vmapped over the other axes)."""
+    from ..batching import vmap
+    array = pad_p.bind(array, lax._convert(0, util_dtype(array), False),
+                       padding_config=tuple((int(lo), int(hi), 0) for lo, hi in pad_width))
+    for axis in range(array.ndim):
+        moved = lax.transpose(array, tuple(d for d in range(array.ndim) if d != axis) + (axis,))
+        rows = reshape(moved, (-1, moved.shape[-1]))
+        width = tuple(int(w) for w in pad_width[axis])
+        out = vmap(lambda v, ax=axis, w=width: func(v, w, ax, kwargs))(rows)
+        if out.shape != rows.shape:
+            raise ValueError("Padding function must return a vector of the same shape as its "
+                             "input")
+        out = reshape(out, moved.shape)
+        inv = list(range(array.ndim - 1))
+        inv.insert(axis, array.ndim - 1)
+        array = lax.transpose(out, tuple(inv))
+    return array
+
+
 _PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
 
 
-@jitted("_pad", ("pad_width", "mode"))
-def _pad(array, pad_width, mode, constant_values):
+@jitted("_pad", ("pad_width", "mode", "odd"))
+def _pad(array, pad_width, mode, constant_values, odd=False):
     if mode == "constant":
         cv = np.asarray(constant_values) if not _is_array(constant_values) else constant_values
         if util.ndim_of(cv) == 0:
@@ -311,7 +367,7 @@ def _pad(array, pad_width, mode, constant_values):
             if array.shape[ax] == 0:
                 raise ValueError(f"can't extend empty axis {ax} using modes other than 'constant' "
                                  "or 'empty'")
-            array = _pad_edge_axis(array, ax, lo, hi, mode)
+            array = _pad_edge_axis(array, ax, lo, hi, mode, odd)
     return array
 
 
@@ -320,7 +376,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
     array = asarray(array)
     pw = _pad_widths(pad_width, array.ndim)
     if callable(mode):
-        raise NotImplementedError("jnp.pad with a callable mode is not implemented")
+        return _pad_with_function(array, pw, mode, kwargs)
     if mode not in _PAD_MODES:
         if mode in ("linear_ramp", "maximum", "mean", "median", "minimum", "empty"):
             raise NotImplementedError(f"jnp.pad mode '{mode}' is not implemented")
@@ -330,12 +386,13 @@ def pad(array, pad_width, mode="constant", **kwargs):
     bad = set(kwargs) - allowed
     if bad:
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': {bad}")
-    if kwargs.get("reflect_type", "even") != "even":
-        raise NotImplementedError("jnp.pad with reflect_type='odd' is not implemented")
+    reflect_type = kwargs.get("reflect_type", "even")
+    if reflect_type not in ("even", "odd"):
+        raise ValueError(f"reflect_type must be 'even' or 'odd'; got {reflect_type!r}")
     cv = kwargs.get("constant_values", 0)
     if isinstance(cv, (list, tuple)):
         cv = np.asarray(cv)
-    return _pad(array, pw, mode, cv)
+    return _pad(array, pw, mode, cv, odd=reflect_type == "odd")
 
 # -- flips and rolls
 
@@ -389,12 +446,27 @@ def _roll_static(a, shift, axis):
     return a
 
 
+@jitted("_roll_dynamic", ("axis",))
+def _roll_dynamic(a, shift, axis):
+    """Roll by traced shifts: slice the array doubled along each axis."""
+    from .lax_numpy import remainder
+    shifts = util.broadcast_to(lax._convert(shift, np.int32, False), (len(axis),))
+    for i, ax in enumerate(axis):
+        n = a.shape[ax]
+        s = remainder(lax.reshape(lax.slice(shifts, (i,), (i + 1,)), ()), np.int32(max(n, 1)))
+        doubled = lax.concatenate([a, a], ax)
+        a = lax.dynamic_slice_in_dim(doubled, lax.sub(np.int32(n), s), n, ax)
+    return a
+
+
 def roll(a, shift, axis=None):
     util.check_arraylike("roll", a)
     a = asarray(a)
     if isinstance(shift, Tracer):
-        raise NotImplementedError("jnp.roll with a traced shift needs dynamic_slice over a doubled "
-                                  "array; pass a concrete shift")
+        if axis is None:
+            return reshape(_roll_dynamic(ravel(a), shift, axis=(0,)), a.shape)
+        axes = tuple(_axis(x, a.ndim) for x in np.atleast_1d(axis))
+        return _roll_dynamic(a, shift, axis=axes)
     shifts = tuple(int(s) for s in np.atleast_1d(shift))
     if axis is None:
         shape = a.shape
@@ -531,9 +603,13 @@ def delete(arr, obj, axis=None, *, assume_unique_indices=False):
     if isinstance(obj, builtins.slice):
         drop = set(range(n)[obj])
     else:
-        idx = np.atleast_1d(np.asarray(_static(obj, "jnp.delete")))
+        idx = np.atleast_1d(np.asarray(core.concrete_or_error(
+            None, obj, "'obj' array argument of jnp.delete()")))
         if idx.dtype == np.bool_:
-            raise NotImplementedError("jnp.delete with a boolean mask is not implemented")
+            if idx.shape != (n,):
+                raise ValueError("np.delete(arr, obj): for boolean indices, obj must be "
+                                 "one-dimensional with length matching specified axis.")
+            idx = np.flatnonzero(idx)
         for i in idx:
             if not -n <= i < n:
                 raise IndexError(f"index {int(i)} is out of bounds for axis {axis} with size {n}")

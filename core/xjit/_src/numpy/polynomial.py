@@ -115,8 +115,7 @@ def _align_add(a1, a2):
     """Sum of two coefficient vectors aligned at their last (constant) term."""
     if a2.shape[0] > a1.shape[0]:
         a1, a2 = a2, a1
-    pad = lax.pad(a2, lax._convert(0, util_dtype(a2), False), [(a1.shape[0] - a2.shape[0], 0, 0)])
-    return lax.add(a1, pad)
+    return a1.at[-a2.shape[0]:].add(a2)
 
 
 @jitted("polyadd")
@@ -189,47 +188,39 @@ def _polyder(p, m):
         raise ValueError("Order of derivative must be positive")
     if m == 0:
         return p
-    n = p.shape[0]
     dt = util_dtype(p)
-    # coefficient of x^j after m derivatives: j (j-1) ... (j-m+1), for j = n-1 .. m
-    grid = lax.sub(lax.broadcast_in_dim(arange(m, n, dtype=dt), (m, n - m), (1,)),
-                   lax.broadcast_in_dim(arange(m, dtype=dt), (m, n - m), (0,)))
-    coeff = lax.rev(lax.reduce_prod(grid, (0,)), (0,))
-    return lax.mul(lax.slice(p, (0,), (n - m,)), coeff)
+    # coefficient of x^j after m derivatives: j (j-1) ... (j-m+1), for j = m .. n-1
+    coeff = (arange(m, p.shape[0], dtype=dt)[None] - arange(m, dtype=dt)[:, None]).prod(0)
+    return p[:-m] * coeff[::-1]
 
 
 def polyder(p, m=1):
+    """``m``-th derivative of the polynomial ``p``."""
     util.check_arraylike("polyder", p)
     m = core.concrete_or_error(operator.index, m, "'m' argument of jnp.polyder")
     return _polyder(p, m=m)
 
 
 @jitted("polyint", ("m",))
-def _polyint(p, m, k):
-    p, k = (asarray(x) for x in util.promote_dtypes_inexact(asarray(p), asarray(k)))
-    if m < 0:
-        raise ValueError("Order of integral must be positive (see polyder)")
-    k = _1d(k)
-    if k.shape[0] == 1:
-        k = lax.broadcast_in_dim(lax.reshape(k, ()), (m,), ())
-    if k.shape != (m,):
-        raise ValueError("k must be a scalar or a rank-1 array of length 1 or m.")
-    if m == 0:
-        return p
-    dt = util_dtype(p)
-    n = p.shape[0] + m
-    grid = lax.sub(lax.broadcast_in_dim(arange(n, dtype=dt), (m, n), (1,)),
-                   lax.broadcast_in_dim(arange(m, dtype=dt), (m, n), (0,)))
-    coeff = lax.rev(lax.reduce_prod(maximum(1, grid), (0,)), (0,))
-    return true_divide(lax.concatenate([p, k], 0), coeff)
-
-
 def polyint(p, m=1, k=None):
     """``m``-fold antiderivative; ``k`` gives the integration constants."""
     m = core.concrete_or_error(operator.index, m, "'m' argument of jnp.polyint")
     k = 0 if k is None else k
     util.check_arraylike("polyint", p, k)
-    return _polyint(p, k=k, m=m)
+    p, k = (asarray(x) for x in util.promote_dtypes_inexact(asarray(p), k))
+    if m < 0:
+        raise ValueError("Order of integral must be positive (see polyder)")
+    k = _1d(k)
+    if k.shape[0] == 1:
+        k = lax.broadcast_in_dim(k[0], (m,), ())
+    if k.shape != (m,):
+        raise ValueError("k must be a scalar or a rank-1 array of length 1 or m.")
+    if m == 0:
+        return p
+    dt = util_dtype(p)
+    grid = arange(p.shape[0] + m, dtype=dt)[None] - arange(m, dtype=dt)[:, None]
+    coeff = maximum(1, grid).prod(0)[::-1]
+    return true_divide(lax.concatenate([p, k], 0), coeff)
 
 
 @jitted("polyfit", ("deg", "rcond", "full", "cov"))

@@ -199,8 +199,13 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     from .lax_numpy import asarray
     util.check_arraylike("unique", ar)
     if axis is not None:
-        raise NotImplementedError("jnp.unique with axis != None is not supported by xjit")
+        from .setops import unique_along
+        return unique_along(ar, axis, return_index, return_inverse, return_counts, equal_nan,
+                            None if size is None else operator.index(size), fill_value)
     ar = asarray(ar)
+    if ar.size == 0 and size and fill_value is None:
+        raise ValueError("jnp.unique: for zero-sized input with nonzero size argument, "
+                         "fill_value must be specified")
     shape = ar.shape
     ar = lax.reshape(ar, (ar.size,))
     if size is None:

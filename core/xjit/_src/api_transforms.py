@@ -1,0 +1,135 @@
+"""Top-level transformations built on the core ones: ``linear_transpose``,
+``closure_convert`` and ``ensure_compile_time_eval``."""
+from __future__ import annotations
+
+import contextlib
+import functools
+
+import numpy as np
+
+from . import core, dtypes, tree_util
+from .ad_api import _check_callable, _zeros, jacrev, vjp
+
+jacobian = jacrev
+
+
+def _aval_of_spec(x):
+    aval = getattr(x, "aval", None)
+    if aval is not None:
+        return aval
+    if hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, np.ndarray):
+        return core.ShapedArray(x.shape, x.dtype, getattr(x, "weak_type", False))
+    return core.aval_of(x)
+
+
+def linear_transpose(fun, *primals, reduce_axes=()):
+    """The transpose of the linear function ``fun``. ``primals`` only give
+    the input shapes and dtypes (arrays or ShapeDtypeStructs); the returned
+    function maps output cotangents to a tuple of input cotangents."""
+    _check_callable(fun)
+    leaves, in_tree = tree_util.tree_flatten(primals)
+    avals = [_aval_of_spec(x) for x in leaves]
+    for a in avals:
+        if not (a.dtype.kind in "fc" or dtypes.is_float(a.dtype)):
+            raise TypeError("linear_transpose only supports [float or complex] -> [float or "
+                            f"complex], and integer -> integer functions, but got {a.dtype.name}.")
+    zeros = [_zeros(a) for a in avals]
+
+    def flat_fun(*xs):
+        return fun(*tree_util.tree_unflatten(in_tree, list(xs)))
+    out, pullback = vjp(flat_fun, *zeros)
+    out_leaves, out_tree = tree_util.tree_flatten(out)
+    out_avals = [core.aval_of(o).strip_weak_type() for o in out_leaves]
+
+    def transposed(ct):
+        ct_leaves, ct_tree = tree_util.tree_flatten(ct)
+        if ct_tree != out_tree:
+            raise TypeError(f"cotangent tree does not match function output, expected {out_tree} "
+                            f"but got {ct_tree}")
+        ct_avals = [core.aval_of(c).strip_weak_type() for c in ct_leaves]
+        if any(c.shape != o.shape or c.dtype != o.dtype for c, o in zip(ct_avals, out_avals)):
+            raise TypeError(f"cotangent type does not match function output, expected "
+                            f"{tuple(out_avals)} but got {ct_leaves}")
+        in_cts = pullback(ct)
+        return tree_util.tree_unflatten(in_tree, list(in_cts))
+    return transposed
+
+
+def closure_convert(fun, *example_args):
+    """``(converted, consts)``: ``converted(*args, *consts)`` computes
+    ``fun(*args)`` with the traced floating-point values ``fun`` closes over
+    (e.g. values being differentiated) passed explicitly instead, as custom
+    derivative rules need."""
+    from .tracing import trace_to_jaxpr
+    leaves, in_tree = tree_util.tree_flatten(example_args)
+    avals = [core.aval_of(x) for x in leaves]
+    store = []
+
+    def flat(*xs):
+        out = fun(*tree_util.tree_unflatten(in_tree, list(xs)))
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        store.append(out_tree)
+        return out_leaves
+    jaxpr, consts = trace_to_jaxpr(flat, avals)
+    out_tree = store[0]
+    hoist = [isinstance(c, core.Tracer) and (c.aval.dtype.kind in "fc" or dtypes.is_float(
+        c.aval.dtype)) for c in consts]
+    kept = [c for c, h in zip(consts, hoist) if not h]
+    hoisted = [c for c, h in zip(consts, hoist) if h]
+
+    def converted(*args):
+        n = len(args) - len(hoisted)
+        arg_leaves, tree = tree_util.tree_flatten(args[:n])
+        if tree != in_tree:
+            raise TypeError(f"closure_convert: expected arguments {in_tree}, got {tree}")
+        it_h, it_k = iter(args[n:]), iter(kept)
+        all_consts = [next(it_h) if h else next(it_k) for h in hoist]
+        outs = core.eval_jaxpr(jaxpr, all_consts, *arg_leaves)
+        return tree_util.tree_unflatten(out_tree, outs)
+    functools.update_wrapper(converted, fun, updated=())
+    return converted, hoisted
+
+
+@contextlib.contextmanager
+def ensure_compile_time_eval():
+    """Run operations eagerly even inside a traced function, so values that
+    depend only on constants are computed at trace time (and enter the jaxpr
+    as constants)."""
+    with core.set_current_trace(core.eval_trace):
+        yield
+
+
+class _RuleResiduals:
+    """custom_gradient's residuals: the closed-over arrays of the user's VJP
+    function as pytree children, the converted function as static data."""
+
+    __slots__ = ("fn", "consts")
+
+    def __init__(self, fn, consts):
+        self.fn, self.consts = fn, consts
+
+
+tree_util.register_pytree_node(_RuleResiduals, lambda r: (r.consts, r.fn),
+                               lambda fn, consts: _RuleResiduals(fn, list(consts)))
+
+
+def custom_gradient(fun):
+    """``fun(*args) -> (out, vjp_fn)``: differentiate ``fun`` with the VJP
+    function it returns alongside its value."""
+    from .custom_derivatives import custom_vjp
+
+    @custom_vjp
+    def wrapped(*args):
+        return fun(*args)[0]
+
+    def fwd(*args):
+        out, rule = fun(*args)
+        converted, consts = closure_convert(rule, out)
+        return out, _RuleResiduals(converted, consts)
+
+    def bwd(res, ct):
+        cts = res.fn(ct, *res.consts)
+        return tuple(cts) if isinstance(cts, (tuple, list)) else (cts,)
+
+    wrapped.defvjp(fwd, bwd)
+    return functools.wraps(fun)(lambda *args: wrapped(*args))

@@ -1,0 +1,90 @@
+"""Construction from functions and host data, axis-wise application and
+NumPy passthroughs of ``xjit.numpy``: ``fromfunction``, ``frombuffer``,
+``fromstring``, ``fromiter`` (refused, as in JAX), ``from_dlpack``,
+``apply_along_axis``, ``apply_over_axes``, ``array_repr``/``array_str`` and
+``load``/``save``/``savez``.
+
+Host-data constructors parse with NumPy and transfer the result, which is
+what JAX does too; the printing and saving helpers are NumPy's own."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import core, dtypes
+from ..lax import api as lax
+from . import util
+from .lax_numpy import asarray
+
+array_repr = np.array_repr
+array_str = np.array_str
+save = np.save
+savez = np.savez
+
+
+def load(file, *args, **kwargs):
+    """``numpy.load``, with arrays (not archives) returned as xjit arrays."""
+    out = np.load(file, *args, **kwargs)
+    return asarray(out) if isinstance(out, np.ndarray) and out.dtype != object else out
+
+
+def fromfunction(function, shape, *, dtype=float, **kwargs):
+    """``function`` called on one index grid per axis of ``shape``."""
+    shape = core.canonicalize_shape(shape)
+    dt = dtypes.canonicalize_dtype(dtype)
+    grids = [lax.broadcasted_iota(dt, shape, d) for d in range(len(shape))]
+    return function(*grids, **kwargs)
+
+
+def frombuffer(buffer, dtype=float, count=-1, offset=0):
+    return asarray(np.frombuffer(buffer, dtype=dtype, count=count, offset=offset))
+
+
+def fromstring(string, dtype=float, count=-1, *, sep):
+    return asarray(np.fromstring(string, dtype=dtype, count=count, sep=sep))
+
+
+def fromiter(*args, **kwargs):
+    raise NotImplementedError(
+        "jnp.fromiter() is not implemented because it may be non-pure and thus unsafe for use "
+        "with JIT and other JAX transformations. Consider using jnp.asarray(np.fromiter(...)) "
+        "instead, although care should be taken if np.fromiter is used within a jax "
+        "transformations because of its potential side-effect of consuming the iterable "
+        "object; for more information see "
+        "https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions")
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    """An array from any DLPack producer, read through NumPy on the host."""
+    return asarray(np.from_dlpack(x))
+
+
+def apply_along_axis(func1d, axis, arr, *args, **kwargs):
+    """``func1d`` applied to every 1-D slice along ``axis``, by vmapping it
+    over the other axes (outputs replace ``axis`` in place)."""
+    from ..batching import vmap
+    util.check_arraylike("apply_along_axis", arr)
+    arr = asarray(arr)
+    nd = arr.ndim
+    axis = util.canonicalize_axis(axis, nd)
+
+    def fn(v):
+        return func1d(v, *args, **kwargs)
+    for i in range(1, nd - axis):
+        fn = vmap(fn, in_axes=i, out_axes=-1)
+    for _ in range(axis):
+        fn = vmap(fn, in_axes=0, out_axes=0)
+    return fn(arr)
+
+
+def apply_over_axes(func, a, axes):
+    """``func(a, axis)`` for each axis in turn, keeping the rank."""
+    util.check_arraylike("apply_over_axes", a)
+    a = asarray(a)
+    for axis in axes:
+        b = func(a, axis)
+        if b.ndim == a.ndim - 1:
+            b = lax.expand_dims(b, (util.canonicalize_axis(axis, a.ndim),))
+        elif b.ndim != a.ndim:
+            raise ValueError("function is not returning an array of the correct shape")
+        a = b
+    return a

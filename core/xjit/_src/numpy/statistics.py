@@ -1,0 +1,309 @@
+"""Statistics and finite differences of ``xjit.numpy``: ``cov`` and
+``corrcoef``, ``gradient`` (second-order central differences, one-sided at
+the edges, uneven spacing allowed), ``unwrap`` (phase unwrapping) and the
+multidimensional histograms ``histogramdd``/``histogram2d``."""
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+from .. import dtypes
+from ..lax import api as lax
+from . import util
+from .lax_numpy import asarray, util_dtype
+from .more_ops import _axis, jitted
+
+
+def _jnp():
+    import xjit.numpy as jnp  # the public namespace, for functions spread over modules
+    return jnp
+
+# -- covariance and correlation
+
+
+@jitted("cov", ("rowvar", "bias", "ddof", "dtype"))
+def _cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype):
+    jnp = _jnp()
+    if y is not None:
+        m, y = (asarray(a) for a in util.promote_dtypes_inexact(asarray(m), asarray(y)))
+        if y.ndim > 2:
+            raise ValueError("y has more than 2 dimensions")
+    else:
+        (m,) = util.promote_dtypes_inexact(asarray(m))
+        m = asarray(m)
+    if m.ndim > 2:
+        raise ValueError("m has more than 2 dimensions")
+    X = jnp.atleast_2d(m)
+    if not rowvar and m.ndim != 1:
+        X = X.T
+    if X.shape[0] == 0:
+        return jnp.array([]).reshape(0, 0)
+    if y is not None:
+        y2 = jnp.atleast_2d(y)
+        if not rowvar and y2.shape[0] != 1:
+            y2 = y2.T
+        X = jnp.concatenate((X, y2), axis=0)
+    if X.shape[1] == 0:
+        return jnp.full(() if X.shape[0] == 1 else (X.shape[0],) * 2, np.nan, dtype=X.dtype)
+    if ddof is None:
+        ddof = 1 if bias == 0 else 0
+    w = None
+    if fweights is not None:
+        fweights = asarray(fweights)
+        if fweights.ndim > 1:
+            raise RuntimeError("cannot handle multidimensional fweights")
+        if fweights.shape[0] != X.shape[1]:
+            raise RuntimeError("incompatible numbers of samples and fweights")
+        if util_dtype(fweights).kind not in "iu":
+            raise TypeError("fweights must be integer.")
+        w = jnp.abs(fweights)
+    if aweights is not None:
+        aweights = asarray(aweights)
+        if aweights.ndim > 1:
+            raise RuntimeError("cannot handle multidimensional aweights")
+        if aweights.shape[0] != X.shape[1]:
+            raise RuntimeError("incompatible numbers of samples and aweights")
+        aweights = jnp.abs(aweights)
+        w = aweights if w is None else w * aweights
+    if dtype is not None:
+        X = X.astype(dtype)
+        w = w.astype(dtype) if w is not None else w
+    avg, w_sum = jnp.average(X, axis=1, weights=w, returned=True)
+    w_sum = w_sum[0]
+    if w is None:
+        f = X.shape[1] - ddof
+    elif ddof == 0:
+        f = w_sum
+    elif aweights is None:
+        f = w_sum - ddof
+    else:
+        f = w_sum - ddof * jnp.sum(w * aweights) / w_sum
+    X = X - avg[:, None]
+    X_T = X.T if w is None else (X * w[None, :]).T
+    return jnp.true_divide(jnp.dot(X, X_T.conj()), f).squeeze()
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None):
+    """Covariance matrix of the variables in the rows (``rowvar``) or columns
+    of ``m`` (and ``y``), with frequency and/or analytic weights."""
+    util.check_arraylike("cov", m, *([] if y is None else [y]))
+    if dtype is not None and not dtypes.issubdtype(dtype, np.inexact):
+        raise ValueError(f"cov: dtype must be a subclass of float or complex; got dtype={dtype!r}")
+    return _cov(m, y, rowvar=bool(rowvar), bias=bool(bias),
+                ddof=None if ddof is None else int(ddof), fweights=fweights, aweights=aweights,
+                dtype=dtype)
+
+
+@jitted("corrcoef", ("rowvar", "dtype"))
+def _corrcoef(x, y, rowvar, dtype):
+    jnp = _jnp()
+    c = cov(x, y, rowvar, dtype=dtype)
+    if c.ndim == 0:
+        return jnp.divide(c, c)  # NaN for 0/0 or inf/inf, else 1
+    d = jnp.diag(c)
+    std = jnp.sqrt(jnp.real(d)).astype(c.dtype)
+    c = c / std[:, None] / std[None, :]
+    re = jnp.clip(jnp.real(c), -1, 1)
+    if util_dtype(c).kind == "c":
+        return lax.complex(re, jnp.clip(jnp.imag(c), -1, 1))
+    return re
+
+
+def corrcoef(x, y=None, rowvar=True, dtype=None):
+    """Pearson correlation coefficients, clipped to [-1, 1]."""
+    util.check_arraylike("corrcoef", x)
+    if dtype is not None and not dtypes.issubdtype(dtype, np.inexact):
+        raise ValueError(f"corrcoef: dtype must be a subclass of float or complex; got "
+                         f"dtype={dtype!r}")
+    return _corrcoef(x, y, rowvar=bool(rowvar), dtype=dtype)
+
+# -- finite differences
+
+
+def _slice_in_dim(x, lo, hi, axis):
+    """``lax.slice_in_dim`` with its unit strides spelled out, as JAX prints."""
+    start, limit = [0] * x.ndim, list(x.shape)
+    start[axis], limit[axis] = lo, hi
+    return lax.slice(x, start, limit, [1] * x.ndim)
+
+
+def _gradient_along(a, h, axis):
+    cut = lambda x, lo, hi: _slice_in_dim(x, lo, hi, axis)  # noqa: E731
+    n = a.shape[axis]
+    upper = cut(a, 1, 2) - cut(a, 0, 1)
+    lower = cut(a, n - 1, n) - cut(a, n - 2, n - 1)
+    if np.ndim(h) == 0:
+        inner = (cut(a, 2, n) - cut(a, 0, n - 2)) * 0.5 / h
+        lower = lower / h
+        return _jnp().concatenate((upper / h, inner, lower), axis=axis)
+    if np.ndim(h) != 1:
+        raise ValueError("Spacing arrays must be 1D arrays or scalars.")
+    if h.shape[0] != n:
+        raise ValueError("Spacing arrays must have the same length as the dimension along "
+                         "which the gradient is calculated.")
+    h = lax.reshape(h, tuple(n if i == axis else 1 for i in range(a.ndim)))
+    upper = upper / (cut(h, 1, 2) - cut(h, 0, 1))
+    lower = lower / (cut(h, n - 1, n) - cut(h, n - 2, n - 1))
+    dx1 = cut(h, 1, n - 1) - cut(h, 0, n - 2)
+    dx2 = cut(h, 2, n) - cut(h, 1, n - 1)
+    # second-order weights for the uneven three-point stencil
+    wa = -dx2 / (dx1 * (dx1 + dx2))
+    wb = (dx2 - dx1) / (dx1 * dx2)
+    wc = dx1 / (dx2 * (dx1 + dx2))
+    inner = wa * cut(a, 0, n - 2) + wb * cut(a, 1, n - 1) + wc * cut(a, 2, n)
+    return _jnp().concatenate((upper, inner, lower), axis=axis)
+
+
+@jitted("gradient", ("axis", "edge_order"))
+def _gradient(f, *varargs, axis, edge_order):
+    a, *spacing = (asarray(x) for x in util.promote_dtypes_inexact(asarray(f), *varargs))
+    if axis is None:
+        axes = tuple(range(a.ndim))
+    else:
+        axes = tuple(_axis(i, a.ndim) for i in ((axis,) if isinstance(axis, int) else axis))
+    if not axes:
+        return []
+    if builtins.min(a.shape[i] for i in axes) < 2:
+        raise ValueError("Shape of array too small to calculate a numerical gradient, at least "
+                         "2 elements are required.")
+    if len(spacing) == 0:
+        dx = [1.0] * len(axes)
+    elif len(spacing) == 1:
+        dx = spacing * len(axes)
+    elif len(spacing) == len(axes):
+        dx = spacing
+    else:
+        raise TypeError(f"Invalid number of spacing arguments {len(spacing)} for axis={axis}")
+    grads = [_gradient_along(a, h, ax) for ax, h in zip(axes, dx)]
+    return grads[0] if len(axes) == 1 else grads
+
+
+def gradient(f, *varargs, axis=None, edge_order=None):
+    """Gradient of sampled ``f`` along each axis (a list for several axes);
+    ``varargs`` give scalar spacings or coordinate arrays."""
+    if edge_order is not None:
+        raise NotImplementedError("The 'edge_order' argument to jnp.gradient is not supported.")
+    util.check_arraylike("gradient", f, *varargs)
+    if isinstance(axis, list):
+        axis = tuple(axis)
+    return _gradient(f, *varargs, axis=axis, edge_order=edge_order)
+
+
+@jitted("unwrap", ("axis",))
+def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
+    """Add multiples of ``period`` so consecutive steps along ``axis`` never
+    jump by more than ``discont`` (default ``period / 2``)."""
+    jnp = _jnp()
+    util.check_arraylike("unwrap", p)
+    p, period = (asarray(x) for x in util.promote_dtypes(asarray(p), period))
+    if util_dtype(p).kind == "c":
+        raise ValueError("jnp.unwrap does not support complex inputs.")
+    if p.shape[axis] == 0:
+        return p
+    if discont is None:
+        discont = period / 2
+    interval = period // 2 if util_dtype(p).kind in "iu" else period / 2
+    dd = jnp.diff(p, axis=axis)
+    ddmod = jnp.mod(dd + interval, period) - interval
+    ddmod = jnp.where((ddmod == -interval) & (dd > 0), interval, ddmod)
+    correction = jnp.where(jnp.abs(dd) < discont, 0, ddmod - dd)
+    n = p.shape[axis]
+    ax = _axis(axis, p.ndim)
+    return jnp.concatenate((_slice_in_dim(p, 0, 1, ax),
+                            _slice_in_dim(p, 1, n, ax) + jnp.cumsum(correction, axis=ax)),
+                           axis=ax)
+
+
+# -- histograms
+
+
+def histogramdd(sample, bins=10, range=None, weights=None, density=None):
+    """Counts of the ``(N, D)`` samples in a D-dimensional grid of bins, and
+    the list of per-dimension bin edges."""
+    jnp = _jnp()
+    if weights is None:
+        util.check_arraylike("histogramdd", sample)
+        (sample,) = util.promote_dtypes_inexact(asarray(sample))
+    else:
+        util.check_arraylike("histogramdd", sample, weights)
+        if np.shape(weights) != np.shape(sample)[:1]:
+            raise ValueError("should have one weight for each sample.")
+        sample, weights = util.promote_dtypes_inexact(asarray(sample), asarray(weights))
+    sample = asarray(sample)
+    N, D = sample.shape
+    if range is not None and (len(range) != D or any(r is not None and np.shape(r)[0] != 2
+                                                     for r in range)):
+        raise ValueError(f"For sample.shape={(N, D)}, range must be a sequence of {D} pairs or "
+                         f"Nones; got range={range}")
+    try:
+        per_dim = list(bins)
+    except TypeError:
+        per_dim = D * [bins]
+    else:
+        if len(per_dim) != D:
+            raise ValueError("should be a bin for each dimension.")
+    idx, edges = [], []
+    for i in builtins.range(D):
+        col = sample[:, i]
+        e = jnp.histogram_bin_edges(col, per_dim[i], None if range is None else range[i],
+                                    weights)
+        b = jnp.searchsorted(e, col, side="right")
+        idx.append(jnp.where(col == e[-1], b - 1, b))
+        edges.append(e)
+    nbins = tuple(e.shape[0] + 1 for e in edges)
+    flat = jnp.ravel_multi_index(tuple(idx), nbins, mode="clip")
+    hist = jnp.bincount(flat, weights, length=math.prod(nbins)).reshape(nbins)
+    hist = hist[D * (slice(1, -1),)]
+    if density:
+        hist = hist.astype(sample.dtype)
+        hist = hist / hist.sum()
+        for width in jnp.ix_(*[jnp.diff(e) for e in edges]):
+            hist = hist / width
+    return hist, edges
+
+
+def histogram2d(x, y, bins=10, range=None, weights=None, density=None):
+    """``histogramdd`` of the points ``(x[i], y[i])``: counts, x edges, y edges."""
+    jnp = _jnp()
+    util.check_arraylike("histogram2d", x, y)
+    try:
+        n = len(bins)
+    except TypeError:
+        n = 1
+    if n not in (1, 2):
+        bins = [asarray(bins), asarray(bins)]
+    hist, edges = histogramdd(jnp.transpose(jnp.asarray([x, y])), bins, range, weights, density)
+    return hist, edges[0], edges[1]
+
+# -- periodic interpolation (the ``period=`` path of ``jnp.interp``)
+
+
+@jitted("_interp", ("left", "right"))
+def _interp_periodic(x, xp, fp, left, right, period):
+    from ..lax.sorting import sort_key_val
+    from .more_math import _interp
+    jnp = _jnp()
+    x, xp, fp = asarray(x), asarray(xp), asarray(fp)
+    if xp.shape != fp.shape or xp.ndim != 1:
+        raise ValueError("xp and fp must be one-dimensional arrays of equal size")
+    x, xp = (asarray(v) for v in util.promote_dtypes_inexact(x, xp))
+    if util_dtype(x).kind == "c":
+        raise ValueError("jnp.interp: complex x values not supported.")
+    if np.ndim(period) != 0:
+        raise ValueError(f"period must be a scalar; got {period}")
+    period = jnp.abs(period)
+    x, xp = x % period, xp % period
+    xp, fp = sort_key_val(xp, fp)
+    # one wrapped sample on each side makes every x fall between two samples
+    xp = jnp.concatenate([xp[-1:] - period, xp, xp[:1] + period])
+    fp = jnp.concatenate([fp[-1:], fp, fp[:1]])
+    return _interp(x, xp, fp, None, None)
+
+
+def interp_periodic(x, xp, fp, left, right, period):
+    """``jnp.interp(x, xp, fp, period=period)``: ``x`` and ``xp`` taken
+    modulo ``period`` (``left``/``right`` are ignored, as in NumPy)."""
+    util.check_arraylike("interp", x, xp, fp)
+    return _interp_periodic(x, xp, fp, left=None, right=None, period=period)

@@ -1,0 +1,150 @@
+"""Differential cases for the derivative rules of max/min pooling
+(select_and_gather_add / select_and_scatter_add), generic reduce_window,
+the cumulative reductions and the lax.linalg decompositions: printed jaxprs
+(``jaxpr-*``, compared as text), gradient values (``val-*``) and errors.
+
+Linear-algebra values (``val-linalg-*``) are compared with a looser tolerance
+by the test, since LAPACK and XLA's dot kernels may round differently."""
+
+CASES = []
+
+_X = "jnp.array([[0.3, -1.2, 2.0, 0.7, 1.1], [1.5, 0.2, -0.4, 2.2, -1.0], " \
+     "[0.9, 1.9, -2.1, 0.0, 0.4], [-0.6, 1.3, 0.8, -1.7, 2.5]], jnp.float32)"
+_V = "jnp.array([1.0, 3.0, 2.0, 5.0, 0.5], jnp.float32)"
+_W = "jnp.arange(5.0, dtype=jnp.float32)"
+
+
+def jaxpr(name, code):
+    CASES.append((f"jaxpr-{name}", f"result = jax.make_jaxpr({code})"))
+
+
+def val(name, code):
+    CASES.append((f"val-{name}", f"result = {code}"))
+
+
+# -- max/min pooling
+_POOLS = {
+    "max-same": "lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (2, 2), (1, 2), 'SAME')",
+    "max-valid": "lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (2, 3), (2, 1), 'VALID')",
+    "min-same": "lambda x: lax.reduce_window(x, jnp.inf, lax.min, (3, 2), (1, 1), 'SAME')",
+    "max-pad": "lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (2, 2), (2, 2), "
+               "((1, 0), (0, 1)))",
+    "max-basedil": "lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (2, 2), (1, 1), 'VALID', "
+                   "base_dilation=(2, 1))",
+}
+for name, fn in _POOLS.items():
+    jaxpr(f"pool-jvp-{name}", f"lambda x, t: jax.jvp({fn}, (x,), (t,)))({_X}, {_X} * 0.5")
+    jaxpr(f"pool-grad-{name}", f"jax.grad(lambda x: ({fn})(x).sum()))({_X}")
+    val(f"pool-grad-{name}", f"jax.grad(lambda x: (({fn})(x) ** 2).sum())({_X})")
+    val(f"pool-jvp-{name}", f"jax.jvp({fn}, ({_X},), ({_X} * 0.5,))[1]")
+    val(f"pool-vmap-grad-{name}",
+        f"jax.vmap(jax.grad(lambda x: (({fn})(x) ** 2).sum()))(jnp.stack([{_X}, -{_X}]))")
+jaxpr("pool-vmap-grad", "jax.vmap(jax.grad(lambda x: lax.reduce_window(x, -jnp.inf, lax.max, "
+      f"(2, 2), (1, 2), 'SAME').sum())))({_X}[None]")
+val("pool-hvp", "jax.jvp(jax.grad(lambda x: (lax.reduce_window(x, -jnp.inf, lax.max, (2, 2), "
+    f"(1, 1), 'VALID') ** 2).sum()), ({_X},), ({_X},))[1]")
+jaxpr("pool-hvp", "lambda x: jax.jvp(jax.grad(lambda x: lax.reduce_window(x, -jnp.inf, lax.max, "
+      f"(2, 2), (1, 1), 'VALID').sum()), (x,), (x,)))({_X}")
+val("pool-grad-windil", "jax.grad(lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (2, 2), "
+    f"(1, 1), 'VALID', window_dilation=(1, 2)).sum())({_X})")
+val("pool-jvp-windil", "jax.jvp(lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (2, 2), "
+    f"(1, 1), 'VALID', window_dilation=(1, 2)), ({_X},), ({_X},))[1]")
+
+# -- generic reduce_window: forward mode works, reverse mode cannot split it
+_GEN = "lambda x: lax.reduce_window(x, 0.0, lambda a, b: a * b + 1.0, (2, 2), (1, 2), 'SAME')"
+jaxpr("generic-rw-jvp", f"lambda x, t: jax.jvp({_GEN}, (x,), (t,)))({_X}, {_X}")
+val("generic-rw-jvp", f"jax.jvp({_GEN}, ({_X},), ({_X} * 0.5,))[1]")
+val("generic-rw-grad", f"jax.grad(lambda x: ({_GEN})(x).sum())({_X})")
+val("generic-rw-vmap", f"jax.vmap({_GEN})(jnp.stack([{_X}, {_X} * 2]))")
+jaxpr("generic-rw-vmap", f"jax.vmap({_GEN}))(jnp.stack([{_X}, {_X} * 2])")
+
+# -- cumulative reductions
+for prim in ("cumprod", "cummax", "cummin", "cumsum", "cumlogsumexp"):
+    for rev in (False, True):
+        tag = f"{prim}{'-rev' if rev else ''}"
+        fn = f"lambda x: lax.{prim}(x, reverse={rev})"
+        val(f"cum-grad-{tag}", f"jax.grad(lambda x: (({fn})(x) * {_W}).sum())({_V})")
+        val(f"cum-jvp-{tag}", f"jax.jvp({fn}, ({_V},), ({_W},))[1]")
+        if prim != "cumlogsumexp":
+            jaxpr(f"cum-jvp-{tag}", f"lambda x, t: jax.jvp({fn}, (x,), (t,)))({_V}, {_W}")
+    val(f"cum-grad-2d-{prim}", f"jax.grad(lambda x: (lax.{prim}(x, axis=1) * {_X}).sum())"
+        f"(jnp.abs({_X}) + 0.5)")
+    val(f"cum-vmap-grad-{prim}", f"jax.vmap(jax.grad(lambda x: (lax.{prim}(x) * {_W}).sum()))"
+        f"(jnp.abs({_X}) + 0.5)")
+jaxpr("cum-grad-cumsum", f"jax.grad(lambda x: (lax.cumsum(x) * {_W}).sum()))({_V}")
+jaxpr("cum-vmap-jvp-cummax", f"jax.vmap(lambda x, t: jax.jvp(lax.cummax, (x,), (t,))))"
+      f"({_X}, {_X}")
+val("cum-hess-cumprod", f"jax.hessian(lambda x: lax.cumprod(x).sum())({_V})")
+val("cum-jnp-cumprod-grad", f"jax.grad(lambda x: jnp.cumprod(x).sum())({_V})")
+val("cum-jnp-cumsum-grad", f"jax.grad(lambda x: (jnp.cumsum(x) ** 2).sum())({_V})")
+
+# -- linear algebra
+_A = "jnp.array([[2.0, 0.5, -1.0, 0.3], [0.1, 3.0, 0.4, -0.7], [-0.8, 0.6, 2.5, 0.2], " \
+     "[0.4, -0.3, 0.9, 1.8]], jnp.float32)"
+_S = f"({_A} @ {_A}.T + jnp.eye(4, dtype=jnp.float32))"
+_R = "jnp.array([[1.0, 2.0, 0.5], [0.3, -1.0, 2.0], [2.2, 0.1, -0.4], [-1.1, 0.7, 0.9], " \
+     "[0.5, 1.5, -2.0]], jnp.float32)"
+_L = f"(jnp.tril({_A}) + 2 * jnp.eye(4, dtype=jnp.float32))"
+_B = "jnp.array([[1.0, -0.5], [0.2, 2.0], [1.5, 0.3], [-0.7, 1.1]], jnp.float32)"
+_M16 = "jnp.arange(16.0, dtype=jnp.float32).reshape(4, 4)"
+_LINALG = {
+    "cholesky": (f"lambda a: (jnp.linalg.cholesky(a) * {_M16}).sum()", _S),
+    "inv": ("lambda a: (jnp.linalg.inv(a) ** 2).sum()", _A),
+    "solve": (f"lambda a: (jnp.linalg.solve(a, {_B}) ** 2).sum()", _A),
+    "det": ("lambda a: jnp.linalg.det(a)", _A),
+    "slogdet": ("lambda a: jnp.linalg.slogdet(a)[1]", _A),
+    "lu": (f"lambda a: (lax.linalg.lu(a)[0] * {_M16}).sum()", _A),
+    "lu-tall": ("lambda a: (lax.linalg.lu(a)[0] ** 2).sum()", _R),
+    "lu-wide": ("lambda a: (lax.linalg.lu(a)[0] ** 2).sum()", f"{_R}.T"),
+    "qr": ("lambda a: (jnp.linalg.qr(a)[0] * 2).sum() + (jnp.linalg.qr(a)[1] ** 2).sum()", _R),
+    "qr-wide": ("lambda a: (jnp.linalg.qr(a)[0] * 2).sum() + (jnp.linalg.qr(a)[1] ** 2).sum()",
+                f"{_R}.T"),
+    "qr-complete": ("lambda a: (jnp.linalg.qr(a, mode='complete')[0] * "
+                    "jnp.arange(25.0).reshape(5, 5)).sum()", _R),
+    "eigh": ("lambda a: (jnp.linalg.eigh(a)[0] * jnp.arange(4.0)).sum() + "
+             "jnp.abs(jnp.linalg.eigh(a)[1]).sum()", _S),
+    "eigvalsh": ("lambda a: (jnp.linalg.eigvalsh(a) ** 2).sum()", _S),
+    "svdvals": ("lambda a: (jnp.linalg.svd(a, compute_uv=False) * jnp.arange(3.0)).sum()", _R),
+    "svd-reduced": ("lambda a: jnp.abs(jnp.linalg.svd(a, full_matrices=False)[0]).sum() + "
+                    "jnp.abs(jnp.linalg.svd(a, full_matrices=False)[2]).sum()", _R),
+    "svd-reduced-wide": ("lambda a: jnp.abs(jnp.linalg.svd(a, full_matrices=False)[0]).sum() + "
+                         "jnp.abs(jnp.linalg.svd(a, full_matrices=False)[2]).sum()", f"{_R}.T"),
+    "svd-square": ("lambda a: jnp.abs(jnp.linalg.svd(a)[0]).sum()", _A),
+    "svd-full": ("lambda a: jnp.linalg.svd(a)[0].sum()", _R),
+    "pinv": ("lambda a: (jnp.linalg.pinv(a) ** 2).sum()", _R),
+    "norm-2": ("lambda a: jnp.linalg.norm(a, 2)", _R),
+    "norm-nuc": ("lambda a: jnp.linalg.norm(a, 'nuc')", _R),
+    "norm-fro": ("lambda a: jnp.linalg.norm(a)", _R),
+    "tri-solve-a": (f"lambda a: (lax.linalg.triangular_solve(a, {_B}.T, lower=True) ** 2).sum()",
+                    _L),
+    "tri-solve-left-t": (f"lambda a: (lax.linalg.triangular_solve(a, {_B}, left_side=True, "
+                         "lower=True, transpose_a=True) ** 2).sum()", _L),
+    "tri-solve-unit": (f"lambda a: (lax.linalg.triangular_solve(a, {_B}, left_side=True, "
+                       "lower=True, unit_diagonal=True) ** 2).sum()", _L),
+}
+for name, (fn, arg) in _LINALG.items():
+    val(f"linalg-grad-{name}", f"jax.grad({fn})({arg})")
+val("linalg-jvp-cholesky", f"jax.jvp(jnp.linalg.cholesky, ({_S},), ({_A} + {_A}.T,))[1]")
+val("linalg-jvp-svd-u", f"jax.jvp(lambda a: jnp.linalg.svd(a, full_matrices=False), ({_R},), "
+    f"({_R} * 0.5,))[1][0]")
+val("linalg-jvp-qr-q", f"jax.jvp(jnp.linalg.qr, ({_R},), ({_R} * 0.5,))[1][0]")
+val("linalg-jvp-eigh-v", f"jax.jvp(jnp.linalg.eigh, ({_S},), ({_A} + {_A}.T,))[1][1]")
+val("linalg-jvp-lu", f"jax.jvp(lax.linalg.lu, ({_A},), ({_B} @ {_B}.T,))[1][0]")
+val("linalg-vmap-grad-inv", f"jax.vmap(jax.grad(lambda a: (jnp.linalg.inv(a) ** 2).sum()))"
+    f"(jnp.stack([{_A}, {_A}.T]))")
+val("linalg-vmap-grad-eigh", f"jax.vmap(jax.grad(lambda a: (jnp.linalg.eigvalsh(a) ** 3).sum()))"
+    f"(jnp.stack([{_S}, {_S} * 2]))")
+val("linalg-vmap-tri-b", f"jax.vmap(lambda b: lax.linalg.triangular_solve({_L}, b, left_side=True,"
+    f" lower=True))(jnp.stack([{_B}, {_B} * 2, -{_B}]))")
+jaxpr("linalg-grad-tri-b", f"jax.grad(lambda b: lax.linalg.triangular_solve({_L}, b, "
+      f"left_side=True, lower=True).sum()))({_B}")
+jaxpr("linalg-jvp-tri-a", f"lambda a, t: jax.jvp(lambda a: lax.linalg.triangular_solve(a, {_B}, "
+      f"left_side=True, lower=True), (a,), (t,)))({_L}, {_L}")
+jaxpr("linalg-jvp-tri-right", f"lambda a, t: jax.jvp(lambda a: lax.linalg.triangular_solve(a, "
+      f"{_B}.T, transpose_a=True, lower=True), (a,), (t,)))({_L}, {_L}")
+jaxpr("linalg-vmap-tri-left", f"jax.vmap(lambda b: lax.linalg.triangular_solve({_L}, b, "
+      f"left_side=True, lower=True)))(jnp.stack([{_B}, {_B}])")
+jaxpr("linalg-vmap-tri-right", f"jax.vmap(lambda b: lax.linalg.triangular_solve({_L}, b, "
+      f"lower=True)))(jnp.stack([{_B}.T, {_B}.T])")
+jaxpr("linalg-vmap-both", f"jax.vmap(lambda a, b: lax.linalg.triangular_solve(a, b, "
+      f"left_side=True, lower=True)))(jnp.stack([{_L}, {_L}]), jnp.stack([{_B}, {_B}])")

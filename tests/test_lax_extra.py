@@ -1,0 +1,518 @@
+"""The lax additions and the new top-level names: special functions checked
+against closed forms and identities (and SciPy where installed), derivative
+rules, batching, the convolution/shape helpers, the small primitives, the
+implicit-differentiation solvers, and the top-level utilities."""
+import math
+
+import numpy as np
+import pytest
+
+import xjit as jax
+import xjit.numpy as jnp
+from xjit import lax
+
+RNG = np.random.RandomState(0)
+A = RNG.uniform(0.2, 12.0, 40).astype(np.float32)
+X = RNG.uniform(0.05, 20.0, 40).astype(np.float32)
+
+
+def close(a, b, rtol=2e-5, atol=1e-6):
+    np.testing.assert_allclose(np.asarray(a, np.float64), np.asarray(b, np.float64), rtol=rtol,
+                               atol=atol)
+
+
+# --------------------------------------------------------------------------
+# Special functions: closed forms and identities
+
+
+def test_igamma_closed_forms():
+    close(lax.igamma(np.float32(1.0), X), 1 - np.exp(-X.astype(np.float64)))
+    close(lax.igammac(np.float32(1.0), X), np.exp(-X.astype(np.float64)), rtol=1e-4)
+    # P(a, x) + Q(a, x) == 1 on both sides of the series / continued-fraction switch
+    close(lax.igamma(A, X) + lax.igammac(A, X), np.ones_like(A), atol=3e-6)
+
+
+def test_igamma_edges():
+    a = np.array([0.0, -1.0, 2.0, 2.0, np.nan, 2.0], np.float32)
+    x = np.array([0.0, 1.0, -1.0, 0.0, 1.0, np.inf], np.float32)
+    out = np.asarray(lax.igamma(a, x))
+    assert np.isnan(out[[0, 1, 2, 4]]).all() and out[3] == 0.0 and out[5] == 1.0
+    outc = np.asarray(lax.igammac(a, x))
+    assert outc[3] == 1.0 and outc[5] == 0.0
+
+
+def test_igamma_grad_a_matches_finite_difference():
+    a, x = np.float64(2.5), np.float64(3.0)
+    with jax.enable_x64(True):
+        h = 1e-6
+        fd = (lax.igamma(a + h, x) - lax.igamma(a - h, x)) / (2 * h)
+        close(lax.igamma_grad_a(a, x), fd, rtol=1e-6)
+        close(jax.grad(lax.igamma)(a, x), fd, rtol=1e-6)
+        assert lax.igamma(a, x).dtype == np.float64
+
+
+def test_random_gamma_grad_is_implicit_derivative():
+    """For x with P(a, x) = u fixed, dx/da = -(dP/da) / (dP/dx)."""
+    a, x = A.astype(np.float64), X.astype(np.float64)
+    with jax.enable_x64(True):
+        dpda = np.asarray(lax.igamma_grad_a(a, x))
+        dpdx = np.exp((a - 1) * np.log(x) - x - np.asarray(lax.lgamma(a)))
+        close(lax.random_gamma_grad(a, x), -dpda / dpdx, rtol=1e-8)
+    out = lax.random_gamma_grad(A, X)
+    assert out.dtype == np.float32 and out.shape == A.shape
+    half = lax.random_gamma_grad(A.astype(np.float16), X.astype(np.float16))
+    assert half.dtype == np.float16
+
+
+def test_betainc_closed_forms():
+    u = RNG.uniform(0.0, 1.0, 30).astype(np.float32)
+    close(lax.betainc(np.float32(1.0), np.float32(1.0), u), u)
+    close(lax.betainc(np.float32(3.0), np.float32(1.0), u), u.astype(np.float64) ** 3, atol=2e-6)
+    close(lax.betainc(np.float32(1.0), np.float32(2.5), u), 1 - (1 - u.astype(np.float64)) ** 2.5,
+          atol=2e-6)
+    a, b = np.float32(2.5), np.float32(4.0)  # symmetry I_x(a, b) = 1 - I_{1-x}(b, a)
+    close(lax.betainc(a, b, u) + lax.betainc(b, a, 1 - u), np.ones_like(u), atol=3e-6)
+
+
+def test_polygamma_zeta_bessel_known_values():
+    close(lax.polygamma(np.float32(1.0), np.float32(1.0)), np.pi ** 2 / 6)
+    close(lax.polygamma(np.float32(0.0), np.float32(3.0)), lax.digamma(np.float32(3.0)))
+    close(lax.zeta(np.float32(2.0), np.float32(1.0)), np.pi ** 2 / 6)
+    close(lax.zeta(np.float32(4.0), np.float32(1.0)), np.pi ** 4 / 90)
+    xs = np.linspace(-20, 20, 41)
+    k = np.arange(60)
+    lg = np.array([math.lgamma(i + 1) for i in k])
+    i0 = np.array([np.sum(np.exp(2 * k * np.log(abs(v) / 2 + 1e-300) - 2 * lg)) for v in xs])
+    i1 = np.array([np.sign(v) * np.sum(np.exp((2 * k + 1) * np.log(abs(v) / 2 + 1e-300) - lg -
+                                              np.array([math.lgamma(i + 2) for i in k])))
+                   for v in xs])
+    close(lax.bessel_i0e(xs.astype(np.float32)), np.exp(-abs(xs)) * i0, rtol=1e-5)
+    close(lax.bessel_i1e(xs.astype(np.float32)), np.exp(-abs(xs)) * i1, rtol=1e-5)
+
+
+def test_against_scipy():
+    sp = pytest.importorskip("scipy.special")
+    u = RNG.uniform(0, 1, 40).astype(np.float32)
+    close(lax.igamma(A, X), sp.gammainc(A, X), rtol=1e-4, atol=1e-6)
+    close(lax.igammac(A, X), sp.gammaincc(A, X), rtol=1e-4, atol=1e-6)
+    close(lax.betainc(A, X, u), sp.betainc(A, X, u), rtol=1e-4, atol=1e-6)
+    close(lax.polygamma(np.float32(2.0), X), sp.polygamma(2, X), rtol=1e-4)
+    close(lax.zeta(A + 1, X), sp.zeta(A + 1, X), rtol=1e-4)
+    with jax.enable_x64(True):
+        a, x = A.astype(np.float64), X.astype(np.float64)
+        close(lax.igamma(a, x), sp.gammainc(a, x), rtol=1e-10, atol=1e-14)
+        close(lax.bessel_i0e(x - 10), sp.i0e(x - 10), rtol=1e-12)
+
+
+def test_special_derivatives():
+    close(jax.grad(lax.digamma)(2.5), lax.polygamma(np.float32(1.0), np.float32(2.5)))
+    g = jax.grad(lax.polygamma, argnums=1)(np.float32(1.0), np.float32(2.0))
+    close(g, lax.polygamma(np.float32(2.0), np.float32(2.0)))
+    x = np.float32(0.4)
+    lbeta = math.lgamma(2.0) + math.lgamma(3.0) - math.lgamma(5.0)
+    close(jax.grad(lax.betainc, argnums=2)(2.0, 3.0, x), math.exp(math.log(x) + 2 * math.log(
+        1 - x) - lbeta), rtol=1e-5)
+    close(jax.grad(lax.igammac, argnums=1)(2.0, 1.5), -1.5 * math.exp(-1.5))
+    for f in (lax.bessel_i0e, lax.bessel_i1e):
+        h = 1e-3
+        for v in (-2.0, 0.3, 4.0):
+            fd = (float(f(np.float32(v + h))) - float(f(np.float32(v - h)))) / (2 * h)
+            close(jax.grad(f)(v), fd, rtol=2e-3, atol=2e-4)
+    close(jax.grad(lax.bessel_i1e)(0.0), 0.5)
+
+
+def test_special_gradient_errors():
+    with pytest.raises(ValueError, match="Betainc gradient with respect to a and b"):
+        jax.grad(lax.betainc)(2.0, 3.0, 0.5)
+    with pytest.raises(ValueError, match="polygamma gradient with respect to m"):
+        jax.grad(lax.polygamma)(1.0, 2.0)
+
+
+def test_special_dtype_errors():
+    with pytest.raises(TypeError, match="igamma does not accept dtype int32"):
+        lax.igamma(1, 2.0)
+    with pytest.raises(TypeError, match="same dtypes, got float32, float16"):
+        lax.igamma(jnp.ones(3), jnp.ones(3, jnp.float16))
+    with pytest.raises(TypeError, match="incompatible shapes"):
+        lax.zeta(jnp.ones(3), jnp.ones(2))
+
+
+@pytest.mark.parametrize("name", ["igamma", "igammac", "igamma_grad_a", "zeta", "polygamma"])
+def test_special_vmap_and_jit(name):
+    f = getattr(lax, name)
+    a = np.abs(A[:6]) + (1.5 if name == "zeta" else 0)
+    a = np.floor(a) if name == "polygamma" else a
+    want = np.asarray(f(a, X[:6]))
+    close(jax.vmap(f)(a, X[:6]), want)
+    close(jax.vmap(f, (0, None))(a, X[0]), f(a, np.full(6, X[0])))
+    close(jax.jit(f)(a, X[:6]), want)
+
+
+def test_special_jaxprs_are_single_primitives():
+    assert str(jax.make_jaxpr(lax.igamma)(1.0, 2.0)).count("igamma a b") == 1
+    j = jax.make_jaxpr(lax.betainc)(1.0, 2.0, 0.5)
+    assert j.eqns[0].primitive is lax.regularized_incomplete_beta_p
+
+
+# --------------------------------------------------------------------------
+# Primitive objects
+
+
+def test_primitive_objects_have_jax_names():
+    names = {"add_p": "add", "sin_p": "sin", "reduce_sum_p": "reduce_sum", "scan_p": "scan",
+             "while_p": "while", "cond_p": "cond", "scatter_add_p": "scatter-add",
+             "linear_solve_p": "custom_linear_solve", "unstack_p": "unstack",
+             "regularized_incomplete_beta_p": "regularized_incomplete_beta",
+             "mulhi_p": "mulhi", "and_p": "and", "not_p": "not"}
+    for attr, name in names.items():
+        assert getattr(lax, attr).name == name
+    eqns = jax.make_jaxpr(lambda x: jnp.sin(x) + 1)(1.0).eqns
+    assert [e.primitive for e in eqns] == [lax.sin_p, lax.add_p]
+
+
+# --------------------------------------------------------------------------
+# Shape helpers and wrappers
+
+
+def test_shape_helpers():
+    assert lax.broadcast_shapes((2, 1), (3,)) == (2, 3)
+    with pytest.raises(ValueError, match="Incompatible shapes"):
+        lax.broadcast_shapes((2,), (3,))
+    assert lax.broadcast_to_rank(jnp.ones(3), 3).shape == (1, 1, 3)
+    assert lax.collapse(jnp.ones((2, 3, 4)), 0, 2).shape == (6, 4)
+    with pytest.raises(ValueError, match="Invalid dimension range"):
+        lax.collapse(jnp.ones((2, 3, 4)), 2, 1)
+    close(lax.reciprocal(jnp.array([2.0, 4.0])), [0.5, 0.25])
+    x = RNG.randn(3, 2, 4).astype(np.float32)
+    y = RNG.randn(3, 4, 5).astype(np.float32)
+    close(lax.batch_matmul(x, y), x @ y, rtol=1e-5)
+    with pytest.raises(ValueError, match="same ndim"):
+        lax.batch_matmul(x, y[0])
+
+
+def test_dynamic_index_and_index_take():
+    f = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    close(lax.dynamic_index_in_dim(f, 2, 0, keepdims=False), f[2])
+    close(jax.jit(lambda i: lax.dynamic_index_in_dim(f, i, 1))(-1), f[:, -1:])
+    out = lax.dynamic_update_index_in_dim(f, np.zeros(4, np.float32), 1, 0)
+    want = f.copy()
+    want[1] = 0
+    close(out, want)
+    close(lax.index_take(f, (np.array([2, -1, 0]), np.array([1, 3, 5])), (0, 1)),
+          f[[2, -1, 0], [1, 3, 1]])
+
+
+def test_stack_unstack():
+    x = RNG.randn(2, 3).astype(np.float32)
+    parts = lax.unstack(x, 1)
+    assert isinstance(parts, tuple) and len(parts) == 3
+    close(lax.stack(parts, 1), x)
+    close(lax.stack([x, x], -1), np.stack([x, x], -1))
+    close(jax.grad(lambda x: (lax.unstack(x)[1] * 2).sum())(x), np.array([[0.0] * 3, [2.0] * 3]))
+    close(jax.vmap(lambda x: lax.unstack(x)[1])(np.stack([x, x])), np.stack([x[1], x[1]]))
+    with pytest.raises(ValueError, match="out of bounds"):
+        lax.unstack(x, 2)
+
+
+def test_tile_and_empty():
+    close(lax.tile(np.arange(3.0), (2,)), np.tile(np.arange(3.0), 2))
+    e = lax.empty((2, 3), jnp.int32)
+    assert e.shape == (2, 3) and e.dtype == np.int32
+    assert "empty[" in str(jax.make_jaxpr(lambda: lax.empty((2,), jnp.float32))())
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32])
+def test_mulhi_matches_exact_products(dtype):
+    info = np.iinfo(dtype)
+    x = RNG.randint(info.min, int(info.max) + 1, 50, dtype=np.int64)
+    y = RNG.randint(info.min, int(info.max) + 1, 50, dtype=np.int64)
+    x[:2], y[:2] = info.min, [info.max, info.min]
+    bits = info.bits
+    want = [(int(a) * int(b)) >> bits for a, b in zip(x, y)]
+    want = np.array([w - (1 << bits) if w >= (1 << (bits - 1)) and info.min < 0 else w
+                     for w in want]).astype(dtype) if info.min < 0 else np.array(want, dtype)
+    out = lax.mulhi(x.astype(dtype), y.astype(dtype))
+    assert out.dtype == dtype
+    np.testing.assert_array_equal(np.asarray(out), want)
+
+
+def test_reduce_precision():
+    x = RNG.randn(100).astype(np.float32) * 1000
+    close(lax.reduce_precision(x, 8, 7), x.astype(jnp.bfloat16).astype(np.float32), rtol=0)
+    close(lax.reduce_precision(x, 5, 10), x.astype(np.float16).astype(np.float32), rtol=0)
+    close(jax.grad(lambda v: lax.reduce_precision(v, 5, 10))(0.1), 1.0)
+    with pytest.raises(TypeError, match="reduce_precision does not accept dtype int32"):
+        lax.reduce_precision(np.arange(3, dtype=np.int32), 5, 10)
+
+
+def test_optimization_barrier_transforms():
+    x = np.arange(3.0, dtype=np.float32)
+    a, b = lax.optimization_barrier((x, 2.0))
+    close(a, x)
+    close(jax.grad(lambda v: lax.optimization_barrier(v * v).sum())(x), 2 * x)
+    close(jax.vmap(lambda v: lax.optimization_barrier(v + 1))(x), x + 1)
+    assert "optimization_barrier" in str(jax.make_jaxpr(lax.optimization_barrier)(x))
+
+
+def test_rng_bit_generator_and_uniform():
+    key = np.array([1, 2, 3, 4], np.uint32)
+    k1, bits = lax.rng_bit_generator(key, (3, 5))
+    k2, bits2 = lax.rng_bit_generator(key, (3, 5))
+    assert bits.dtype == np.uint32 and bits.shape == (3, 5) and k1.shape == (4,)
+    np.testing.assert_array_equal(np.asarray(bits), np.asarray(bits2))
+    assert not np.array_equal(np.asarray(k1), key)
+    _, small = lax.rng_bit_generator(key, (7,), np.uint8)
+    assert small.dtype == np.uint8
+    with pytest.raises(TypeError, match="unsupported dtype"):
+        lax.rng_bit_generator(key, (2,), np.int32)
+    with pytest.raises(TypeError, match="uint32\\[4\\]"):
+        lax.rng_bit_generator(np.zeros(3, np.uint32), (2,))
+    u = np.asarray(lax.rng_uniform(np.float32(2.0), np.float32(3.0), (1000,)))
+    assert ((u >= 2) & (u < 3)).all() and u.std() > 0.1
+
+
+def test_associative_scan():
+    x = RNG.randn(4, 9).astype(np.float32)
+    close(lax.associative_scan(lax.add, x, axis=1), np.cumsum(x, 1), rtol=1e-5, atol=1e-5)
+    close(lax.associative_scan(lax.max, x), np.maximum.accumulate(x, 0))
+    close(lax.associative_scan(jnp.multiply, x[0], reverse=True),
+          np.cumprod(x[0][::-1])[::-1], rtol=1e-5)
+    for n in range(1, 10):
+        v = np.arange(1.0, n + 1, dtype=np.float32)
+        close(lax.associative_scan(lax.add, v), np.cumsum(v))
+    # a linear recurrence as a scan over (a, b) pairs
+    a, b = np.full(6, 0.5, np.float32), np.arange(6.0, dtype=np.float32)
+    _, h = lax.associative_scan(lambda p, q: (p[0] * q[0], p[1] * q[0] + q[1]), (a, b))
+    ref, acc = [], 0.0
+    for ai, bi in zip(a, b):
+        acc = acc * ai + bi
+        ref.append(acc)
+    close(h, ref)
+    close(jax.grad(lambda v: lax.associative_scan(lax.add, v).sum())(x[0]),
+          np.arange(9, 0, -1))
+    with pytest.raises(ValueError, match="same first dimension"):
+        lax.associative_scan(lambda p, q: p, (np.ones(3), np.ones(4)))
+
+
+# --------------------------------------------------------------------------
+# Convolutions
+
+
+@pytest.mark.parametrize("strides,padding", [((1, 1), "SAME"), ((2, 2), "VALID"),
+                                             ((1, 2), "VALID")])
+def test_conv_transpose_is_gradient_of_conv(strides, padding):
+    """With transpose_kernel=True, conv_transpose is the transpose (VJP) of a
+    convolution whose windows tile the input exactly."""
+    x = RNG.randn(1, 9, 9, 2).astype(np.float32)
+    k = RNG.randn(3, 3, 2, 4).astype(np.float32)
+    dn = ("NHWC", "HWIO", "NHWC")
+
+    def fwd(v):
+        return lax.conv_general_dilated(v, k, strides, padding, dimension_numbers=dn)
+    y, pull = jax.vjp(fwd, x)
+    ct = RNG.randn(*y.shape).astype(np.float32)
+    out = lax.conv_transpose(ct, k, strides, padding, dimension_numbers=dn,
+                             transpose_kernel=True)
+    close(out, pull(ct)[0], rtol=1e-4, atol=1e-4)
+    shape = lax.conv_transpose_shape_tuple(ct.shape, k.transpose(0, 1, 3, 2).shape, strides,
+                                           padding, dn)  # the kernel as transposed
+    assert tuple(int(d) for d in shape) == out.shape
+
+
+def test_conv_patches_and_local():
+    x = RNG.randn(2, 3, 5, 4).astype(np.float32)  # NCHW
+    p = np.asarray(lax.conv_general_dilated_patches(x, (2, 2), (1, 1), "VALID"))
+    assert p.shape == (2, 3 * 4, 4, 3)
+    for c in range(3):
+        for i in range(2):
+            for j in range(2):
+                close(p[:, c * 4 + i * 2 + j], x[:, c, i:i + 4, j:j + 3])
+    w = RNG.randn(5, 12, 4, 3).astype(np.float32)  # (out, in * window, *out spatial)
+    out = lax.conv_general_dilated_local(x, w, (1, 1), "VALID", (2, 2),
+                                         dimension_numbers=("NCHW", "OIHW", "NCHW"))
+    close(out, np.einsum("nihw,oihw->nohw", p, w), rtol=1e-4, atol=1e-4)
+    # with a shared kernel it is an ordinary convolution
+    k = RNG.randn(5, 3, 2, 2).astype(np.float32)
+    shared = np.broadcast_to(k.reshape(5, 12)[:, :, None, None], (5, 12, 4, 3))
+    close(lax.conv_general_dilated_local(x, shared, (1, 1), "VALID", (2, 2),
+                                         dimension_numbers=("NCHW", "OIHW", "NCHW")),
+          lax.conv_general_dilated(x, k, (1, 1), "VALID"), rtol=1e-4, atol=1e-4)
+
+
+def test_conv_shape_tuples():
+    assert lax.conv_shape_tuple((1, 3, 8, 8), (4, 3, 3, 3), (1, 1), [(1, 1), (1, 1)]) == \
+        (1, 4, 8, 8)
+    assert lax.conv_general_shape_tuple((1, 8, 8, 3), (3, 3, 3, 4), (2, 2), "SAME",
+                                        ("NHWC", "HWIO", "NHWC")) == (1, 4, 4, 4)
+    assert lax.reduce_window_shape_tuple((4, 6), (2, 2), (2, 2), [(0, 0), (0, 0)]) == (2, 3)
+    assert lax.conv_general_permutations(("NCHW", "OIHW", "NCHW")) == \
+        ((0, 1, 2, 3), (0, 1, 2, 3), (0, 1, 2, 3))
+
+
+def test_dot_algorithm_presets_accepted():
+    x = RNG.randn(3, 3).astype(np.float32)
+    close(lax.dot(x, x, precision=lax.DotAlgorithmPreset.F32_F32_F32), x @ x, rtol=1e-5)
+    j = jax.make_jaxpr(lambda v: lax.dot(v, v, precision=lax.DotAlgorithmPreset.F32_F32_F32))(x)
+    assert "precision=F32_F32_F32" in str(j)
+
+
+def test_misc_wrappers():
+    x = np.arange(3.0)
+    assert lax.with_sharding_constraint(x, None) is x
+    close(lax.platform_dependent(x, cpu=lambda v: v + 1, default=lambda v: v - 1),
+          x + 1 if jax.default_backend() == "cpu" else x - 1)
+    with pytest.raises(NotImplementedError):
+        lax.platform_dependent(x, tpu=lambda v: v)
+    double = lax.composite(lambda v: v * 2, name="my.double")
+    close(double(x), 2 * x)
+    close(jax.grad(lambda v: double(v).sum())(x), np.full(3, 2.0))
+
+
+# --------------------------------------------------------------------------
+# Implicit differentiation
+
+
+def _lin_solve(A, b, symmetric=False):
+    return lax.custom_linear_solve(
+        lambda x: A @ x, b, lambda mv, r: jnp.linalg.solve(A, r),
+        None if symmetric else (lambda vm, r: jnp.linalg.solve(A.T, r)), symmetric=symmetric)
+
+
+def test_custom_linear_solve():
+    A = np.array([[4.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 2.0]], np.float32)
+    A[0, 2] = 0.5
+    b = np.array([1.0, 2.0, 3.0], np.float32)
+    Ainv = np.linalg.inv(A.astype(np.float64))
+    close(_lin_solve(A, b), Ainv @ b, rtol=1e-5)
+    gA, gb = jax.grad(lambda A, b: _lin_solve(A, b).sum(), argnums=(0, 1))(A, b)
+    ones_Ainv = Ainv.T @ np.ones(3)
+    close(gb, ones_Ainv, rtol=1e-5)
+    close(gA, -np.outer(ones_Ainv, Ainv @ b), rtol=1e-4, atol=1e-6)
+    close(jax.jacfwd(lambda b: _lin_solve(A, b))(b), Ainv, rtol=1e-5, atol=1e-6)
+    close(jax.vmap(_lin_solve, (None, 0))(A, np.stack([b, 2 * b])), np.stack([Ainv @ b,
+                                                                            2 * Ainv @ b]),
+          rtol=1e-5)
+    close(jax.jit(_lin_solve)(A, b), Ainv @ b, rtol=1e-5)
+    S = A + A.T
+    close(jax.grad(lambda b: _lin_solve(S, b, True).sum())(b),
+          np.linalg.inv(S.astype(np.float64)) @ np.ones(3), rtol=1e-5)
+    no_t = lambda b: lax.custom_linear_solve(lambda x: A @ x, b,  # noqa: E731
+                                             lambda mv, r: jnp.linalg.solve(A, r)).sum()
+    with pytest.raises(TypeError, match="transpose_solve required"):
+        jax.grad(no_t)(b)
+
+
+def test_custom_root_sqrt():
+    def newton(f, x0):
+        return lax.fori_loop(0, 20, lambda i, x: x - f(x) / jax.grad(f)(x), x0)
+
+    def sqrt(a):
+        return lax.custom_root(lambda x: x ** 2 - a, 1.0, newton, lambda g, y: y / g(1.0))
+    close(sqrt(2.0), np.sqrt(2.0))
+    close(jax.grad(sqrt)(2.0), 0.5 / np.sqrt(2.0))
+    close(jax.jit(jax.grad(sqrt))(4.0), 0.25)
+    close(jax.vmap(sqrt)(jnp.array([4.0, 9.0])), [2.0, 3.0])
+    close(jax.jvp(sqrt, (9.0,), (1.0,))[1], 1 / 6)
+
+
+# --------------------------------------------------------------------------
+# Top level
+
+
+def test_linear_transpose():
+    t = jax.linear_transpose(lambda x, y: (2 * x + y.sum(0), x), jnp.ones(3), jnp.ones((2, 3)))
+    gx, gy = t((jnp.arange(3.0), jnp.ones(3)))
+    close(gx, 2 * np.arange(3.0) + 1)
+    close(gy, np.broadcast_to(np.arange(3.0), (2, 3)))
+    tt = jax.linear_transpose(lambda m: m.T, jax.ShapeDtypeStruct((2, 3), jnp.float32))
+    assert tt(jnp.ones((3, 2)))[0].shape == (2, 3)
+    with pytest.raises(TypeError, match="cotangent tree does not match"):
+        t((jnp.ones(3),))
+    with pytest.raises(TypeError, match="cotangent type does not match"):
+        t((jnp.arange(3), jnp.ones(3)))
+
+
+def test_closure_convert_and_custom_gradient():
+    c = jnp.arange(3.0)
+    conv, consts = jax.closure_convert(lambda x: x * c + 1, jnp.ones(3))
+    assert consts == []
+    close(conv(jnp.ones(3)), np.arange(3.0) + 1)
+
+    def outer(w):
+        fc, cs = jax.closure_convert(lambda x: x * w, 1.0)
+        assert len(cs) == 1
+        return fc(2.0, *cs)
+    close(jax.grad(outer)(3.0), 2.0)
+
+    @jax.custom_gradient
+    def f(x):
+        return x ** 2, lambda g: (g * 10 * x,)
+    close(f(3.0), 9.0)
+    close(jax.grad(f)(3.0), 30.0)
+    close(jax.grad(lambda x: f(x) * x)(3.0), 30.0 * 3 + 9)
+
+
+def test_jacobian_is_reverse_mode_jacobian():
+    close(jax.jacobian(lambda x: x ** 2)(jnp.arange(3.0)), np.diag([0.0, 2.0, 4.0]))
+
+
+def test_clear_caches_forces_retrace():
+    traces = []
+
+    @jax.jit
+    def f(x):
+        traces.append(1)
+        return x + 1
+    f(1.0)
+    f(1.0)
+    assert len(traces) == 1
+    jax.clear_caches()
+    close(f(1.0), 2.0)
+    assert len(traces) == 2
+
+
+def test_live_arrays_and_effects():
+    a = jnp.arange(5.0)
+    assert any(x is a for x in jax.live_arrays())
+    assert any(x is a for x in jax.live_arrays("cpu")) == (jax.default_backend() == "cpu")
+    a.delete()
+    assert not any(x is a for x in jax.live_arrays())
+    b = jnp.ones(3)
+    assert jax.copy_to_host_async(b) is b
+    assert jax.effects_barrier() is None
+    info = jax.print_environment_info(return_string=True)
+    assert "jaxlib" in info and "0.10.2" in info
+
+
+def test_ensure_compile_time_eval_folds_constants():
+    seen = []
+
+    @jax.jit
+    def h(x):
+        with jax.ensure_compile_time_eval():
+            y = jnp.sin(jnp.arange(3.0))
+            seen.append(type(y).__name__)
+        return x + y
+    j = jax.make_jaxpr(h)(jnp.ones(3))
+    assert seen == ["ArrayImpl"] and "sin" not in str(j)
+    close(h(jnp.ones(3)), 1 + np.sin(np.arange(3.0)))
+
+
+def test_names_and_modules():
+    with jax.named_scope("block"):
+        close(jax.named_call(lambda x: x + 1, name="inc")(1.0), 2.0)
+    assert jax.named_call(lambda x: x, name="inc").__name__ == "inc"
+    with pytest.raises(TypeError, match="must be a string"):
+        jax.named_scope(3)
+    assert jax.version.__version__ == jax.__version__ == "0.10.2"
+    assert jax.float0 == jax.dtypes.float0
+    d = jax.dtypes
+    assert d.canonicalize_dtype(np.float64) == np.float32
+    assert d.result_type(1, jnp.float16) == np.float16
+    assert d.issubdtype(jnp.bfloat16, jnp.floating)
+    assert d.issubdtype(jax.random.key(0).dtype, d.prng_key)
+    assert not d.issubdtype(np.float32, d.extended)
+    assert d.scalar_type_of(jnp.ones(2, jnp.int8)) is int
+    assert d.itemsize_bits(jnp.bfloat16) == 16
+    assert jax.typing.ArrayLike is not None and jax.custom_derivatives.custom_jvp is \
+        jax.custom_jvp
