@@ -516,3 +516,28 @@ def test_names_and_modules():
     assert d.itemsize_bits(jnp.bfloat16) == 16
     assert jax.typing.ArrayLike is not None and jax.custom_derivatives.custom_jvp is \
         jax.custom_jvp
+
+
+def test_custom_vmap():
+    calls = []
+
+    @jax.custom_batching.custom_vmap
+    def f(x, y):
+        return x + y
+
+    @f.def_vmap
+    def rule(axis_size, in_batched, x, y):
+        calls.append((axis_size, in_batched))
+        return x * 10 + y, True
+    close(f(1.0, 2.0), 3.0)
+    assert "custom_vmap_call" in str(jax.make_jaxpr(f)(1.0, 2.0))
+    close(jax.vmap(f, (0, None))(jnp.arange(3.0), 2.0), [2.0, 12.0, 22.0])
+    assert calls == [(3, [True, False])]
+    close(jax.jit(jax.vmap(f, (None, 0)))(1.0, jnp.arange(2.0)), [10.0, 11.0])
+    close(jax.grad(f)(1.0, 2.0), 1.0)
+
+    @jax.custom_batching.sequential_vmap
+    def total(x):
+        return x.sum()
+    close(jax.vmap(total)(jnp.arange(12.0).reshape(3, 4)), [6.0, 22.0, 38.0])
+    assert "scan" in str(jax.make_jaxpr(jax.vmap(total))(jnp.ones((3, 4))))

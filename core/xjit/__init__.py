@@ -37,7 +37,7 @@ from xjit._src.api import (  # noqa: E402,F401
     clear_caches, copy_to_host_async, effects_barrier, live_arrays, named_call, named_scope,
     print_environment_info)
 from xjit._src.dtypes import float0  # noqa: E402,F401
-from xjit import custom_derivatives, dtypes, typing, version  # noqa: E402,F401
+from xjit import custom_batching, custom_derivatives, dtypes, typing, version  # noqa: E402,F401
 
 __version__ = "0.10.2"
 

@@ -148,3 +148,17 @@ jaxpr("linalg-vmap-tri-right", f"jax.vmap(lambda b: lax.linalg.triangular_solve(
       f"lower=True)))(jnp.stack([{_B}.T, {_B}.T])")
 jaxpr("linalg-vmap-both", f"jax.vmap(lambda a, b: lax.linalg.triangular_solve(a, b, "
       f"left_side=True, lower=True)))(jnp.stack([{_L}, {_L}]), jnp.stack([{_B}, {_B}])")
+_SYM = "lambda a: a @ a.T + jnp.eye(a.shape[0], dtype=a.dtype)"
+jaxpr("linalg-jvp-cholesky", "lambda a, t: jax.jvp(lambda a: lax.linalg.cholesky(a, "
+      f"symmetrize_input=False), (a,), (t,)))(({_SYM})({_A}), {_A}")
+jaxpr("linalg-jvp-eigh", "lambda a, t: jax.jvp(lambda a: lax.linalg.eigh(a, "
+      f"symmetrize_input=False), (a,), (t,)))(({_SYM})({_A}), {_A}")
+jaxpr("linalg-jvp-lu", f"lambda a, t: jax.jvp(lambda a: lax.linalg.lu(a)[0], (a,), (t,)))({_A}, "
+      f"{_A}")
+jaxpr("linalg-jvp-svdvals", "lambda a, t: jax.jvp(lambda a: lax.linalg.svd(a, compute_uv=False),"
+      f" (a,), (t,)))({_R}, {_R}")
+jaxpr("linalg-jvp-qr", "lambda a, t: jax.jvp(lambda a: lax.linalg.qr(a, full_matrices=False), "
+      f"(a,), (t,)))({_R}, {_R}")
+jaxpr("linalg-vmap-cholesky", "jax.vmap(lambda a: lax.linalg.cholesky(a, symmetrize_input=False)"
+      f")(jnp.stack([({_SYM})({_A})] * 2)")
+jaxpr("cum-jvp-cumlogsumexp", f"lambda x, t: jax.jvp(lax.cumlogsumexp, (x,), (t,)))({_V}, {_W}")

@@ -155,3 +155,33 @@ val("dtypes-scalar_type_of", "(jax.dtypes.scalar_type_of(jnp.ones(2, jnp.int8)),
                              "jax.dtypes.scalar_type_of(np.float16(1)))")
 val("float0", "jax.float0")
 val("version", "(jax.version.__version__, jax.__version__)")
+
+# -- implicit differentiation and custom rules
+_M = "jnp.array([[4., 1., 0.5], [1., 3., 1.], [0., 1., 2.]])"
+_SOLVE = ("lambda A, b: lax.custom_linear_solve(lambda x: A @ x, b, "
+          "lambda mv, r: jnp.linalg.solve(A, r), lambda vm, r: jnp.linalg.solve(A.T, r))")
+val("custom_linear_solve", f"({_SOLVE})({_M}, jnp.array([1., 2., 3.]))")
+val("custom_linear_solve-grad", "jnp.concatenate([g.ravel() for g in jax.grad(lambda A, b: "
+                                f"({_SOLVE})(A, b).sum(), argnums=(0, 1))({_M}, "
+                                "jnp.array([1., 2., 3.]))])")
+val("custom_linear_solve-jvp", f"jax.jvp(lambda b: ({_SOLVE})({_M}, b), (jnp.ones(3),), "
+                               "(jnp.arange(3.),))")
+val("custom_linear_solve-vmap", f"jax.vmap(lambda b: ({_SOLVE})({_M}, b))(jnp.eye(3))")
+val("custom_linear_solve-err", "jax.grad(lambda b: lax.custom_linear_solve(lambda x: 2 * x, b, "
+                               "lambda mv, r: r / 2).sum())(jnp.ones(2))")
+_ROOT = ("lambda a: lax.custom_root(lambda x: x ** 3 - a, 1.0, lambda f, x0: lax.fori_loop(0, "
+         "30, lambda i, x: x - f(x) / (3 * x ** 2), x0), lambda g, y: y / g(1.0))")
+val("custom_root", f"({_ROOT})(8.0)")
+val("custom_root-grad", f"jax.grad({_ROOT})(8.0)")
+val("custom_root-vmap", f"jax.vmap({_ROOT})(jnp.array([1., 27.]))")
+val("custom_gradient", "jax.grad(jax.custom_gradient(lambda x: (x ** 2, lambda g: (g * 10 * x,)"
+                       ")))(3.0)")
+val("custom_vmap", "(lambda f: (f.def_vmap(lambda n, b, x: (x * 10, True)), "
+                   "jax.vmap(f)(jnp.arange(3.)))[1])(jax.custom_batching.custom_vmap("
+                   "lambda x: x + 1))")
+val("sequential_vmap", "jax.vmap(jax.custom_batching.sequential_vmap(lambda x: x.sum()))("
+                       "jnp.arange(6.).reshape(2, 3))")
+val("dot-preset", f"lax.dot({_F}, {_F}.T, precision=lax.DotAlgorithmPreset.F32_F32_F32)")
+jaxpr("dot-preset", "lambda x: lax.dot(x, x.T, precision=lax.DotAlgorithmPreset.F32_F32_F32)", _F)
+val("random-gamma-grad", "jax.grad(lambda a: jax.random.gamma(jax.random.key(0), a, (3,)).sum()"
+                         ")(2.0)")

@@ -317,3 +317,18 @@ val("vec-err-outcore", f"jnp.vectorize(lambda a: a, signature='(n)->()')({_M})")
 val("vec-err-nargs", f"jnp.vectorize(jnp.dot, signature='(n),(n)->()')({_M})")
 val("vec-err-excluded", "jnp.vectorize(jnp.dot, excluded={-1})")
 val("vec-err-excluded-type", "jnp.vectorize(jnp.dot, excluded={1.5})")
+
+# -- lax.linalg: symmetric_product, cholesky_update, vmapped decompositions
+_SA, _SC = "jnp.arange(6., dtype=jnp.float32).reshape(3, 2)", "jnp.eye(3, dtype=jnp.float32)"
+both("lax-symmetric_product", "lambda a, c: lax.linalg.symmetric_product(a, c, alpha=2., beta=3.)", _SA, _SC)
+both("lax-symmetric_product-sym", "lambda a, c: lax.linalg.symmetric_product(a, c, symmetrize_output=True)", _SA, _SC)
+val("lax-symmetric_product-err", f"lax.linalg.symmetric_product({_SA}, jnp.ones((2, 2)))")
+val("lax-symmetric_product-err-rank", f"lax.linalg.symmetric_product(jnp.ones(3), {_SC})")
+_CU = "jnp.linalg.cholesky(jnp.eye(3) * 4 + 1).T, jnp.array([1., 2., 3.])"
+both("lax-cholesky_update", "lax.linalg.cholesky_update", _CU)
+val("lax-cholesky_update-err", "lax.linalg.cholesky_update(jnp.ones((3, 3)), jnp.ones(2))")
+val("lax-qdwh", "lax.linalg.qdwh(jnp.eye(2))")
+jaxpr("vmap-eigvals", "jax.vmap(jnp.linalg.eigvals)", f"jnp.stack([{_N}, {_A}])")
+jaxpr("vmap-schur", "jax.vmap(lax.linalg.schur)", f"jnp.stack([{_N}, {_A}])")
+jaxpr("vmap-tridiagonal_solve", "jax.vmap(lax.linalg.tridiagonal_solve, in_axes=(0, 0, 0, None))", "jnp.ones((2, 3))", "4 * jnp.ones((2, 3))", "jnp.ones((2, 3))", "jnp.ones((3, 1))")
+val("vmap-tridiagonal_solve", "jax.vmap(lax.linalg.tridiagonal_solve, in_axes=(0, 0, 0, None))(jnp.ones((2, 3)), jnp.arange(4., 10.).reshape(2, 3), jnp.ones((2, 3)), jnp.ones((3, 1)))")

@@ -8,3 +8,5 @@ from xjit._src.lax.linalg_general import (  # noqa: E402,F401
     tridiagonal_p, tridiagonal_solve, tridiagonal_solve_p)
 from xjit._src.lax.linalg_general import (  # noqa: E402,F401
     householder_product, householder_product_p, ormqr, ormqr_p)
+from xjit._src.lax.linalg_general import (  # noqa: E402,F401
+    cholesky_update, cholesky_update_p, qdwh, symmetric_product, symmetric_product_p)

@@ -2,7 +2,8 @@
 ``eig`` (LAPACK geev), ``schur`` (gees), ``hessenberg`` (gehrd),
 ``tridiagonal`` (sytrd/hetrd), ``tridiagonal_solve`` (gtsv), the
 Householder pieces ``geqrf``/``householder_product``/``ormqr``, plus
-``lu_pivots_to_permutation``.
+``lu_pivots_to_permutation``, ``symmetric_product`` and ``cholesky_update``
+(plain lax, lowered inline).
 
 The LAPACK ones are jaxlib's typed-FFI CPU kernels, so, like ``lu`` and
 ``svd`` in :mod:`.linalg`, they compile only for CPU. A batch element whose
@@ -14,6 +15,7 @@ import enum
 
 import numpy as np
 
+from ..batching import batch_rules, bdim_at_front, not_mapped
 from ..core import ShapedArray
 from . import api as lax
 from .linalg import _PREFIX, _inline, _lapack_call, _nan_if_failed, _pivots_to_permutation, _prim
@@ -357,3 +359,111 @@ def lu_pivots_to_permutation(pivots, permutation_size):
     order makes of ``arange(permutation_size)``."""
     return lu_pivots_to_permutation_p.bind(lax.asarray_device(pivots),
                                            permutation_size=int(permutation_size))
+
+# -- symmetric products and rank-1 Cholesky updates (plain lax, any platform)
+
+
+def _sym_eval(a, c, *, alpha, beta):
+    _check_operand("symmetric_product", a)
+    _check_operand("symmetric_product", c, 1)
+    if a.dtype.kind == "c":
+        raise TypeError(f"symmetric_product does not accept dtype {a.dtype.name} at position 0. "
+                        "Accepted dtypes at position 0 are subtypes of floating.")
+    if c.shape[-2:] != (a.shape[-2],) * 2 or c.shape[:-2] != a.shape[:-2]:
+        raise ValueError("symmetric_update expects a rectangular matrix of shape (m, n) and a "
+                         f"square matrix of shape (n, n). Got shapes {a.shape} and {c.shape}.")
+    return c.update(weak_type=False)
+
+
+def _sym_product(a, c, alpha, beta):
+    nb = a.ndim - 2
+    batch = tuple(range(nb))
+    at = lax.transpose(a, batch + (nb + 1, nb))
+    aat = lax.dot_general(a, at, (((nb + 1,), (nb,)), (batch, batch)), precision="highest")
+    scale = lambda v, x: lax.mul(lax.full_like(x, v), x)  # noqa: E731
+    return [lax.add(scale(alpha, aat), scale(beta, c))]
+
+
+symmetric_product_p = _prim(
+    "symmetric_product", _sym_eval,
+    lambda ctx, ai, ao, a, c, *, alpha, beta: _inline(
+        ctx, lambda a, c: _sym_product(a, c, alpha, beta), ai, [a, c])[0])
+
+
+def symmetric_product(a_matrix, c_matrix, *, alpha=1.0, beta=0.0, symmetrize_output=False):
+    """``alpha * a @ a.T + beta * c``; with ``symmetrize_output`` the lower
+    triangle is mirrored onto the upper one."""
+    from .linalg import _tril_mask
+    out = symmetric_product_p.bind(lax.asarray_device(a_matrix), lax.asarray_device(c_matrix),
+                                   alpha=alpha, beta=beta)
+    if not symmetrize_output:
+        return out
+    nb = out.ndim - 2
+    strict = lax.select(_tril_mask(out, -1), out, lax.full_like(out, 0))
+    upper = lax.transpose(strict, tuple(range(nb)) + (nb + 1, nb))
+    return lax.add(lax.select(_tril_mask(out), out, lax.full_like(out, 0)), upper)
+
+
+def _chol_update_eval(r, w):
+    if r.ndim != 2 or w.ndim != 1 or r.shape != (w.shape[0],) * 2:
+        raise ValueError("Rank-1 update to Cholesky decomposition takes a square matrix and a "
+                         f"vector of the same size as input. Got shapes {r.shape} and {w.shape} "
+                         "instead")
+    _check_operand("cholesky_update", r)
+    return r.update(weak_type=False)
+
+
+def _chol_update(r, w):
+    """Givens-style sweep: row k of R absorbs w[k], then w is rotated so it
+    only touches the later rows."""
+    n = r.shape[0]
+    rows = []
+    for k in range(n):
+        row = lax.squeeze(lax.slice(r, (k, 0), (k + 1, n)), (0,))
+        rkk = lax.squeeze(lax.slice(row, (k,), (k + 1,)), (0,))
+        wk = lax.squeeze(lax.slice(w, (k,), (k + 1,)), (0,))
+        rad = lax.sqrt(lax.add(lax.mul(rkk, rkk), lax.mul(wk, wk)))
+        c, s_ = lax.div(rad, rkk), lax.div(wk, rkk)
+        later = lax.gt(lax.iota(np.int32, n), lax.full((n,), k, np.int32))
+        new_row = lax.div(lax.add(row, lax.mul(lax.full_like(w, s_), w)), lax.full_like(row, c))
+        at_k = lax.eq(lax.iota(np.int32, n), lax.full((n,), k, np.int32))
+        new_row = lax.select(later, new_row, lax.select(at_k, lax.full_like(row, rad), row))
+        w = lax.select(later, lax.sub(lax.mul(lax.full_like(w, c), w),
+                                      lax.mul(lax.full_like(w, s_), new_row)), w)
+        rows.append(lax.reshape(new_row, (1, n)))
+    return [lax.concatenate(rows, 0)]
+
+
+cholesky_update_p = _prim("cholesky_update", _chol_update_eval,
+                          lambda ctx, ai, ao, r, w: _inline(ctx, _chol_update, ai, [r, w])[0])
+
+
+def cholesky_update(r_matrix, w_vector):
+    """The upper Cholesky factor of ``R^T R + w w^T`` given the factor ``R``."""
+    return cholesky_update_p.bind(lax.asarray_device(r_matrix), lax.asarray_device(w_vector))
+
+
+def qdwh(x, *, is_hermitian=False, max_iterations=None, eps=None, dynamic_shape=None):
+    raise NotImplementedError(
+        "lax.linalg.qdwh is not implemented: it is JAX's own iterative polar-decomposition "
+        "algorithm (no jaxlib kernel), and its iteration count/convergence outputs cannot be "
+        "reproduced from LAPACK; use jnp.linalg.svd (u @ vh, vh^H s vh) for a polar decomposition")
+
+
+# -- batching: every operand here already carries leading batch axes
+
+
+def _front_batch(prim):
+    """Move each operand's batch axis to the front (broadcasting unbatched
+    ones) and rebind: the kernels loop over leading axes themselves."""
+    def rule(args, dims, **params):
+        size = next(x.shape[d] for x, d in zip(args, dims) if d is not not_mapped)
+        outs = prim.bind(*[bdim_at_front(x, d, size) for x, d in zip(args, dims)], **params)
+        return (outs, [0] * len(outs)) if prim.multiple_results else (outs, 0)
+    return rule
+
+
+for _p in (eig_p, schur_p, hessenberg_p, tridiagonal_p, tridiagonal_solve_p, geqrf_p,
+           householder_product_p, ormqr_p, lu_pivots_to_permutation_p):
+    batch_rules[_p] = _front_batch(_p)
+del _p

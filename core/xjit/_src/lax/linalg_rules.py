@@ -4,7 +4,8 @@
 The JVPs are the standard forward-mode formulas JAX uses (each expressed
 with triangular solves and matrix products, so they are themselves linear in
 the tangent and transpose for reverse mode). All operands carry leading batch
-axes, so batching moves the batch axis to the front and rebinds.
+axes, so batching moves the batch axis to the front and rebinds; a triangle
+shared by a batch of right-hand sides is solved once against them all.
 """
 from __future__ import annotations
 
@@ -97,21 +98,13 @@ def _real_part(x):
     return lax.real(x) if x.dtype.kind == "c" else x
 
 
-def _permute_rows(perm, x):
-    """``x[..., perm, :]`` as a one-hot product (linear in ``x``)."""
-    return _mm(_onehot(perm, x), x)
-
-
 def _unpermute_rows(perm, x):
-    """The inverse of ``_permute_rows``: ``y`` with ``y[..., perm, :] = x``."""
-    return _mm(_T(_onehot(perm, x)), x)
-
-
-def _onehot(perm, x):
+    """``y`` with ``y[..., perm, :] = x``: the transposed one-hot permutation
+    applied as a product (linear in ``x``)."""
     shape = perm.shape + (x.shape[-2],)
     on = lax.eq(lax.broadcast_in_dim(perm, shape, tuple(range(perm.ndim))),
                 lax.broadcasted_iota(np.int32, shape, perm.ndim))
-    return _as(on, x.dtype)
+    return _mm(_T(_as(on, x.dtype)), x)
 
 
 def _solve_tri(a, b, *, left_side=False, lower=False, transpose_a=False, conjugate_a=False,
@@ -209,29 +202,41 @@ def _tri_solve_batch(args, dims, *, left_side, **params):
 
 def _lu_jvp(primals, tangents):
     """L' = L tril(L⁻¹ P A' U⁻¹, -1), U' = triu(L⁻¹ P A' U⁻¹) U (De Hoog,
-    Anderssen and Lukas), with L and U padded to square (m×m, n×n)."""
+    Anderssen and Lukas), with L and U completed to square (m×m, n×n)."""
     (a,), (a_dot,) = primals, tangents
     lu, pivots, perm = la.lu_p.bind(a)
     *batch, m, n = a.shape
+    batch = tuple(batch)
     k = min(m, n)
     nd = a.ndim
     zero = np.zeros((), lu.dtype)
-    l_part = _tril(lax.slice(lu, (0,) * nd, (*batch, m, k)), -1)
-    l = lax.add(lax.pad(l_part, zero, [(0, 0, 0)] * (nd - 1) + [(0, m - k, 0)]),
-                _eye(lu.dtype, m, m, batch))
-    u_part = _triu(lax.slice(lu, (0,) * nd, (*batch, k, n)))
-    u = lax.pad(u_part, zero, [(0, 0, 0)] * (nd - 2) + [(0, n - k, 0), (0, 0, 0)])
-    if n > k:  # a unit block completing the wide U to square
-        u_eye = lax.pad(_eye(lu.dtype, n - k, n - k, batch), zero,
-                        [(0, 0, 0)] * (nd - 2) + [(k, 0, 0), (k, 0, 0)])
-        u = lax.add(u, u_eye)
-    x = _permute_rows(perm, a_dot)
+    none = [(0, 0, 0)] * (nd - 2)
+    lu_cols = lu if k == n else lax.slice(lu, (0,) * nd, (*batch, m, k))
+    l = lax.pad(_tril(lu_cols, -1), zero, none + [(0, 0, 0), (0, m - k, 0)])
+    l = lax.add(l, _eye(lu.dtype, m, m, batch))
+    u_eye = lax.pad(_eye(lu.dtype, n - k, n - k, batch), zero, none + [(k, 0, 0), (k, 0, 0)])
+    lu_rows = lu if k == m else lax.slice(lu, (0,) * nd, (*batch, k, n))
+    u = lax.add(lax.pad(_triu(lu_rows), zero, none + [(0, n - k, 0), (0, 0, 0)]), u_eye)
+    x = _take_rows(a_dot, perm)
     la_ = _solve_tri(l, x, left_side=True, transpose_a=False, lower=True, unit_diagonal=True)
     lau = _solve_tri(u, la_, left_side=False, transpose_a=False, lower=False)
-    l_dot = _mm(l, _tril(lau, -1))
-    u_dot = _mm(_triu(lau), u)
+    l_dot = _matmul(l, _tril(lau, -1), "highest")
+    u_dot = _matmul(_triu(lau), u, "highest")
     return [lu, pivots, perm], [lax.add(l_dot, u_dot), Zero.from_primal_value(pivots),
                                 Zero.from_primal_value(perm)]
+
+
+def _take_rows(x, perm):
+    """``x[..., perm, :]`` (a gather, linear in ``x``)."""
+    *batch, m, n = x.shape
+    nb = len(batch)
+    idx = lax.select(lax.lt(perm, np.int32(0)), lax.add(perm, np.int32(m)), perm)
+    idx = lax.broadcast_in_dim(idx, perm.shape + (1,), tuple(range(perm.ndim)))
+    dn = sl.GatherDimensionNumbers(offset_dims=(nb + 1,), collapsed_slice_dims=(nb,),
+                                   start_index_map=(nb,),
+                                   operand_batching_dims=tuple(range(nb)),
+                                   start_indices_batching_dims=tuple(range(nb)))
+    return sl.gather(x, idx, dn, (1,) * nb + (1, n), mode=sl.GatherScatterMode.PROMISE_IN_BOUNDS)
 
 # -- qr
 
@@ -273,7 +278,7 @@ def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
         dx2 = lax.slice(dx, (0,) * (nd - 1) + (m,), dx.shape)
         r1 = lax.slice(r, start, (*batch, m, m))
         dq, dr1 = _thin_qr_jvp(q, r1, dx1)
-        dr2 = lax.add(_mm(_H(dq), x2), _mm(_H(q), dx2))
+        dr2 = lax.add(_matmul(_H(dq), x2), _matmul(_H(q), dx2))
         return [q, r], [dq, lax.concatenate([dr1, dr2], nd - 1)]
     q_mn = lax.slice(q, start, (*batch, m, n)) if full_matrices else q
     r_nn = lax.slice(r, start, (*batch, n, n)) if full_matrices else r
@@ -290,8 +295,9 @@ def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
     lu, _, perm = la.lu_p.bind(lax.sub(q_nn, _eye(q.dtype, n, n, batch)))
     z_pn_h = _lu_solve_adjoint(lu, perm, _H(q_pn))
     z_pn = _H(z_pn_h)
-    dq_mp = lax.sub(_mm(dq_mn, z_pn_h),
-                    _mm(lax.add(q_mn, _mm(q_mp, z_pn)), _H(lax.sub(dq_pn, _mm(z_pn, dq_nn)))))
+    dq_mp = lax.sub(_matmul(dq_mn, z_pn_h),
+                    _matmul(lax.add(q_mn, _matmul(q_mp, z_pn)),
+                            _H(lax.sub(dq_pn, _matmul(z_pn, dq_nn)))))
     dq = lax.concatenate([dq_mn, dq_mp], nd - 1)
     dr = lax.concatenate([dr_nn, lax.full((*batch, m - n, n), 0, dr_nn.dtype)], nd - 2)
     return [q, r], [dq, dr]
@@ -339,30 +345,28 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, a
     ds = _diagonal(_real_part(ds_mat))
     if not compute_uv:
         return [s], [ds]
+    # F_ij = 1 / (s_j² - s_i²) off the diagonal, 0 on it
     k = s.shape[-1]
-    nb = len(batch)
-    shape = tuple(batch) + (k, k)
-    s_row = lax.broadcast_in_dim(s, shape, tuple(range(nb)) + (nb + 1,))  # s_j at (i, j)
-    s_col = lax.broadcast_in_dim(s, shape, tuple(range(nb)) + (nb,))  # s_i at (i, j)
-    eye_s = _eye(s.dtype, k, k, batch)
-    diffs = lax.mul(lax.add(s_row, s_col), lax.sub(s_row, s_col))
-    f = _as(lax.sub(lax.div(lax.full_like(diffs, 1), lax.add(diffs, eye_s)), eye_s), a.dtype)
-    s_rowc, s_colc = _as(s_row, a.dtype), _as(s_col, a.dtype)
-    dss = lax.mul(s_rowc, ds_mat)
-    sds = lax.mul(s_colc, ds_mat)
-    s_zero = _as(lax.eq(s, lax.full_like(s, 0)), s.dtype)
-    s_inv = lax.sub(lax.div(lax.full_like(s, 1), lax.add(s, s_zero)), s_zero)
-    s_inv_mat = lax.mul(eye_s, lax.broadcast_in_dim(s_inv, shape, tuple(range(nb)) + (nb + 1,)))
-    half = lax._convert(0.5, a.dtype, True)
+    s_dim_t = _T(s_dim)
+    eye_s = _eye(s.dtype, k, k, tuple(batch))
+    diffs = lax.mul(lax.add(s_dim, s_dim_t), lax.sub(s_dim, s_dim_t))
+    f = _as(lax.sub(lax.div(np.ones((), s.dtype), lax.add(diffs, eye_s)), eye_s), a.dtype)
+    s_dim_c = _as(s_dim, a.dtype)
+    dss = lax.mul(s_dim_c, ds_mat)  # dS diag(s)
+    sds = lax.mul(_T(s_dim_c), ds_mat)  # diag(s) dS
+    s_zero = _as(lax.eq(s, np.zeros((), s.dtype)), s.dtype)
+    s_inv = lax.sub(lax.div(np.ones((), s.dtype), lax.add(s, s_zero)), s_zero)
+    s_inv_mat = lax.mul(eye_s, _row(s_inv, s.dtype, 1))
+    half = np.array(0.5, _real_dtype(a.dtype)).astype(a.dtype)
     dudv_diag = lax.mul(lax.mul(half, lax.sub(ds_mat, _H(ds_mat))), _as(s_inv_mat, a.dtype))
-    du = _mm(u, lax.add(lax.mul(f, lax.add(dss, _H(dss))), dudv_diag))
-    dv = _mm(v, lax.mul(f, lax.add(sds, _H(sds))))
+    du = _matmul(u, lax.add(lax.mul(f, lax.add(dss, _H(dss))), dudv_diag))
+    dv = _matmul(v, lax.mul(f, lax.add(sds, _H(sds))))
     if m > n:  # the part of dA outside U's column space
-        dav = _mm(da, v)
-        du = lax.add(du, lax.div(lax.sub(dav, _mm(u, _mm(ut, dav))), _row(s, a.dtype, m)))
+        dav = _matmul(da, v)
+        du = lax.add(du, lax.div(lax.sub(dav, _matmul(u, _matmul(ut, dav))), s_dim_c))
     if n > m:
-        dahu = _mm(_H(da), u)
-        dv = lax.add(dv, lax.div(lax.sub(dahu, _mm(v, _mm(vt, dahu))), _row(s, a.dtype, n)))
+        dahu = _matmul(_H(da), u)
+        dv = lax.add(dv, lax.div(lax.sub(dahu, _matmul(v, _matmul(vt, dahu))), s_dim_c))
     return [s, u, vt], [ds, du, _H(dv)]
 
 
@@ -371,6 +375,10 @@ def _row(s, dtype, rows):
     nb = s.ndim - 1
     shape = s.shape[:-1] + (rows, s.shape[-1])
     return _as(lax.broadcast_in_dim(s, shape, tuple(range(nb)) + (nb + 1,)), dtype)
+
+
+def _real_dtype(dt):
+    return np.dtype({"complex64": np.float32, "complex128": np.float64}.get(dt.name, dt))
 
 # -- batching: every decomposition is already batched over leading axes
 
@@ -386,7 +394,7 @@ def _front_batch(prim):
     return rule
 
 
-ad.jvp_rules[la.cholesky_p] = lambda primals, tangents: _cholesky_jvp(primals, tangents)
+ad.jvp_rules[la.cholesky_p] = _cholesky_jvp
 ad.jvp_rules[la.triangular_solve_p] = _tri_solve_jvp
 ad.transpose_rules[la.triangular_solve_p] = _tri_solve_transpose
 ad.jvp_rules[la.lu_p] = _lu_jvp

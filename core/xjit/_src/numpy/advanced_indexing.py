@@ -338,7 +338,10 @@ def _take_impl(a, indices, axis, mode, unique_indices, indices_are_sorted, fill_
         a = lax.reshape(a, (a.size,))
         axis = 0
     size = a.shape[axis]
-    if indices.dtype.kind != "u":
+    if mode == "wrap":  # already in bounds after the wrap: no negative fix-up
+        indices = ln.remainder(indices, lax._convert(max(size, 1), indices.dtype, False))
+        mode = slicing.GatherScatterMode.PROMISE_IN_BOUNDS
+    elif indices.dtype.kind != "u":
         indices = ln.where(lax.lt(indices, lax._convert(0, indices.dtype, False)),
                            lax.add(indices, lax._convert(size, indices.dtype, False)), indices)
     idx = lax.expand_dims(indices, (indices.ndim,))
@@ -370,14 +373,13 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     if mode is None or mode == "fill":
         mode = slicing.GatherScatterMode.FILL_OR_DROP
     elif mode == "wrap":
-        from .lax_numpy import remainder
-        size = a.size if axis is None else a.shape[axis]
-        indices = remainder(indices, lax._convert(max(size, 1), indices.dtype, False))
-        mode = slicing.GatherScatterMode.CLIP
+        pass
     elif mode == "raise":
         raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
-    else:
+    elif mode in ("clip", "promise_in_bounds") or isinstance(mode, slicing.GatherScatterMode):
         mode = slicing.GatherScatterMode.from_any(mode)
+    else:
+        raise ValueError(f"Invalid mode {mode!r} for np.take")
     if mode == slicing.GatherScatterMode.FILL_OR_DROP and fill_value is None:
         fill_value = slicing.default_fill_value(a.dtype)
     return _take(a, indices, axis, mode, bool(unique_indices), bool(indices_are_sorted),

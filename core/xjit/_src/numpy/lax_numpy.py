@@ -86,7 +86,7 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
         dtype = dtypes.canonicalize_dtype(dtype)
     if _is_array(object):
         out = copy_p.bind(object) if copy else object  # JAX stages a copy equation
-        out = out if dtype is None else lax._convert(out, dtype, False)
+        out = out if dtype is None else util.convert(out, dtype, False)
     elif isinstance(object, (list, tuple)) and _contains_array(object):
         out = _stack_nested(object, dtype)
     else:
@@ -191,13 +191,11 @@ def _full_like(x, fill_value, dtype, shape):
     dt = dtypes.canonicalize_dtype(dtype or aval.dtype)
     weak = dtype is None and aval.weak_type
     shape = aval.shape if shape is None else core.canonicalize_shape(shape, lax._BCAST_NEGATIVE)
-    if shape:
-        out = lax.full(shape, fill_value, dt)
-        return lax._convert(out, dt, True) if weak else out
     if np.ndim(fill_value) != 0:
         raise TypeError(f"full must be called with scalar fill_value, got fill_value.shape "
                         f"{np.shape(fill_value)}.")
-    return lax.asarray_device(lax._convert(fill_value, dt, weak))
+    fill = lax._convert(fill_value, dt, weak)
+    return lax.full(shape, fill) if shape else lax.asarray_device(fill)
 
 
 def zeros_like(a, dtype=None, shape=None, *, device=None):

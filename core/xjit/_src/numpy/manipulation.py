@@ -360,11 +360,13 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
         raise ValueError("All dimensions of input must be of equal length")
     n = builtins.min(a.shape)
     idx = lax.iota(np.int32, n)
-    vals = ravel(val)
-    if vals.size != n and vals.size:
-        reps = -(-n // vals.size)
-        vals = lax.slice(reshape(lax.broadcast(vals, (reps,)), (reps * vals.size,)), (0,), (n,))
-    return a.at[(idx,) * a.ndim].set(vals if vals.size != 1 else val)
+    if val.ndim:
+        vals = ravel(val)
+        if vals.size != n and vals.size:
+            reps = -(-n // vals.size)
+            val = lax.slice(reshape(lax.broadcast(vals, (reps,)), (reps * vals.size,)), (0,),
+                            (n,))
+    return a.at[(idx,) * a.ndim].set(val)
 
 
 # -- reshaping helpers
@@ -383,11 +385,24 @@ def _block_depth(arrays, depth=0):
     return depth
 
 
-def _block(arrays, depth, total_depth):
+def _block_layout(arrays, leaves):
+    """Nested tuples of leaf positions mirroring the nested lists (static
+    for jit), collecting the leaves."""
     if not isinstance(arrays, list):
-        x = asarray(arrays)
-        return x
-    parts = [_block(x, depth + 1, total_depth) for x in arrays]
+        leaves.append(arrays)
+        return len(leaves) - 1
+    return tuple(_block_layout(x, leaves) for x in arrays)
+
+
+@jitted("block", ("layout", "total_depth"))
+def _block_jit(leaves, layout, total_depth):
+    return _block(leaves, layout, 0, total_depth)
+
+
+def _block(leaves, layout, depth, total_depth):
+    if not isinstance(layout, tuple):
+        return asarray(leaves[layout])
+    parts = [_block(leaves, x, depth + 1, total_depth) for x in layout]
     nd = builtins.max(total_depth, *(p.ndim for p in parts))
     parts = [lax.expand_dims(p, tuple(range(nd - p.ndim))) if p.ndim < nd else p for p in parts]
     return concatenate(parts, axis=depth - total_depth)
@@ -399,7 +414,9 @@ def block(arrays):
     depth = _block_depth(arrays)
     if depth == 0:
         return asarray(arrays)
-    return _block(arrays, 0, depth)
+    leaves = []
+    layout = _block_layout(arrays, leaves)
+    return _block_jit([asarray(x) for x in leaves], layout=layout, total_depth=depth)
 
 
 def resize(a, new_shape):
@@ -558,8 +575,7 @@ def _cumulative(name, cum_fn, initial, what):
     return fn
 
 
-def _cum_with_promotion(name, prim_fn):
-    @jitted(f"_{name}_with_promotion", ("axis", "dtype"))
+def _cum_with_promotion(name, prim_fn, wrap):
     def impl(x, axis, dtype):
         if dtype is None:
             dtype = _int_dtype() if x.dtype == np.bool_ else x.dtype
@@ -571,14 +587,16 @@ def _cum_with_promotion(name, prim_fn):
         if x.dtype != dtype or x.weak_type:
             x = lax._convert(x, dtype, False)
         return prim_fn(x, axis=axis)
+    if wrap:  # JAX compiles the sum as a unit (a jit in jaxprs), not the product
+        impl = jitted(f"_{name}_with_promotion", ("axis", "dtype"))(impl)
     return lambda x, axis, dtype: impl(x, axis=axis, dtype=None if dtype is None
                                        else np.dtype(dtype))
 
 
-cumulative_sum = _cumulative("cumulative_sum", _cum_with_promotion("cumsum", lax_sorting.cumsum),
+cumulative_sum = _cumulative("cumulative_sum", _cum_with_promotion("cumsum", lax_sorting.cumsum, True),
                              0, "sum")
 cumulative_prod = _cumulative("cumulative_prod",
-                              _cum_with_promotion("cumprod", lax_sorting.cumprod), 1, "product")
+                              _cum_with_promotion("cumprod", lax_sorting.cumprod, False), 1, "product")
 
 
 # -- bit packing

@@ -28,11 +28,18 @@ def load(file, *args, **kwargs):
 
 
 def fromfunction(function, shape, *, dtype=float, **kwargs):
-    """``function`` called on one index grid per axis of ``shape``."""
+    """``function`` vmapped over one index range per axis of ``shape`` (so
+    outputs are always full-shaped)."""
+    from ..batching import vmap
     shape = core.canonicalize_shape(shape)
     dt = dtypes.canonicalize_dtype(dtype)
-    grids = [lax.broadcasted_iota(dt, shape, d) for d in range(len(shape))]
-    return function(*grids, **kwargs)
+    nd = len(shape)
+
+    def fn(*idx):
+        return function(*idx, **kwargs)
+    for i in reversed(range(nd)):
+        fn = vmap(fn, in_axes=tuple(0 if k == i else None for k in range(nd)))
+    return fn(*(lax.iota(dt, n) for n in shape))
 
 
 def frombuffer(buffer, dtype=float, count=-1, offset=0):
@@ -54,8 +61,10 @@ def fromiter(*args, **kwargs):
 
 
 def from_dlpack(x, /, *, device=None, copy=None):
-    """An array from any DLPack producer, read through NumPy on the host."""
-    return asarray(np.from_dlpack(x))
+    """An array from any DLPack producer, read through NumPy on the host
+    (xjit arrays are already arrays)."""
+    from ..array import ArrayImpl
+    return asarray(x) if isinstance(x, ArrayImpl) else asarray(np.from_dlpack(x))
 
 
 def apply_along_axis(func1d, axis, arr, *args, **kwargs):

@@ -388,7 +388,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': {bad}")
     reflect_type = kwargs.get("reflect_type", "even")
     if reflect_type not in ("even", "odd"):
-        raise ValueError(f"reflect_type must be 'even' or 'odd'; got {reflect_type!r}")
+        raise AssertionError(f"reflect_type must be 'even' or 'odd'; got {reflect_type!r}")
     cv = kwargs.get("constant_values", 0)
     if isinstance(cv, (list, tuple)):
         cv = np.asarray(cv)
@@ -450,10 +450,11 @@ def _roll_static(a, shift, axis):
 def _roll_dynamic(a, shift, axis):
     """Roll by traced shifts: slice the array doubled along each axis."""
     from .lax_numpy import remainder
-    shifts = util.broadcast_to(lax._convert(shift, np.int32, False), (len(axis),))
+    shifts = util.broadcast_to(shift, (len(axis),))
     for i, ax in enumerate(axis):
         n = a.shape[ax]
-        s = remainder(lax.reshape(lax.slice(shifts, (i,), (i + 1,)), ()), np.int32(max(n, 1)))
+        s = lax.squeeze(lax.slice(shifts, (i,), (i + 1,), (1,)), (0,))
+        s = remainder(lax._convert(s, np.int32, False), lax.max(np.int32(n), np.int32(1)))
         doubled = lax.concatenate([a, a], ax)
         a = lax.dynamic_slice_in_dim(doubled, lax.sub(np.int32(n), s), n, ax)
     return a

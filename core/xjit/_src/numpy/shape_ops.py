@@ -153,29 +153,19 @@ def vstack(tup):
 
 
 @util.named_jit("atleast_1d")
-def _atleast_1d(*arys):
-    if len(arys) != 1:
-        return [_atleast_1d(a) for a in arys]
-    x = asarray(arys[0])
-    return lax.expand_dims(x, (0,)) if x.ndim == 0 else x
-
-
 def atleast_1d(*arys):
     util.check_arraylike("atleast_1d", *arys)
-    return _atleast_1d(*arys)
+    out = [asarray(a) for a in arys]
+    out = [lax.expand_dims(x, (0,)) if x.ndim == 0 else x for x in out]
+    return out[0] if len(out) == 1 else out
 
 
 @util.named_jit("atleast_2d")
-def _atleast_2d(*arys):
-    if len(arys) != 1:
-        return [_atleast_2d(a) for a in arys]
-    x = asarray(arys[0])
-    return lax.expand_dims(x, tuple(range(2 - x.ndim))) if x.ndim < 2 else x
-
-
 def atleast_2d(*arys):
     util.check_arraylike("atleast_2d", *arys)
-    return _atleast_2d(*arys)
+    out = [asarray(a) for a in arys]
+    out = [lax.expand_dims(x, tuple(range(2 - x.ndim))) if x.ndim < 2 else x for x in out]
+    return out[0] if len(out) == 1 else out
 
 
 def broadcast_to(array, shape):
