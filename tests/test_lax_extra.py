@@ -430,6 +430,9 @@ def test_linear_transpose():
         t((jnp.ones(3),))
     with pytest.raises(TypeError, match="cotangent type does not match"):
         t((jnp.arange(3), jnp.ones(3)))
+    close(jax.linear_transpose(lambda x: 2 * x, jnp.arange(3))(jnp.arange(3))[0], [0, 2, 4])
+    with pytest.raises(TypeError, match="not linear"):
+        jax.linear_transpose(lambda x: x * x, 1.0)(1.0)
 
 
 def test_closure_convert_and_custom_gradient():
@@ -497,6 +500,16 @@ def test_ensure_compile_time_eval_folds_constants():
     assert seen == ["ArrayImpl"] and "sin" not in str(j)
     close(h(jnp.ones(3)), 1 + np.sin(np.arange(3.0)))
 
+    @jax.jit
+    def g(x):  # operations on traced values are still staged
+        with jax.ensure_compile_time_eval():
+            c = lax.fori_loop(0, 3, lambda i, v: v * 2, 1.0)
+            return x * c + 1
+    assert "fori" not in str(jax.make_jaxpr(g)(1.0)) and "scan" not in str(
+        jax.make_jaxpr(g)(1.0))
+    close(g(2.0), 17.0)
+    close(jax.grad(g)(2.0), 8.0)
+
 
 def test_names_and_modules():
     with jax.named_scope("block"):
@@ -541,3 +554,42 @@ def test_custom_vmap():
         return x.sum()
     close(jax.vmap(total)(jnp.arange(12.0).reshape(3, 4)), [6.0, 22.0, 38.0])
     assert "scan" in str(jax.make_jaxpr(jax.vmap(total))(jnp.ones((3, 4))))
+
+
+def test_process_helpers():
+    assert jax.process_indices() == [0]
+    with pytest.warns(UserWarning, match="renamed to jax.process_count"):
+        assert jax.host_count() == 1
+    with pytest.warns(UserWarning, match="renamed to jax.process_index"):
+        assert jax.host_id() == 0
+    with pytest.warns(UserWarning, match="renamed to jax.process_indices"):
+        assert jax.host_ids() == [0]
+
+
+def test_ragged_dot_matches_per_group_products():
+    lhs = RNG.randn(7, 3).astype(np.float32)
+    rhs = RNG.randn(3, 3, 4).astype(np.float32)
+    sizes = np.array([2, 0, 4], np.int32)
+    want = np.zeros((7, 4))
+    row = 0
+    for g, n in enumerate(sizes):
+        want[row:row + n] = lhs[row:row + n] @ rhs[g]
+        row += n
+    close(lax.ragged_dot(lhs, rhs, sizes), want, rtol=1e-5, atol=1e-6)
+    close(jax.jit(lax.ragged_dot)(lhs, rhs, sizes), want, rtol=1e-5, atol=1e-6)
+    with pytest.raises(TypeError, match="group dimension size"):
+        lax.ragged_dot(lhs, rhs, sizes[:2])
+
+
+def test_approx_top_k_is_exact():
+    x = RNG.randn(4, 10).astype(np.float32)
+    vals, idx = lax.approx_max_k(x, 3)
+    close(vals, -np.sort(-x, 1)[:, :3])
+    np.testing.assert_array_equal(np.asarray(idx), np.argsort(-x, 1, kind="stable")[:, :3])
+    vals, idx = lax.approx_min_k(x, 2, reduction_dimension=0)
+    close(vals, np.sort(x, 0)[:2])
+    g = jax.grad(lambda v: lax.approx_min_k(v, 2)[0].sum())(x)
+    assert np.asarray(g).sum() == 8 and set(np.unique(np.asarray(g))) == {0.0, 1.0}
+    close(jax.vmap(lambda v: lax.approx_max_k(v, 1)[0])(x), x.max(1, keepdims=True))
+    with pytest.raises(ValueError, match="floating"):
+        lax.approx_max_k(np.arange(3), 1)

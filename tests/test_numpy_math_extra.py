@@ -167,7 +167,8 @@ def test_statistics_match_numpy():
     close(jnp.cov(x, aweights=np.arange(1., 8.), fweights=np.arange(1, 8)),
           np.cov(x, aweights=np.arange(1., 8.), fweights=np.arange(1, 8)))
     close(jnp.corrcoef(x), np.corrcoef(x))
-    close(jnp.gradient(x[0], np.cumsum(np.arange(1., 8.))), np.gradient(x[0], np.cumsum(np.arange(1., 8.))))
+    coords = np.cumsum(np.arange(1., 8.))
+    close(jnp.gradient(x[0], coords), np.gradient(x[0], coords))
     for g, w in zip(jnp.gradient(x, 0.5), np.gradient(x, 0.5)):
         close(g, w)
     phase = np.cumsum(RNG.uniform(-3, 3, 30))
@@ -221,3 +222,21 @@ def test_new_names_exist_as_in_jax():
     for name in ("eig", "hessenberg", "schur", "tridiagonal", "tridiagonal_solve",
                  "lu_pivots_to_permutation", "householder_product", "ormqr"):
         assert callable(getattr(lax.linalg, name))
+
+
+def test_double_precision_paths_under_x64():
+    from xjit._src.config import enable_x64
+    a = np.array([[4., 1., 2.], [1., -3., 0.5], [2., 0.7, 1.]])
+    with enable_x64(True):
+        w = jnp.linalg.eigvals(a)
+        assert w.dtype == np.complex128
+        np.testing.assert_allclose(np.sort_complex(np.asarray(w)),
+                                   np.sort_complex(np.linalg.eigvals(a)), rtol=1e-12)
+        t, z = lax.linalg.schur(a)
+        assert t.dtype == np.float64
+        np.testing.assert_allclose(np.asarray(z) @ np.asarray(t) @ np.asarray(z).T, a, atol=1e-12)
+        r = jnp.roots(jnp.array([1., -6., 11., -6.]))
+        np.testing.assert_allclose(np.sort(np.asarray(r).real), [1., 2., 3.], rtol=1e-10)
+        assert jnp.hamming(4).dtype == np.float64
+        np.testing.assert_allclose(jnp.polyfit(np.arange(5.), np.arange(5.) ** 2, 2), [1, 0, 0],
+                                   atol=1e-10)

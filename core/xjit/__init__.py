@@ -34,8 +34,8 @@ from xjit._src.config import (  # noqa: E402
 from xjit._src.api_transforms import (  # noqa: E402,F401
     closure_convert, custom_gradient, ensure_compile_time_eval, jacobian, linear_transpose)
 from xjit._src.api import (  # noqa: E402,F401
-    clear_caches, copy_to_host_async, effects_barrier, live_arrays, named_call, named_scope,
-    print_environment_info)
+    clear_caches, copy_to_host_async, effects_barrier, host_count, host_id, host_ids, live_arrays,
+    named_call, named_scope, print_environment_info, process_indices)
 from xjit._src.dtypes import float0  # noqa: E402,F401
 from xjit import custom_batching, custom_derivatives, dtypes, typing, version  # noqa: E402,F401
 

@@ -162,3 +162,34 @@ jaxpr("linalg-jvp-qr", "lambda a, t: jax.jvp(lambda a: lax.linalg.qr(a, full_mat
 jaxpr("linalg-vmap-cholesky", "jax.vmap(lambda a: lax.linalg.cholesky(a, symmetrize_input=False)"
       f")(jnp.stack([({_SYM})({_A})] * 2)")
 jaxpr("cum-jvp-cumlogsumexp", f"lambda x, t: jax.jvp(lax.cumlogsumexp, (x,), (t,)))({_V}, {_W}")
+val("linalg-hess-inv", f"jax.hessian(lambda a: jnp.linalg.inv(a).sum())({_A})")
+val("linalg-hess-eigvalsh", f"jax.hessian(lambda a: (jnp.linalg.eigvalsh(a) ** 3).sum())({_S})")
+val("linalg-hess-qr", f"jax.hessian(lambda a: (jnp.linalg.qr(a)[1] ** 3).sum())({_R})")
+val("pool-hess", "jax.hessian(lambda x: (lax.reduce_window(x, -jnp.inf, lax.max, (2, 2), (1, 1), "
+    f"'VALID') ** 3).sum())({_R})")
+val("pool-rev-over-rev", "jax.grad(lambda x: (jax.grad(lambda y: (lax.reduce_window(y, -jnp.inf, "
+    f"lax.max, (2, 2), (1, 1), 'VALID') ** 2).sum())(x) ** 2).sum())({_R})")
+val("cum-hess-cummax", f"jax.hessian(lambda x: (lax.cummax(x, axis=1) ** 3).sum())({_R})")
+
+# -- generic lax.reduce: the JVP of a halving tree reduction (not associative here, so the
+# primal of the JVP differs from the plain reduce exactly as in JAX)
+_RED = "lambda x: lax.reduce(x, 0.0, lambda a, b: a * b + 1.0, (0,))"
+_RED1 = "lambda x: lax.reduce(x, 0.0, lambda a, b: a * b + 1.0, (1,))"
+_X3 = "jnp.arange(15.0, dtype=jnp.float32).reshape(5, 3) / 7"
+jaxpr("reduce-jvp", f"lambda x, t: jax.jvp({_RED}, (x,), (t,)))({_X3}, {_X3}")
+val("reduce-jvp", f"jax.jvp({_RED}, ({_X3},), ({_X3} * 2,))")
+val("reduce-jvp-axis1", f"jax.jvp({_RED1}, ({_X3},), ({_X3} * 2,))")
+val("reduce-grad", f"jax.grad(lambda x: ({_RED})(x).sum())({_X3})")
+val("reduce-vmap", f"jax.vmap({_RED1})(jnp.stack([{_X3}, {_X3} + 1]))")
+val("reduce-variadic-grad", "jax.grad(lambda x: lax.reduce((x, x * 2), (0.0, 1.0), lambda a, b: "
+    f"(a[0] + b[0], a[1] * b[1]), (1,))[1].sum())({_X3})")
+val("linalg-grad-qr-pivot", "jax.grad(lambda a: (lax.linalg.qr(a, pivoting=True)[1] ** 2).sum() + "
+    f"lax.linalg.qr(a, pivoting=True)[0].sum())({_R})")
+
+# -- eig: eigenvalue derivatives, and eigenvector ones only when opted in
+val("linalg-grad-eigvals", "jax.grad(lambda a: (jnp.linalg.eigvals(a).real * jnp.arange(4.0))"
+    f".sum())({_A})")
+val("linalg-grad-eigvecs-optin", "jax.grad(lambda a: (jnp.abs(lax.linalg.eig(a, "
+    "enable_eigvec_derivs=True)[2]) ** 2 * jnp.arange(16.0).reshape(4, 4)).sum())"
+    f"({_A})")
+val("linalg-grad-eigvecs-error", f"jax.grad(lambda a: jnp.linalg.eig(a)[1].real.sum())({_A})")

@@ -332,3 +332,52 @@ jaxpr("vmap-eigvals", "jax.vmap(jnp.linalg.eigvals)", f"jnp.stack([{_N}, {_A}])"
 jaxpr("vmap-schur", "jax.vmap(lax.linalg.schur)", f"jnp.stack([{_N}, {_A}])")
 jaxpr("vmap-tridiagonal_solve", "jax.vmap(lax.linalg.tridiagonal_solve, in_axes=(0, 0, 0, None))", "jnp.ones((2, 3))", "4 * jnp.ones((2, 3))", "jnp.ones((2, 3))", "jnp.ones((3, 1))")
 val("vmap-tridiagonal_solve", "jax.vmap(lax.linalg.tridiagonal_solve, in_axes=(0, 0, 0, None))(jnp.ones((2, 3)), jnp.arange(4., 10.).reshape(2, 3), jnp.ones((2, 3)), jnp.ones((3, 1)))")
+
+# -- argument checking of the decompositions and solves
+for _i, _c in enumerate([
+        "jnp.linalg.matrix_power(jnp.ones((2, 3)), 2)", "jnp.linalg.matrix_power(jnp.ones(3), 2)",
+        "jnp.linalg.inv(jnp.ones((2, 3)))", "jnp.linalg.solve(jnp.ones((2, 3)), jnp.ones(2))",
+        "jnp.linalg.solve(jnp.ones((2, 2)), jnp.ones(3))", "jnp.linalg.solve(jnp.ones((2, 2)), jnp.ones((3, 3)))",
+        "jnp.linalg.solve(jnp.ones(2), jnp.ones(2))", "jnp.linalg.solve(jnp.ones((3, 2, 2)), jnp.ones((3, 2)))",
+        "jnp.linalg.det(jnp.ones((2, 3)))", "jnp.linalg.slogdet(jnp.ones((2, 3)))",
+        "jnp.linalg.cholesky(jnp.ones((2, 3)))", "jnp.linalg.eigh(jnp.ones((2, 3)))", "jnp.linalg.svd(jnp.ones(3))",
+        "jnp.linalg.qr(jnp.ones(3))", "jnp.linalg.eigvals(jnp.ones((2, 3)))", "jnp.linalg.eig(jnp.ones(3))",
+        "lax.linalg.lu(jnp.ones(3))", "lax.linalg.lu(jnp.ones((2, 2), jnp.int32))", "lax.linalg.qr(jnp.ones(3))",
+        "lax.linalg.svd(jnp.ones(3))", "lax.linalg.triangular_solve(jnp.ones(3), jnp.ones(3))",
+        "lax.linalg.cholesky(jnp.ones((2, 3)))", "jnp.polyfit(jnp.arange(3), jnp.arange(3), 1)",
+        "jnp.polymul(1., 2.)", "jnp.polyder(jnp.ones(3), 5)", "jnp.histogram2d(jnp.ones(3), jnp.ones(4))",
+        "jnp.gradient(jnp.ones((3, 3)), jnp.ones((2, 2)))", "jnp.vecdot(jnp.ones((2, 3)), jnp.ones((4, 1, 3)))",
+        "jnp.hamming(3.5)", "jnp.polyadd(jnp.ones((2, 2)), jnp.ones(2))"]):
+    val(f"check-{_i}", _c)
+val("la-solve-batched", f"jnp.linalg.solve(jnp.stack([{_N}, {_N}.T + 2 * jnp.eye(3)]), {_V})")
+
+# -- decomposition options: column pivoting, gesvd, index subsets, hermitian pinv
+_B = "(jnp.arange(12., dtype=jnp.float32).reshape(3, 4) + jnp.eye(3, 4))"
+jaxpr("lax-qr-pivoting", "lambda a: lax.linalg.qr(a, pivoting=True)", _A)
+val("lax-qr-pivoting-p", f"lax.linalg.qr({_B}, pivoting=True)[2]")
+val("lax-qr-pivoting-r", f"jnp.abs(lax.linalg.qr({_B}, pivoting=True)[1])")
+val("lax-qr-pivoting-recon", f"(lambda q, r, p: q @ r - {_B}[:, p])(*lax.linalg.qr({_B}, pivoting=True))")
+val("lax-qr-pivoting-tall", f"jnp.abs(lax.linalg.qr({_B}.T, pivoting=True, full_matrices=False)[0])")
+val("lax-svd-qr-s", f"lax.linalg.svd({_B}, full_matrices=False, algorithm=lax.linalg.SvdAlgorithm.QR)[1]")
+val("lax-svd-qr-u", f"jnp.abs(lax.linalg.svd({_A}, algorithm=lax.linalg.SvdAlgorithm.QR)[0])")
+val("lax-svd-jacobi", f"lax.linalg.svd({_A}, algorithm=lax.linalg.SvdAlgorithm.JACOBI)")
+val("la-svd-subset-full", f"jnp.linalg.svd({_A}, subset_by_index=(0, 2))")
+val("la-svd-subset", f"jnp.linalg.svd({_A}, full_matrices=False, subset_by_index=(0, 2))")
+val("la-svd-subset-all", f"jnp.linalg.svd({_A}, full_matrices=False, subset_by_index=(0, 3))[1]")
+val("lax-eigh-subset", f"lax.linalg.eigh({_A}, subset_by_index=(0, 2))")
+val("lax-eigh-subset-all", f"lax.linalg.eigh({_A}, subset_by_index=(0, 3))[1]")
+val("la-pinv-hermitian", f"jnp.linalg.pinv({_N} + {_N}.T, hermitian=True)")
+
+# -- 16-bit floats pass the type checks but have no LAPACK kernel; bool products
+for _f in ("jnp.linalg.eigvals", "jnp.linalg.cond", "jnp.linalg.inv", "jnp.linalg.svd", "lax.linalg.schur"):
+    val(f"f16-{_f}", f"{_f}(jnp.eye(3, dtype=jnp.float16))")
+val("bf16-eigvals", "jnp.linalg.eigvals(jnp.eye(3, dtype=jnp.bfloat16))")
+jaxpr("f16-eigvals", "jnp.linalg.eigvals", "jnp.eye(3, dtype=jnp.float16)")
+val("bool-outer", "jnp.linalg.outer(jnp.array([True, False]), jnp.array([True, True, False]))")
+jaxpr("la-matrix_rank-rtol", "lambda a: jnp.linalg.matrix_rank(a, 0.1)", _A)
+jaxpr("la-cholesky-upper", "lambda a: jnp.linalg.cholesky(a, upper=True)", f"{_A} + 5 * jnp.eye(3)")
+jaxpr("la-eigh-U", "lambda a: jnp.linalg.eigh(a, UPLO='U')", _A)
+jaxpr("la-qr-r", "lambda a: jnp.linalg.qr(a, mode='r')", _N)
+jaxpr("la-vector_norm", "jnp.linalg.vector_norm", _A)
+jaxpr("la-matrix_norm", "jnp.linalg.matrix_norm", _A)
+val("win-negative", "jnp.hamming(-1)")

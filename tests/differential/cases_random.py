@@ -133,6 +133,14 @@ CASES = [
     _case("vmap-fold-in", "result = bits(R.key_data(jax.vmap(R.fold_in)(R.split(k0, 3), "
                           "jnp.arange(3))))"),
     _case("no-shuffle", "result = hasattr(R, 'shuffle')"),
+    # ---- printed jaxprs
+    *[_case(f"jaxpr-{n}", f"result = jax.make_jaxpr(lambda k: {c})(k0)") for n, c in [
+        ("beta", "R.beta(k, 2., 3., (2,))"), ("dirichlet", "R.dirichlet(k, jnp.ones(3))"),
+        ("t", "R.t(k, 3., (2,))"), ("pareto", "R.pareto(k, 3., (2,))"),
+        ("chisquare", "R.chisquare(k, 3., (2,))"), ("geometric", "R.geometric(k, 0.3, (2,))"),
+        ("wald", "R.wald(k, 0.3, (2,))"), ("weibull-min", "R.weibull_min(k, 1., 2., (2,))"),
+        ("rayleigh", "R.rayleigh(k, 2., (2,))"), ("maxwell", "R.maxwell(k, (2,))"),
+        ("generalized-normal", "R.generalized_normal(k, 2., (2,))")]],
     # ---- 64-bit mode
     _x64("x64-gamma", f"result = bits(R.gamma(k0, {_ALPHAS}, (2, 5)))"),
     _x64("x64-loggamma", "result = bits(R.loggamma(k42, jnp.array([1e-3, 0.5, 4.])))"),

@@ -332,6 +332,13 @@ _GROUPS = {
         'jnp.iterable([1]), jnp.iterable(2), jnp.iterable(jnp.ones(2))',
         'jnp.get_printoptions()["precision"], jnp.get_printoptions()["threshold"]',
     ],
+    # jnp.around is its own jit around round
+    "around": [
+        'jax.make_jaxpr(lambda x: jnp.around(x, 1))(jnp.arange(3.0))',
+        'jax.make_jaxpr(lambda x: x.round(1))(jnp.arange(3.0))',
+        'jnp.around(jnp.array([1.25, 2.35]), 1)',
+        'jnp.around(jnp.arange(3.0), out=1)',
+    ],
 }
 
 CASES = [(f"{group}-{i}", f"result = {code}")

@@ -186,3 +186,27 @@ class named_scope:
 
     def __exit__(self, *exc):
         return False
+
+
+# --------------------------------------------------------------------------
+# Processes (one process here); the host_* names are JAX's deprecated aliases
+
+
+def process_indices():
+    return list(range(process_count()))
+
+
+def _renamed(old, new, fn):
+    def alias(*args, **kwargs):
+        import warnings
+        warnings.warn(f"jax.{old} has been renamed to jax.{new}. This alias will eventually be "
+                      "removed; please update your code.", stacklevel=2)
+        return fn(*args, **kwargs)
+    alias.__name__ = old
+    return alias
+
+
+# JAX's own messages name the old functions oddly; they are kept as JAX prints them
+host_count = _renamed("process_count", "process_count", process_count)
+host_id = _renamed("process_index", "process_index", process_index)
+host_ids = _renamed("process_indexs", "process_indices", process_indices)

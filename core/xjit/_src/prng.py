@@ -9,11 +9,12 @@ the structural primitives (reshape, slice, ...) get physical lowerings that
 account for the trailing dimension.
 
 ``random_bits``, ``random_split`` and ``random_fold_in`` lower to threefry2x32
-written out as plain StableHLO integer ops over all counters at once (20
-rounds, key schedule computed on the scalar key), which XLA fuses into one
-loop on every platform. Counters are the row-major index of each output
-element as a 64-bit number split into two 32-bit words, so the bits match
-JAX's partitionable threefry (its default) bit for bit.
+written out as plain StableHLO integer ops over all counters at once (five
+groups of four rounds in a ``while`` loop, as JAX lowers it on CPU, so the
+float code consuming the bits compiles as it does in JAX). Counters are the
+row-major index of each output element as a 64-bit number split into two
+32-bit words, so the bits match JAX's partitionable threefry (its default)
+bit for bit.
 """
 from __future__ import annotations
 
@@ -173,14 +174,21 @@ class _U32:
 
 
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
+_I32 = ShapedArray((), np.int32)
+_U32S = ShapedArray((), np.uint32)
 
 
 def threefry2x32_lower(ctx, k1, k2, x0, x1, key_shape, shape):
     """The threefry2x32 hash of counters ``x0, x1`` (shape ``shape``) under
-    keys ``k1, k2`` (shape ``key_shape``, a prefix of ``shape``)."""
+    keys ``k1, k2`` (shape ``key_shape``, a prefix of ``shape``).
+
+    The five groups of four rounds run in a ``while`` loop, as JAX lowers
+    them on CPU: XLA then cannot fuse the hash into the float arithmetic that
+    consumes the bits, which would change how that arithmetic is compiled
+    and round some results differently from JAX."""
     ks_ops = _U32(ctx, key_shape)
     ops = _U32(ctx, shape)
-    ks = [k1, k2, ks_ops.xor(ks_ops.xor(k1, k2), ks_ops.const(0x1BD11BDA))]
+    k3 = ks_ops.xor(ks_ops.xor(k1, k2), ks_ops.const(0x1BD11BDA))
     kdims = i64_array(range(len(key_shape)))
 
     def bcast(k):
@@ -189,16 +197,49 @@ def threefry2x32_lower(ctx, k1, k2, x0, x1, key_shape, shape):
         return ctx.op("stablehlo.broadcast_in_dim", [k], [ks_ops.t], ops.t,
                       attrs=f"broadcast_dimensions = {kdims}")
 
-    x0 = ops.add(x0, bcast(ks[0]))
-    x1 = ops.add(x1, bcast(ks[1]))
-    for i in range(5):
-        for r in _ROTATIONS[i % 2]:
+    x0 = ops.add(x0, bcast(k1))
+    x1 = ops.add(x1, bcast(k2))
+    key_aval, x_aval = ShapedArray(key_shape, np.uint32), ShapedArray(shape, np.uint32)
+    avals = [_I32, x_aval, x_aval, key_aval, key_aval, key_aval]
+    t_i32, t_u32 = ttype(_I32), ttype(_U32S)
+
+    def scalar(value, aval):
+        return ctx.constant(np.asarray(value, aval.dtype), aval)
+
+    def cond(i, *_):
+        lt = ctx.op("stablehlo.compare", [i, scalar(5, _I32)], [t_i32, t_i32],
+                    ttype(ShapedArray((), np.bool_)),
+                    attrs="comparison_direction = #stablehlo<comparison_direction LT>")
+        return [(lt, ShapedArray((), np.bool_))]
+
+    def body(i, x0, x1, ka, kb, kc):
+        # Group i uses rotation set i % 2 and injects (kb, kc + i + 1); the
+        # key schedule rotates one place per group.
+        even = ctx.op("stablehlo.compare",
+                      [ctx.op("stablehlo.remainder", [i, scalar(2, _I32)], [t_i32, t_i32], t_i32),
+                       scalar(0, _I32)], [t_i32, t_i32], ttype(ShapedArray((), np.bool_)),
+                      attrs="comparison_direction = #stablehlo<comparison_direction EQ>")
+        for r0, r1 in zip(*_ROTATIONS):
+            r = ctx.op("stablehlo.select", [even, scalar(r0, _U32S), scalar(r1, _U32S)],
+                       [ttype(ShapedArray((), np.bool_)), t_u32, t_u32], t_u32)
+            rl = ctx.op("stablehlo.broadcast_in_dim", [r], [t_u32], ops.t,
+                        attrs="broadcast_dimensions = array<i64>")
+            rr = ops.op("subtract", ops.const(32), rl)
             x0 = ops.add(x0, x1)
-            x1 = ops.xor(x0, ops.rotl(x1, r))
-        inj1 = ks_ops.add(ks[(i + 2) % 3], ks_ops.const(i + 1))
-        x0 = ops.add(x0, bcast(ks[(i + 1) % 3]))
-        x1 = ops.add(x1, bcast(inj1))
-    return x0, x1
+            rot = ops.op("or", ops.op("shift_left", x1, rl), ops.op("shift_right_logical", x1, rr))
+            x1 = ops.xor(x0, rot)
+        i1 = ctx.op("stablehlo.add", [i, scalar(1, _I32)], [t_i32, t_i32], t_i32)
+        inj = ctx.op("stablehlo.convert", [i1], [t_i32], t_u32)
+        inj = ctx.op("stablehlo.broadcast_in_dim", [inj], [t_u32], ks_ops.t,
+                     attrs="broadcast_dimensions = array<i64>")
+        x0 = ops.add(x0, bcast(kb))
+        x1 = ops.add(x1, bcast(ks_ops.add(kc, inj)))
+        return list(zip((i1, x0, x1, kb, kc, ka), avals))
+
+    types = [ttype(a) for a in avals]
+    outs = ctx.op("stablehlo.while", [scalar(0, _I32), x0, x1, k1, k2, k3], types, types,
+                  regions=[ctx.region(avals, cond), ctx.region(avals, body)])
+    return outs[1], outs[2]
 
 
 def _key_words(ctx, keys_ssa, key_shape):

@@ -17,6 +17,7 @@ import numpy as np
 from . import core, dtypes, lowering
 from .ad import defjvp2
 from .batching import batch_rules, bdim_at_front, vmap
+from .config import disable_jit
 from .core import Primitive
 from .jit import jit
 from .lax import api as lax
@@ -118,7 +119,17 @@ def _gamma_batch(args, dims, *, log_space):
 
 random_gamma_p = Primitive("random_gamma")
 core.abstract_eval_rules[random_gamma_p] = lambda key, a, **_: a
-lowering.rules[random_gamma_p] = lower_fun(_gamma_impl)
+_lower_gamma = lower_fun(_gamma_impl)
+
+
+def _gamma_lowering(ctx, avals_in, avals_out, *args, **params):
+    # The loops are staged into the module even when the caller runs with
+    # jit disabled (the primitive itself is then run op by op).
+    with disable_jit(False):
+        return _lower_gamma(ctx, avals_in, avals_out, *args, **params)
+
+
+lowering.rules[random_gamma_p] = _gamma_lowering
 batch_rules[random_gamma_p] = _gamma_batch
 defjvp2(random_gamma_p, None,
         lambda g, ans, key, a, **kw: lax.mul(g, _gamma_grad(ans, a, **kw)))
@@ -205,9 +216,11 @@ def beta(key, a, b, shape=None, dtype=None):
 
 @partial(jit, static_argnums=(3, 4))
 def _beta(key, a, b, shape, dtype):
-    a = _jnp().broadcast_to(lax.convert_element_type(a, dtype), shape)
-    b = _jnp().broadcast_to(lax.convert_element_type(b, dtype), shape)
+    a = lax.convert_element_type(a, dtype)
+    b = lax.convert_element_type(b, dtype)
     key_a, key_b = R._split(key)
+    a = _jnp().broadcast_to(a, shape)
+    b = _jnp().broadcast_to(b, shape)
     log_a = loggamma(key_a, a, shape, dtype)
     log_b = loggamma(key_b, b, shape, dtype)
     log_max = lax.max(log_a, log_b)

@@ -39,12 +39,12 @@ from xjit._src.lax.special import (  # noqa: E402,F401
     igamma_grad_a_p, igamma_p, igammac, igammac_p, polygamma, polygamma_p, random_gamma_grad,
     regularized_incomplete_beta_p, zeta, zeta_p)
 from xjit._src.lax.misc import (  # noqa: E402,F401
-    DotAlgorithm, DotAlgorithmPreset, DotDimensionNumbers, RandomAlgorithm, batch_matmul,
+    DotAlgorithm, DotAlgorithmPreset, DotDimensionNumbers, PrecisionLike, RandomAlgorithm,
+    approx_max_k, approx_min_k, batch_matmul, dtype, ragged_dot,
     broadcast_like, broadcast_shapes, broadcast_to_rank, collapse, composite,
     dynamic_index_in_dim, dynamic_update_index_in_dim, empty, index_take, mulhi,
     optimization_barrier, platform_dependent, reciprocal, reduce_precision, rng_bit_generator,
-    rng_uniform, stack, unstack, with_sharding_constraint)
-from xjit._src.lax.tile import tile  # noqa: E402,F401
+    rng_uniform, stack, tile, unstack, with_sharding_constraint)
 from xjit._src.lax.assoc_scan import associative_scan  # noqa: E402,F401
 from xjit._src.lax.conv_extra import (  # noqa: E402,F401
     ConvGeneralDilatedDimensionNumbers, conv_general_dilated_local, conv_general_dilated_patches,

@@ -32,7 +32,7 @@ from xjit._src.numpy.sorting import (  # noqa: E402,F401
 from xjit._src.numpy.manipulation import (  # noqa: E402,F401
     argpartition, argwhere, bincount, block, choose, compress, concat, cumulative_prod,
     cumulative_sum, digitize, extract, fill_diagonal, flatnonzero, packbits, partition, place, put,
-    put_along_axis, resize, rollaxis, sort_complex, trim_zeros, unpackbits, unstack)
+    put_along_axis, resize, rollaxis, trim_zeros, unpackbits, unstack)
 from xjit._src.numpy.index_tricks import (  # noqa: E402,F401
     c_, diag_indices, diag_indices_from, index_exp, indices, ix_, mask_indices, mgrid, ogrid, r_,
     ravel_multi_index, s_, tril_indices, tril_indices_from, triu_indices, triu_indices_from,
@@ -52,7 +52,7 @@ from xjit._src.numpy.polynomial import (  # noqa: E402,F401
 from xjit._src.numpy.products import einsum_path, matvec, vecdot, vecmat  # noqa: E402,F401
 from xjit._src.numpy.vectorize import vectorize  # noqa: E402,F401
 from xjit._src.numpy.manipulation_io import (  # noqa: E402,F401
-    apply_along_axis, apply_over_axes, array_repr, array_str, from_dlpack, frombuffer,
+    apply_along_axis, apply_over_axes, array_repr, array_str, from_dlpack, frombuffer, fromfile,
     fromfunction, fromiter, fromstring, load, save, savez)
 from xjit._src.numpy.ufuncs_api import (  # noqa: E402,F401
     add, bitwise_and, bitwise_or, bitwise_xor, frompyfunc, logaddexp, logaddexp2, logical_and,

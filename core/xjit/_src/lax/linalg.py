@@ -13,7 +13,7 @@ import functools
 
 import numpy as np
 
-from .. import backend, core, lowering
+from .. import backend, core, dtypes, lowering
 from ..core import Primitive, ShapedArray
 from ..lowering import ttype
 from . import api as lax
@@ -22,12 +22,14 @@ _PREFIX = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
 
 
 def _check_matrix(name, a, square=True):
-    if a.ndim < 2 or (square and a.shape[-1] != a.shape[-2]):
-        what = "square matrices" if square else "matrices"
-        raise ValueError(f"Argument to {name} must have shape [..., n, n], got {a.shape}." if square
-                         else f"Argument to {name} must be {what} with rank >= 2, got {a.shape}.")
-    if a.dtype.name not in _PREFIX:
-        raise TypeError(f"{name} requires a floating point or complex operand, got {a.dtype.name}")
+    """JAX's checks, in its order: rank, dtype, then squareness."""
+    if a.ndim < 2:
+        raise TypeError(f"Input 0 to {name} must have rank at least 2, but got shape={a.shape}")
+    if not dtypes.issubdtype(a.dtype, np.inexact):
+        raise TypeError(f"{name} does not accept dtype {a.dtype.name} at position 0. Accepted "
+                        "dtypes at position 0 are subtypes of floating, complexfloating.")
+    if square and a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"Argument to {name} must have shape [..., n, n], got {a.shape}.")
 
 
 def _real(dt):
@@ -108,8 +110,11 @@ def _lapack_call(ctx, op, name, operands, in_avals, out_avals, config="", nbatch
     if backend.default_backend() != "cpu":
         raise NotImplementedError(f"{op} is implemented with LAPACK and only runs on CPU; no "
                                   f"lowering for platform '{backend.default_backend()}'")
+    dt = in_avals[0].dtype
+    if dt.name not in _PREFIX:  # 16-bit floats pass the type checks, as in JAX, but LAPACK
+        raise NotImplementedError(KeyError(dt.type), f"Unsupported dtype {dt.name}.")
     _register_lapack()
-    target = f"lapack_{_PREFIX[in_avals[0].dtype.name]}{name}_ffi"
+    target = f"lapack_{_PREFIX[dt.name]}{name}_ffi"
     nb = in_avals[0].ndim - 2 if nbatch is None else nbatch
     attrs = (f'call_target_name = "{target}", api_version = 4 : i32, backend_config = {{{config}}}, '
              f'operand_layouts = [{", ".join(_layout(a.ndim, nb) for a in in_avals)}], '
@@ -138,8 +143,6 @@ def _nan_if_failed(ctx, info_aval, info, vals_avals, vals):
 
 
 def _lu_eval(a):
-    if a.ndim < 2:
-        raise ValueError(f"Argument to LU decomposition must have ndims >= 2, got {a.shape}")
     _check_matrix("lu", a, square=False)
     *batch, m, n = a.shape
     k = min(m, n)
@@ -187,12 +190,11 @@ lu_p = _prim("lu", _lu_eval, _lu_lower, multiple_results=True)
 
 
 def _qr_eval(a, *, pivoting=False, full_matrices=True, use_magma=None):
-    if pivoting:
-        raise NotImplementedError("qr with pivoting=True is not implemented")
     _check_matrix("qr", a, square=False)
     *batch, m, n = a.shape
     k = m if full_matrices else min(m, n)
-    return [ShapedArray((*batch, m, k), a.dtype), ShapedArray((*batch, k, n), a.dtype)]
+    outs = [ShapedArray((*batch, m, k), a.dtype), ShapedArray((*batch, k, n), a.dtype)]
+    return outs + [ShapedArray((*batch, n), np.int32)] if pivoting else outs
 
 
 def _qr_lower(ctx, ai, ao, a, *, pivoting=False, full_matrices=True, use_magma=None):
@@ -200,7 +202,14 @@ def _qr_lower(ctx, ai, ao, a, *, pivoting=False, full_matrices=True, use_magma=N
     *batch, m, n = a_aval.shape
     k = min(m, n)
     tau_aval = ShapedArray((*batch, k), a_aval.dtype)
-    r, taus = _lapack_call(ctx, "qr", "geqrf", [a], [a_aval], [a_aval, tau_aval])
+    if pivoting:  # column-pivoted QR (geqp3): a[..., perm] = q @ r
+        piv_aval = ShapedArray((*batch, n), np.int32)
+        (zeros,) = _inline(ctx, lambda: [lax.full(piv_aval.shape, 0, np.int32)], [], [])
+        r, jpvt, taus = _lapack_call(ctx, "qr", "geqp3", [a, zeros], [a_aval, piv_aval],
+                                     [a_aval, piv_aval, tau_aval])
+        (perm,) = _inline(ctx, lambda j: [lax.sub(j, np.int32(1))], [piv_aval], [jpvt])
+    else:
+        r, taus = _lapack_call(ctx, "qr", "geqrf", [a], [a_aval], [a_aval, tau_aval])
     q_cols = m if full_matrices else k
     q_in_aval = ShapedArray((*batch, m, q_cols), a_aval.dtype)
 
@@ -219,7 +228,7 @@ def _qr_lower(ctx, ai, ao, a, *, pivoting=False, full_matrices=True, use_magma=N
         cols = lax.broadcasted_iota(np.int32, r.shape, r.ndim - 1)
         return [lax.select(lax.le(rows, cols), r, lax.full_like(r, 0))]
     (r,) = _inline(ctx, upper, [a_aval], [r])
-    return [q, r]
+    return [q, r, perm] if pivoting else [q, r]
 
 
 qr_p = _prim("qr", _qr_eval, _qr_lower, multiple_results=True)
@@ -227,13 +236,18 @@ qr_p = _prim("qr", _qr_eval, _qr_lower, multiple_results=True)
 
 def _eigh_eval(a, *, lower=True, sort_eigenvalues=True, subset_by_index=None, algorithm=None):
     _check_matrix("eigh", a)
+    n = a.shape[-1]
     if subset_by_index is not None:
-        raise NotImplementedError("eigh with subset_by_index is not implemented")
-    return [a.update(weak_type=False), ShapedArray(a.shape[:-1], _real(a.dtype))]
+        lo, hi = subset_by_index
+        n = hi - lo
+    return [ShapedArray(a.shape[:-1] + (n,), a.dtype),
+            ShapedArray(a.shape[:-2] + (n,), _real(a.dtype))]
 
 
 def _eigh_lower(ctx, ai, ao, a, *, lower=True, sort_eigenvalues=True, subset_by_index=None,
                 algorithm=None):
+    if subset_by_index is not None and tuple(subset_by_index) != (0, ai[0].shape[-1]):
+        raise NotImplementedError("subset_by_index not supported on CPU and GPU")
     a_aval = ai[0]
     info_aval = ShapedArray(a_aval.shape[:-2], np.int32)
     uplo = ord("L") if lower else ord("U")
@@ -248,10 +262,12 @@ eigh_p = _prim("eigh", _eigh_eval, _eigh_lower, multiple_results=True)
 
 def _svd_eval(a, *, full_matrices=True, compute_uv=True, subset_by_index=None, algorithm=None):
     _check_matrix("svd", a, square=False)
-    if subset_by_index is not None:
-        raise NotImplementedError("svd with subset_by_index is not implemented")
     *batch, m, n = a.shape
     k = min(m, n)
+    if subset_by_index is not None:
+        if full_matrices and tuple(subset_by_index) != (0, k):
+            raise ValueError("full_matrices and subset_by_index cannot both be set")
+        k = subset_by_index[1] - subset_by_index[0]
     s = ShapedArray((*batch, k), _real(a.dtype))
     if not compute_uv:
         return [s]
@@ -264,13 +280,21 @@ def _svd_lower(ctx, ai, ao, a, *, full_matrices=True, compute_uv=True, subset_by
     a_aval = ai[0]
     *batch, m, n = a_aval.shape
     k = min(m, n)
+    if subset_by_index is not None and tuple(subset_by_index) != (0, k):
+        raise NotImplementedError("subset_by_index not implemented for CPU and GPU")
+    kernel = "gesdd"
+    if algorithm is not None and getattr(algorithm, "value", algorithm) in ("Jacobi", "polar"):
+        raise NotImplementedError("The SVD Jacobi and Polar algorithms are not implemented on "
+                                  "CPU.")
+    if algorithm is not None and getattr(algorithm, "value", algorithm) == "QR":
+        kernel = "gesvd"
     um, vn = (m, n) if full_matrices else (k, k)
     s_aval = ShapedArray((*batch, k), _real(a_aval.dtype))
     u_aval = ShapedArray((*batch, m, um), a_aval.dtype)
     vt_aval = ShapedArray((*batch, vn, n), a_aval.dtype)
     info_aval = ShapedArray(tuple(batch), np.int32)
     mode = ord("A") if full_matrices else ord("S")
-    _, s, u, vt, info = _lapack_call(ctx, "svd", "gesdd", [a], [a_aval],
+    _, s, u, vt, info = _lapack_call(ctx, "svd", kernel, [a], [a_aval],
                                      [a_aval, s_aval, u_aval, vt_aval, info_aval],
                                      config=f"mode = {mode} : ui8")
     outs = _nan_if_failed(ctx, info_aval, info, [s_aval, u_aval, vt_aval], [s, u, vt])
@@ -319,9 +343,9 @@ def lu(x):
 
 
 def qr(x, *, pivoting=False, full_matrices=True, use_magma=None):
-    q, r = qr_p.bind(lax.asarray_device(x), pivoting=pivoting, full_matrices=full_matrices,
-                     use_magma=use_magma)
-    return q, r
+    """``(q, r)``, or ``(q, r, p)`` with column pivoting (``x[..., p] = q @ r``)."""
+    return tuple(qr_p.bind(lax.asarray_device(x), pivoting=bool(pivoting),
+                           full_matrices=bool(full_matrices), use_magma=use_magma))
 
 
 def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True, subset_by_index=None):

@@ -15,10 +15,11 @@ import enum
 
 import numpy as np
 
+from .. import dtypes
 from ..batching import batch_rules, bdim_at_front, not_mapped
 from ..core import ShapedArray
 from . import api as lax
-from .linalg import _PREFIX, _inline, _lapack_call, _nan_if_failed, _pivots_to_permutation, _prim
+from .linalg import _inline, _lapack_call, _nan_if_failed, _pivots_to_permutation, _prim
 
 
 class EigImplementation(enum.Enum):
@@ -49,17 +50,17 @@ def _check_operand(name, a, i=0, rank=2):
     if a.ndim < rank:
         raise TypeError(f"Input {i} to {name} must have rank at least {rank}, but got "
                         f"shape={a.shape}")
-    if a.dtype.name not in _PREFIX:
+    if not dtypes.issubdtype(a.dtype, np.inexact):
         raise TypeError(f"{name} does not accept dtype {a.dtype.name} at position {i}. "
                         f"Accepted dtypes at position {i} are {_FLOATS}.")
 
 
 def _complex(dt):
-    return np.dtype(np.complex64 if dt in (np.float32, np.complex64) else np.complex128)
+    return np.dtype(np.complex128 if dt in (np.float64, np.complex128) else np.complex64)
 
 
 def _real(dt):
-    return np.dtype(np.float32 if dt in (np.float32, np.complex64) else np.float64)
+    return np.dtype({"complex64": np.float32, "complex128": np.float64}.get(dt.name, dt))
 
 
 def _info(a):
@@ -115,9 +116,11 @@ def eig(x, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
         enable_eigvec_derivs=False, implementation=None, use_magma=None):
     """Eigenvalues and (left/right, as asked) eigenvectors of a general
     square matrix, always complex; eigenvectors have unit 2-norm."""
-    return list(eig_p.bind(lax.asarray_device(x), compute_left_eigenvectors=compute_left_eigenvectors,
-                      compute_right_eigenvectors=compute_right_eigenvectors,
-                      enable_eigvec_derivs=enable_eigvec_derivs, implementation=implementation))
+    return list(eig_p.bind(lax.asarray_device(x),
+                           compute_left_eigenvectors=compute_left_eigenvectors,
+                           compute_right_eigenvectors=compute_right_eigenvectors,
+                           enable_eigvec_derivs=enable_eigvec_derivs,
+                           implementation=implementation))
 
 # -- schur and hessenberg
 

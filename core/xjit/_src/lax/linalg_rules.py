@@ -1,5 +1,5 @@
 """JVP, transpose and batching rules for the matrix decompositions of
-``lax.linalg`` (cholesky, triangular_solve, lu, qr, eigh, svd).
+``lax.linalg`` (cholesky, triangular_solve, lu, qr, eigh, svd; eig's JVP).
 
 The JVPs are the standard forward-mode formulas JAX uses (each expressed
 with triangular solves and matrix products, so they are themselves linear in
@@ -16,6 +16,7 @@ from ..ad import Zero
 from ..batching import batch_rules, bdim_at_front, moveaxis, not_mapped
 from . import api as lax
 from . import linalg as la
+from . import linalg_general as lag
 from . import slicing as sl
 
 # -- batched-matrix helpers
@@ -268,10 +269,15 @@ def _lu_solve_adjoint(lu, perm, b):
 
 def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
     (x,), (dx,) = primals, tangents
-    q, r = la.qr_p.bind(x, pivoting=pivoting, full_matrices=full_matrices, use_magma=use_magma)
+    q, r, *p = la.qr_p.bind(x, pivoting=pivoting, full_matrices=full_matrices,
+                            use_magma=use_magma)
     *batch, m, n = x.shape
     nd = x.ndim
     start = (0,) * nd
+    if pivoting:  # X P = Q R: differentiate the column-permuted matrix
+        dx = _T(_take_rows(_T(dx), p[0]))
+        x = _T(_take_rows(_T(x), p[0]))
+    zero_p = [Zero.from_primal_value(p[0])] if pivoting else []
     if m < n:  # wide: X = Q [R1 R2]; R1 from the square block, R2 = Qᴴ X2
         x2 = lax.slice(x, (0,) * (nd - 1) + (m,), x.shape)
         dx1 = lax.slice(dx, start, (*batch, m, m))
@@ -279,12 +285,12 @@ def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
         r1 = lax.slice(r, start, (*batch, m, m))
         dq, dr1 = _thin_qr_jvp(q, r1, dx1)
         dr2 = lax.add(_matmul(_H(dq), x2), _matmul(_H(q), dx2))
-        return [q, r], [dq, lax.concatenate([dr1, dr2], nd - 1)]
+        return [q, r, *p], [dq, lax.concatenate([dr1, dr2], nd - 1), *zero_p]
     q_mn = lax.slice(q, start, (*batch, m, n)) if full_matrices else q
     r_nn = lax.slice(r, start, (*batch, n, n)) if full_matrices else r
     dq_mn, dr_nn = _thin_qr_jvp(q_mn, r_nn, dx)
     if not full_matrices or m == n:
-        return [q, r], [dq_mn, dr_nn]
+        return [q, r, *p], [dq_mn, dr_nn, *zero_p]
     # full Q of a tall matrix: the extra columns Q_mp follow from keeping Q
     # unitary, choosing the rotation that vanishes with Q_nn - I
     q_nn = lax.slice(q_mn, start, (*batch, n, n))
@@ -300,7 +306,7 @@ def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
                             _H(lax.sub(dq_pn, _matmul(z_pn, dq_nn)))))
     dq = lax.concatenate([dq_mn, dq_mp], nd - 1)
     dr = lax.concatenate([dr_nn, lax.full((*batch, m - n, n), 0, dr_nn.dtype)], nd - 2)
-    return [q, r], [dq, dr]
+    return [q, r, *p], [dq, dr, *zero_p]
 
 # -- eigh
 
@@ -380,6 +386,68 @@ def _row(s, dtype, rows):
 def _real_dtype(dt):
     return np.dtype({"complex64": np.float32, "complex128": np.float64}.get(dt.name, dt))
 
+# -- eig (general matrices)
+
+
+def _lu_solve(a, b):
+    """A⁻¹ B through the LU factorisation of ``a`` (linear in ``b``)."""
+    lu, _, perm = la.lu_p.bind(a)
+    y = _solve_tri(lu, _take_rows(b, perm), left_side=True, lower=True, unit_diagonal=True)
+    return _solve_tri(lu, y, left_side=True, lower=False)
+
+
+def _eig_vec_jvp(w, v, da):
+    """dw = diag(V⁻¹ dA V) and dV = V (F ∘ V⁻¹ dA V) + V diag(c), where c
+    keeps LAPACK's normalisation (unit 2-norm, largest component real)."""
+    n = w.shape[-1]
+    batch = w.shape[:-1]
+    nb = len(batch)
+    eye = _eye(w.dtype, n, n, batch)
+    w_j = lax.broadcast_in_dim(w, batch + (1, n), tuple(range(nb)) + (nb + 1,))
+    w_i = lax.broadcast_in_dim(w, batch + (n, 1), tuple(range(nb + 1)))
+    f = lax.sub(lax.div(np.ones((), w.dtype), lax.sub(lax.add(eye, w_j), w_i)), eye)
+    p = _mm(_lu_solve(v, da), v)
+    u = _mm(v, lax.mul(f, p))
+    rows = v.ndim - 2
+    k = lax.argmax(lax.abs(v), rows, np.int32)
+    mask = _as(lax.eq(lax.broadcasted_iota(np.int32, v.shape, rows),
+                      lax.expand_dims(k, (rows,))), v.dtype)
+    re = lax.neg(lax.real(lax.reduce_sum(lax.mul(lax.conj(v), u), (rows,))))
+    im = lax.div(lax.neg(lax.imag(lax.reduce_sum(lax.mul(mask, u), (rows,)))),
+                 lax.real(lax.reduce_sum(lax.mul(mask, v), (rows,))))
+    c = lax.complex(re, im)
+    return _diagonal(p), lax.add(u, lax.mul(v, lax.expand_dims(c, (rows,))))
+
+
+def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eigenvectors,
+             enable_eigvec_derivs, implementation):
+    (a,), (da,) = primals, tangents
+    left, right = compute_left_eigenvectors, compute_right_eigenvectors
+    if (left or right) and not enable_eigvec_derivs:
+        raise NotImplementedError(
+            "Derivatives of non-symmetric eigenvectors are only valid under assumptions on the "
+            "input that JAX cannot check (see the enable_eigvec_derivs argument to "
+            "jax.lax.linalg.eig). Pass enable_eigvec_derivs=True to jax.lax.linalg.eig to opt "
+            "in. See https://github.com/jax-ml/jax/issues/2748 for discussion.")
+    outs = lag.eig_p.bind(a, compute_left_eigenvectors=left, compute_right_eigenvectors=True,
+                          enable_eigvec_derivs=enable_eigvec_derivs,
+                          implementation=implementation)
+    w, vr = outs[0], outs[-1]
+    da = _as(da, vr.dtype)
+    if not (left or right):
+        dw = lax.reduce_sum(lax.mul(_lu_solve(vr, da), _T(vr)), (vr.ndim - 1,))
+        return [w], [dw]
+    dw, dvr = _eig_vec_jvp(w, vr, da)
+    primal_out, tangent_out = [w], [dw]
+    if left:
+        _, dvl = _eig_vec_jvp(lax.conj(w), outs[1], _H(da))
+        primal_out.append(outs[1])
+        tangent_out.append(dvl)
+    if right:
+        primal_out.append(vr)
+        tangent_out.append(dvr)
+    return primal_out, tangent_out
+
 # -- batching: every decomposition is already batched over leading axes
 
 
@@ -401,6 +469,7 @@ ad.jvp_rules[la.lu_p] = _lu_jvp
 ad.jvp_rules[la.qr_p] = _qr_jvp
 ad.jvp_rules[la.eigh_p] = _eigh_jvp
 ad.jvp_rules[la.svd_p] = _svd_jvp
+ad.jvp_rules[lag.eig_p] = _eig_jvp
 batch_rules[la.triangular_solve_p] = _tri_solve_batch
 for _p in (la.cholesky_p, la.lu_p, la.qr_p, la.eigh_p, la.svd_p):
     batch_rules[_p] = _front_batch(_p)

@@ -20,14 +20,14 @@ from ..tracing import convert_constvars_jaxpr, trace_to_jaxpr
 from . import api as lax
 
 
-class _Solves(NamedTuple):
+class _LinearSolveTuple(NamedTuple):
     matvec: Any
     vecmat: Any
     solve: Any
     transpose_solve: Any
 
     def transpose(self):
-        return _Solves(self.vecmat, self.matvec, self.transpose_solve, self.solve)
+        return _LinearSolveTuple(self.vecmat, self.matvec, self.transpose_solve, self.solve)
 
 
 def _stage(fun, avals):
@@ -46,7 +46,7 @@ def _split(args, lengths):
     for n in lengths:
         out.append(list(args[i:i + n]))
         i += n
-    return _Solves(*out), list(args[i:])
+    return _LinearSolveTuple(*out), list(args[i:])
 
 
 linear_solve_p = core.Primitive("custom_linear_solve")
@@ -117,7 +117,7 @@ def _batch(axis_data, args, dims, *, const_lengths, jaxprs):
     args = [batching.bdim_at_front(x, d, size) for x, d in zip(args, dims)]
     new = [None if j is None else batching.batch_jaxpr(j, axis_data, [True] * len(j.in_avals),
                                                        True)[0] for j in jaxprs]
-    outs = linear_solve_p.bind(*args, const_lengths=const_lengths, jaxprs=_Solves(*new))
+    outs = linear_solve_p.bind(*args, const_lengths=const_lengths, jaxprs=_LinearSolveTuple(*new))
     return outs, [0] * len(outs)
 
 
@@ -181,9 +181,9 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
                 _check_tree("transpose_solve", b_tree, out_tree)
                 return out_leaves
             ts, ts_c = _stage(flat_tsolve, b_avals)
-    lengths = _Solves(len(mv_c), len(vm_c), len(sv_c), len(ts_c))
+    lengths = _LinearSolveTuple(len(mv_c), len(vm_c), len(sv_c), len(ts_c))
     x = linear_solve_p.bind(*mv_c, *vm_c, *sv_c, *ts_c, *b_leaves, const_lengths=lengths,
-                            jaxprs=_Solves(mv, vm, sv, ts))
+                            jaxprs=_LinearSolveTuple(mv, vm, sv, ts))
     x = unflat(x)
     return (x, aux_store[0]) if has_aux else x
 

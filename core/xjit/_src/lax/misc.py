@@ -7,18 +7,21 @@ from __future__ import annotations
 import enum
 import math
 import operator
+from typing import Union
 
 import numpy as np
 
 from .. import ad, batching, core, dtypes, lowering, tree_util
 from ..ad import Zero, instantiate_zeros
-from ..batching import moveaxis, not_mapped
+from ..batching import moveaxis
 from ..core import Primitive, ShapedArray
 from ..lowering import ttype
 from . import api as lax
 from . import elementwise as ew
 from . import structural as st
 from .slicing import GatherDimensionNumbers, gather, lower_fun
+from .special import naryop_eval
+from .tile import tile as _tile
 
 
 def _canon_axis(axis, nd):
@@ -73,6 +76,11 @@ def collapse(operand, start_dimension, stop_dimension=None):
     return lax.reshape(operand, shape[:lo] + (math.prod(shape[lo:hi]),) + shape[hi:])
 
 
+def dtype(x):
+    """The canonical dtype of a value, dtype or dtype name."""
+    return dtypes.dtype(x, canonicalize=True)
+
+
 def reciprocal(x):
     """1 / x, as ``integer_pow(x, -1)``."""
     return lax.integer_pow(x, -1)
@@ -122,9 +130,27 @@ def stack(operands, axis=0):
     """Join equal-shaped arrays along a new axis."""
     arrays = [lax.asarray_device(x) for x in operands]
     if not arrays:
-        raise ValueError("Need at least one array to stack.")
+        raise IndexError("list index out of range")
+    if len({x.dtype for x in arrays}) > 1:
+        raise TypeError("lax.stack requires arguments to have the same dtypes, got "
+                        f"{', '.join(x.dtype.name for x in arrays)}.")
+    if len({x.shape for x in arrays}) > 1:
+        raise ValueError("All input arrays must have the same shape. Got "
+                         f"{', '.join(str(x.shape) for x in arrays)}.")
     axis = _canon_axis(axis, arrays[0].ndim + 1)
     return st.stack_p.bind(*arrays, axis=axis)
+
+
+def tile(operand, reps):
+    """``operand`` repeated ``reps[i]`` times along each axis i."""
+    operand = lax.asarray_device(operand)
+    reps = tuple(map(operator.index, reps))
+    if len(reps) != operand.ndim:
+        raise TypeError(f"reps length must be equal to the ndim of x, got len(reps)={len(reps)} "
+                        f"and x.ndim={operand.ndim}.")
+    if any(r < 0 for r in reps):
+        raise ValueError(f"reps must be nonnegative, got {reps}")
+    return _tile(operand, reps)
 
 
 def with_sharding_constraint(x, shardings):
@@ -223,6 +249,9 @@ class DotAlgorithm:
                 f"accumulation_type={self.accumulation_type.name})")
 
 
+PrecisionLike = Union[None, str, lax.Precision, tuple, DotAlgorithm, DotAlgorithmPreset]
+
+
 class RandomAlgorithm(enum.IntEnum):
     """The bit generator algorithm of ``rng_bit_generator``."""
     RNG_DEFAULT = 0
@@ -246,11 +275,6 @@ def _define(name, eval_rule, lower_rule, multiple_results=False):
 
 
 # -- mulhi: the high half of the double-width product
-
-
-def _mulhi_eval(x, y):
-    out = ew._naryop_eval("mulhi", ew.INT)(x, y)
-    return out
 
 
 def _mulhi_impl(x, y):
@@ -282,13 +306,12 @@ def _mulhi_impl(x, y):
     return bitcast_convert_type(hi, dt)
 
 
-mulhi_p = _define("mulhi", _mulhi_eval, lower_fun(_mulhi_impl))
+mulhi_p = _define("mulhi", naryop_eval("mulhi", ew.INT), lower_fun(_mulhi_impl))
 ad.defjvp_zero(mulhi_p)
 
 
 def mulhi(x, y, /):
     """The high half of the product of two integers of the same type."""
-    x, y = lax._binary_operands(x, y)
     return mulhi_p.bind(x, y)
 
 
@@ -507,3 +530,123 @@ def _register_batching():
 
 
 _register_batching()
+
+
+# -- approximate top-k: one primitive, computed exactly (as JAX does on CPU
+# and GPU) with top_k
+
+
+def _approx_eval(x, *, k, reduction_dimension, is_max_k, **_):
+    if not ew._kind_ok(x.dtype, ew.FLOAT):
+        raise ValueError("operand must be a floating type")
+    dim = reduction_dimension % x.ndim
+    if k > x.shape[dim]:
+        raise ValueError(f"k must be smaller than the size of reduction_dim {x.shape[dim]}, "
+                         f"got {k}")
+    shape = x.shape[:dim] + (k,) + x.shape[dim + 1:]
+    return [x.update(shape=shape), ShapedArray(shape, np.int32)]
+
+
+def _approx_impl(x, *, k, reduction_dimension, is_max_k, **_):
+    from .sorting import top_k
+    dim = reduction_dimension % x.ndim
+    vals, idx = top_k(x if is_max_k else lax.neg(x), k, axis=dim)
+    return [vals if is_max_k else lax.neg(vals), idx]
+
+
+approx_top_k_p = _define("approx_top_k", _approx_eval, lower_fun(_approx_impl, True),
+                         multiple_results=True)
+
+
+def _approx_jvp(primals, tangents, **params):
+    from xjit.numpy import take_along_axis
+    vals, idx = approx_top_k_p.bind(primals[0], **params)
+    if type(tangents[0]) is Zero:
+        return [vals, idx], [Zero.from_primal_value(vals), Zero.from_primal_value(idx)]
+    dim = params["reduction_dimension"] % vals.ndim
+    return [vals, idx], [take_along_axis(tangents[0], idx, axis=dim),
+                         Zero.from_primal_value(idx)]
+
+
+def _approx_batch(args, dims, *, reduction_dimension, **params):
+    x = moveaxis(args[0], dims[0], 0)
+    dim = reduction_dimension % (x.ndim - 1) + 1
+    return approx_top_k_p.bind(x, reduction_dimension=dim, **params), [0, 0]
+
+
+ad.jvp_rules[approx_top_k_p] = _approx_jvp
+batching.batch_rules[approx_top_k_p] = _approx_batch
+
+
+def _approx_top_k(operand, k, reduction_dimension, recall_target, is_max_k,
+                  reduction_input_size_override, aggregate_to_topk):
+    operand = lax.asarray_device(operand)
+    _canon_axis(reduction_dimension, operand.ndim)
+    return approx_top_k_p.bind(operand, k=operator.index(k),
+                               reduction_dimension=operator.index(reduction_dimension),
+                               recall_target=float(recall_target), is_max_k=is_max_k,
+                               reduction_input_size_override=reduction_input_size_override,
+                               aggregate_to_topk=aggregate_to_topk)
+
+
+def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True):
+    """The ``k`` largest values along ``reduction_dimension`` and their indices."""
+    return _approx_top_k(operand, k, reduction_dimension, recall_target, True,
+                         reduction_input_size_override, aggregate_to_topk)
+
+
+def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True):
+    """The ``k`` smallest values along ``reduction_dimension`` and their indices."""
+    return _approx_top_k(operand, k, reduction_dimension, recall_target, False,
+                         reduction_input_size_override, aggregate_to_topk)
+
+
+# -- ragged_dot: a grouped matmul, row blocks of lhs against their own rhs
+
+
+def ragged_dot(lhs, rhs, group_sizes, precision=None, preferred_element_type=None,
+               group_offset=None, out_sharding=None):
+    """``out[i] = lhs[i] @ rhs[g(i)]`` where consecutive runs of
+    ``group_sizes[g]`` rows of ``lhs`` form group g (rows past the last group
+    give zeros); computed as every product masked to its group."""
+    if group_offset is not None:
+        raise NotImplementedError("ragged_dot: group_offset is not supported")
+    lhs, rhs = lax.asarray_device(lhs), lax.asarray_device(rhs)
+    group_sizes = lax.asarray_device(group_sizes)
+    if group_sizes.dtype.kind not in "iu":
+        raise TypeError("ragged_dot_general requires that group_sizes.dtype is subtype of "
+                        "np.integer.")
+    if lhs.ndim != 2 or rhs.ndim != 3 or group_sizes.ndim != 1:
+        raise TypeError(f"ragged_dot expects lhs [m, k], rhs [g, k, n] and group_sizes [g], got "
+                        f"{lhs.shape}, {rhs.shape} and {group_sizes.shape}")
+    if rhs.shape[0] != group_sizes.shape[0]:
+        raise TypeError(f"expected rhs group dimension size to be {group_sizes.shape[0]}, got "
+                        f"{rhs.shape[0]}.")
+    m, g = lhs.shape[0], rhs.shape[0]
+    from .sorting import cumsum
+    ends = cumsum(group_sizes, axis=0)
+    starts = lax.sub(ends, group_sizes)
+    rows = lax.broadcasted_iota(group_sizes.dtype, (m, g), 0)
+    mask = lax.bitwise_and(lax.ge(rows, lax.broadcast_in_dim(starts, (m, g), (1,))),
+                           lax.lt(rows, lax.broadcast_in_dim(ends, (m, g), (1,))))
+    prods = lax.dot_general(lhs, rhs, (((1,), (1,)), ((), ())), precision=precision,
+                            preferred_element_type=preferred_element_type)  # [m, g, n]
+    n = rhs.shape[2]
+    keep = lax.broadcast_in_dim(mask, (m, g, n), (0, 1))
+    zero = lax.full((m, g, n), 0, prods.dtype)
+    return lax.reduce_sum(lax.select(keep, prods, zero), (1,))
+
+
+def _rbg_batch(axis_data, args, dims, *, shape, dtype, algorithm, out_sharding=None):
+    """As JAX batches it: the first key of the batch draws the bits for the
+    whole batch, and only that key is advanced."""
+    keys = moveaxis(args[0], dims[0], 0)
+    new_key, bits = rng_bit_generator_p.bind(
+        lax.squeeze(lax.slice_in_dim(keys, 0, 1), (0,)), shape=(axis_data.size,) + tuple(shape),
+        dtype=dtype, algorithm=algorithm, out_sharding=out_sharding)
+    return [dynamic_update_index_in_dim(keys, new_key, 0, 0), bits], [0, 0]
+
+
+batching.axis_batch_rules[rng_bit_generator_p] = _rbg_batch

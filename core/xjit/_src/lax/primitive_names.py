@@ -16,7 +16,8 @@ from .elementwise import (
     shift_left_p, shift_right_arithmetic_p, shift_right_logical_p, sign_p, sin_p, sinh_p,
     sqrt_p, square_p, sub_p, tan_p, tanh_p, xor_p)
 from .fft import fft_p
-from .misc import (empty_p, mulhi_p, optimization_barrier_p, reduce_precision_p,
+from .linear_solve import linear_solve_p
+from .misc import (approx_top_k_p, empty_p, mulhi_p, optimization_barrier_p, reduce_precision_p,
                    rng_bit_generator_p, rng_uniform_p, unstack_p)
 from .slicing import (gather_p, scatter_add_p, scatter_max_p, scatter_min_p, scatter_mul_p,
                       scatter_p, scatter_sub_p)

@@ -20,12 +20,13 @@ from .control_flow import while_loop
 from .slicing import lower_fun
 
 
-def _eval_rule(name):
-    """Float operands of one dtype (JAX's message has no jnp tip for these)."""
-    base = ew._naryop_eval(name, ew.FLOAT)
+def naryop_eval(name, kinds):
+    """Operands of ``kinds``, all of one dtype (JAX's message for these
+    primitives has no jnp tip)."""
+    base = ew._naryop_eval(name, kinds)
 
     def rule(*avals):
-        if all(ew._kind_ok(a.dtype, ew.FLOAT) for a in avals) and \
+        if all(ew._kind_ok(a.dtype, kinds) for a in avals) and \
                 len({a.dtype for a in avals}) > 1:
             raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got "
                             f"{', '.join(a.dtype.name for a in avals)}.")
@@ -35,7 +36,7 @@ def _eval_rule(name):
 
 def _define(name, nargs, chlo_op=None):
     p = core.Primitive(name)
-    core.abstract_eval_rules[p] = _eval_rule(name)
+    core.abstract_eval_rules[p] = naryop_eval(name, ew.FLOAT)
     if chlo_op is not None:
         lowering.rules[p] = ew._simple_lowering(chlo_op)
     batching.batch_rules[p] = (batching_rules.broadcast_batcher(p) if nargs > 1

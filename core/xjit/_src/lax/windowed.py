@@ -5,6 +5,12 @@
 two scalars, lowered as the region of ``stablehlo.reduce_window`` /
 ``stablehlo.reduce``. ``lax.reduce_window``/``lax.reduce`` pick the monoid
 primitive when the computation and identity are recognised, as JAX does.
+
+Derivatives follow JAX: max/min pooling's tangent is ``select_and_gather_add``
+(the tangent at each window's winner) whose transpose is
+``select_and_scatter_add``; generic ``reduce_window`` differentiates forward
+only (reducing primal/tangent pairs); generic ``reduce`` differentiates a
+halving tree of its computation.
 """
 from __future__ import annotations
 
@@ -521,6 +527,62 @@ def _register_rules():
 
     ad.jvp_rules[reduce_window_p] = generic_jvp
     batching.batch_rules[reduce_window_p] = generic_batch
+
+    def reduce_jvp(primals, tangents, *, computation, jaxpr, dimensions):
+        """JVP of the halving tree reduction of the operands, with the
+        reduced axes moved to the front and flattened into one."""
+        n = len(primals) // 2
+        if any(type(t) is not ad.Zero for t in tangents[n:]):
+            raise NotImplementedError("Gradient of general lax.reduce with non-zero tangents for "
+                                      "initial values to reduction not implemented")
+        shape = primals[0].shape
+        rest = tuple(d for d in range(len(shape)) if d not in dimensions)
+        flat = (int(np.prod([shape[d] for d in dimensions], dtype=np.int64)),) + \
+            tuple(shape[d] for d in rest)
+
+        def front_flat(x):
+            return api.reshape(x, flat, tuple(dimensions) + rest)
+
+        def reducer(*xs):
+            return core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *xs)
+        outs, touts = ad.jvp_flat(
+            lambda *xs: _reduce_tree(reducer, primals[n:], list(xs)),
+            [front_flat(x) for x in primals[:n]],
+            [front_flat(ad.instantiate_zeros(t)) for t in tangents[:n]])
+        return outs, [ad.instantiate_zeros(t) for t in touts]
+
+    def reduce_batch(args, dims, *, computation, jaxpr, dimensions):
+        n = len(args) // 2
+        if any(d is not None for d in dims[n:]):
+            raise NotImplementedError("reduce batching is not implemented for initial values")
+        outs = reduce_p.bind(*front(args[:n], dims[:n]), *args[n:], computation=computation,
+                             jaxpr=jaxpr, dimensions=tuple(d + 1 for d in dimensions))
+        return outs, [0] * n
+
+    ad.jvp_rules[reduce_p] = reduce_jvp
+    batching.batch_rules[reduce_p] = reduce_batch
+
+
+def _reduce_tree(reducer, inits, xs):
+    """Reduce axis 0 of ``xs`` by halving: combine the first half with the
+    second (padded with the init value when odd) until one row is left."""
+    while xs[0].shape[0] > 1:
+        n = xs[0].shape[0]
+        half = (n + 1) // 2
+        first = [_rows(x, 0, half) for x in xs]
+        second = [_rows(x, half, n) for x in xs]
+        if n - half != half:
+            cfg = [(0, 1, 0)] + [(0, 0, 0)] * (xs[0].ndim - 1)
+            second = [api.pad(x, i, cfg) for x, i in zip(second, inits)]
+        xs = reducer(*first, *second)
+    if xs[0].shape[0] == 0:
+        return [api.full(x.shape[1:], i, x.dtype) for x, i in zip(xs, inits)]
+    return [api.squeeze(x, (0,)) for x in xs]
+
+
+def _rows(x, start, limit):
+    """``x[start:limit]``, strides spelled out as JAX's slice_in_dim does."""
+    return api.slice(x, (start,) + (0,) * (x.ndim - 1), (limit,) + x.shape[1:], (1,) * x.ndim)
 
 
 _register_rules()

@@ -370,6 +370,8 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
         raise TypeError(f"take requires integer indices, got {indices.dtype.name}")
     if axis is not None:
         axis = util.canonicalize_axis(axis, a.ndim)
+    if (a.size if axis is None else a.shape[axis]) == 0 and indices.size:
+        raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
     if mode is None or mode == "fill":
         mode = slicing.GatherScatterMode.FILL_OR_DROP
     elif mode == "wrap":

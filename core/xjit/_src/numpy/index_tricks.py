@@ -9,7 +9,6 @@ import operator
 import numpy as np
 
 from .. import core, dtypes
-from ..core import Tracer
 from ..lax import api as lax
 from . import util
 from .lax_numpy import arange, array, asarray, linspace, where
@@ -36,9 +35,8 @@ def _slice_values(s):
 class _Grid:
     """``mgrid`` (dense) / ``ogrid`` (sparse): index by slices."""
 
-    def __init__(self, sparse, name):
+    def __init__(self, sparse):
         self.sparse = sparse
-        self._name = name
 
     def __getitem__(self, key):
         if isinstance(key, slice):
@@ -58,26 +56,23 @@ class _Grid:
         shape = tuple(a.shape[0] for a in axes)
         return stack([lax.broadcast_in_dim(a, shape, (i,)) for i, a in enumerate(axes)], 0)
 
-    def __repr__(self):
-        return self._name
 
-
-mgrid = _Grid(False, "mgrid")
-ogrid = _Grid(True, "ogrid")
+mgrid = _Grid(False)
+ogrid = _Grid(True)
 
 
 class _AxisConcatenator:
     """``r_`` / ``c_``: concatenate slices, scalars and arrays along an axis,
     optionally led by a 'axis[,ndmin[,trans1d]]' (or 'r'/'c') directive."""
 
-    def __init__(self, axis, ndmin, trans1d, name):
-        self.axis, self.ndmin, self.trans1d, self._name = axis, ndmin, trans1d, name
+    def __init__(self, axis, ndmin, trans1d):
+        self.axis, self.ndmin, self.trans1d = axis, ndmin, trans1d
 
     def __getitem__(self, key):
         if not isinstance(key, tuple):
             key = (key,)
         axis, ndmin, trans1d, matrix = self.axis, self.ndmin, self.trans1d, None
-        if key and isinstance(key[0], str):
+        if isinstance(key[0], str):  # an empty key fails here (IndexError), as in NumPy
             directive, key = key[0], key[1:]
             if directive in ("r", "c"):
                 matrix = directive
@@ -113,9 +108,6 @@ class _AxisConcatenator:
     def __len__(self):
         return 0
 
-    def __repr__(self):
-        return self._name
-
 
 def _promote_ndmin(x, ndmin, trans1d):
     """NumPy's rule: prepend unit axes up to ``ndmin``, then move the
@@ -133,8 +125,8 @@ def _promote_ndmin(x, ndmin, trans1d):
     return x
 
 
-r_ = _AxisConcatenator(0, 1, -1, "r_")
-c_ = _AxisConcatenator(-1, 2, 0, "c_")
+r_ = _AxisConcatenator(0, 1, -1)
+c_ = _AxisConcatenator(-1, 2, 0)
 
 
 def ix_(*args):

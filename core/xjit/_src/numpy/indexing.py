@@ -180,13 +180,20 @@ def _normalize_traced_index(i, size):
     return lax.select(neg, lax.add(i, lax._convert(size, dt, False)), i)
 
 
+def require_nonzero_size(a, size):
+    """Without a static ``size`` a traced input can't give its nonzero count;
+    the error names that (traced) count, as JAX's does."""
+    if isinstance(a, Tracer) and size is None:
+        from .reductions import count_nonzero
+        raise errors.ConcretizationTypeError(
+            count_nonzero(a), "The size argument of jnp.nonzero must be statically specified "
+                              "to use jnp.nonzero within JAX transformations.")
+
+
 def nonzero(a, *, size=None, fill_value=None):
     from .lax_numpy import asarray
     a = asarray(a)
-    if isinstance(a, Tracer) and size is None:
-        raise errors.ConcretizationTypeError(
-            a, "The size argument of jnp.nonzero must be statically specified to use jnp.nonzero "
-               "within JAX transformations.")
+    require_nonzero_size(a, size)
     if size is None:
         return tuple(asarray(r) for r in np.nonzero(np.asarray(a)))
     from . import advanced_indexing

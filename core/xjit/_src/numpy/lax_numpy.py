@@ -107,7 +107,7 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
             dtypes._check_valid(object, np_val.dtype)
         target = dtype or dtypes.canonicalize_dtype(
             dtypes.dtype(object, canonicalize=False) if not isinstance(object, (list, tuple))
-            else _list_dtype(np_val))
+            else np_val.dtype)
         if isinstance(object, (list, tuple)) and target.kind in "iu" and np_val.dtype != target:
             np_val = np.asarray(object, dtype=target)  # NumPy raises for an int out of bounds
         aval = core.ShapedArray(np_val.shape, target, weak)
@@ -115,10 +115,6 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
     if ndmin > util.ndim_of(out):
         out = lax.expand_dims(out, tuple(range(ndmin - util.ndim_of(out))))
     return out
-
-
-def _list_dtype(np_val):
-    return np_val.dtype
 
 
 def _check_leaves(obj):
@@ -748,7 +744,13 @@ def round(a, decimals=0, out=None):
     return _round(a, decimals=decimals)
 
 
-around = round
+@util.named_jit("around", ("decimals",))
+def _around(a, decimals):
+    return round(a, decimals)
+
+
+def around(a, decimals=0, out=None):
+    return _around(a, decimals=decimals) if out is None else round(a, decimals, out)
 
 
 def isscalar(element):
@@ -782,28 +784,16 @@ def issubdtype(arg1, arg2):
     return dtypes.issubdtype(arg1, arg2)
 
 
-isdtype = dtypes.isdtype
-
-
 # Arrays print through NumPy, so NumPy's print options are the ones in force.
-def get_printoptions():
-    return np.get_printoptions()
-
-
-def set_printoptions(*args, **kwargs):
-    return np.set_printoptions(*args, **kwargs)
-
-
-def printoptions(*args, **kwargs):
-    return np.printoptions(*args, **kwargs)
+get_printoptions, set_printoptions = np.get_printoptions, np.set_printoptions
+printoptions = np.printoptions
 
 
 def can_cast(from_, to, casting="safe"):
     return np.can_cast(from_, to, casting=casting)
 
 
-finfo, iinfo = dtypes.finfo, dtypes.iinfo
+finfo, iinfo, isdtype = dtypes.finfo, dtypes.iinfo, dtypes.isdtype
 
 __all__ = [n for n in dir() if not n.startswith("_")]
-Array = Array
 ndarray = Array

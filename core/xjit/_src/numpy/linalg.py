@@ -77,10 +77,32 @@ def _permute_rows(perm, b):
 # -- solves and inverses
 
 
+def _check_solve_shapes(a, b):
+    """JAX's checks: its solve is vectorized over ``(m,m),(m)->(m)`` (vector
+    ``b``) or ``(m,m),(m,n)->(m,n)``."""
+    if a.ndim < 2:
+        raise ValueError(f"left hand array must be at least two dimensional; got a.shape={a.shape}")
+    if b.ndim > 1 and a.ndim == b.ndim + 1 and a.shape[-1] == b.shape[-1] \
+            and a.shape[-1] != b.shape[-2]:
+        raise ValueError(f"Invalid shapes for solve: {a.shape}, {b.shape}. Prior to JAX v0.5.0, "
+                         "this would have been treated as a batched 1-dimensional solve. To "
+                         "recover this behavior, use solve(a, b[..., None]).squeeze(-1).")
+    sig = "(m,m),(m)->(m)" if b.ndim == 1 else "(m,m),(m,n)->(m,n)"
+    context = f"on vectorized function with excluded=frozenset() and signature='{sig}'"
+    core = ("m",) if b.ndim == 1 else ("m", "n")
+    if b.ndim < len(core):
+        raise ValueError(f"input with shape {b.shape!r} does not have enough dimensions for all "
+                         f"core dimensions {core!r} {context}")
+    m = a.shape[-2]
+    for size in (a.shape[-1], b.shape[-len(core)]):
+        if size != m:
+            raise ValueError(f"inconsistent size for core dimension 'm': {size} vs {m} {context}")
+
+
 @jitted("solve")
 def _solve(a, b):
-    a, b = _inexact("solve", a, b)
-    _square("solve", a)
+    a, b = _inexact("jnp.linalg.solve", a, b)
+    _check_solve_shapes(a, b)
     vector = b.ndim == 1
     if vector:
         b = lax.expand_dims(b, (1,))
@@ -129,7 +151,8 @@ def _entry(a, i, j):
 @jitted("det")
 def _det(a):
     (a,) = _inexact("det", a)
-    _square("det", a)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"Argument to _det() must have shape [..., n, n], got {a.shape}")
     n = a.shape[-1]
     e = lambda i, j: _entry(a, i, j)  # noqa: E731
     if n == 2:
@@ -156,7 +179,8 @@ def det(a):
 @jitted("slogdet")
 def _slogdet(a):
     (a,) = _inexact("slogdet", a)
-    _square("slogdet", a)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"Argument to slogdet() must have shape [..., n, n], got {a.shape}")
     dt = util_dtype(a)
     if a.shape[-1] == 0:
         return SlogdetResult(lax.full(a.shape[:-2], 1, dt), lax.full(a.shape[:-2], 0, _real_dtype(dt)))
@@ -287,7 +311,7 @@ def _matrix_rank(M, rtol, hermitian):
                        lax._convert(float(dtypes.finfo(util_dtype(s)).eps), util_dtype(s), False))
     rtol = asarray(rtol)
     rtol = lax.expand_dims(rtol, (rtol.ndim,))
-    return _sum(lax.gt(s, rtol), axis=-1)
+    return _sum(s > rtol, axis=-1)
 
 
 def matrix_rank(M, rtol=None, *, hermitian=False, tol=None):
@@ -307,7 +331,7 @@ def pinv(a, rtol=None, hermitian=False, *, rcond=None):
     m, n = a.shape[-2:]
     if m == 0 or n == 0:
         return lax.full(a.shape[:-2] + (n, m), 0, util_dtype(a))
-    u, s, vh = svd(a, full_matrices=False)
+    u, s, vh = svd(a, full_matrices=False, hermitian=bool(hermitian))
     if rtol is None:
         rtol = 10 * max(m, n) * float(dtypes.finfo(util_dtype(s)).eps)
     cutoff = lax.mul(_max(s, axis=-1, keepdims=True), lax._convert(rtol, util_dtype(s), False))
@@ -369,7 +393,11 @@ def _matrix_power(a, n):
 def matrix_power(a, n):
     util.check_arraylike("jnp.linalg.matrix_power", a)
     a = asarray(a)
-    _square("matrix_power", a)
+    if a.ndim < 2:
+        raise TypeError(f"{a.ndim}-dimensional array given. Array must be at least "
+                        "two-dimensional")
+    if a.shape[-2] != a.shape[-1]:
+        raise TypeError("Last 2 dimensions of the array must be square")
     try:
         n = operator.index(_static(n, "jnp.linalg.matrix_power n"))
     except TypeError as err:
@@ -450,9 +478,6 @@ def norm(x, ord=None, axis=None, keepdims=False):
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     util.check_arraylike("vector_norm", x)
     (x,) = _inexact("vector_norm", x)
-    if axis is None:
-        out = _vector_norm(lax.reshape(x, (x.size,)), ord, None, False)
-        return lax.reshape(out, (1,) * x.ndim) if keepdims else out
     return _vector_norm(x, ord, axis, keepdims)
 
 
@@ -526,7 +551,8 @@ def cross(x1, x2, /, *, axis=-1):
     x1, x2 = asarray(x1), asarray(x2)
     if x1.shape[axis] != 3 or x2.shape[axis] != 3:
         raise ValueError("Both input arrays must be (arrays of) 3-dimensional vectors, but they "
-                         f"have x1.shape[axis]={x1.shape[axis]} and x2.shape[axis]={x2.shape[axis]}")
+                         f"have x1.shape[axis]={x1.shape[axis]} and "
+                         f"x2.shape[axis]={x2.shape[axis]}")
     return _cross(x1, x2, axis=axis)
 
 
@@ -536,9 +562,7 @@ def outer(x1, x2, /):
     if x1.ndim != 1 or x2.ndim != 1:
         raise ValueError(f"Input arrays must be one-dimensional, but they are x1.ndim={x1.ndim} "
                          f"x2.ndim={x2.ndim}")
-    x1, x2 = util.promote_dtypes(x1, x2)
-    return lax.mul(lax.broadcast_in_dim(x1, (x1.shape[0], 1), (0,)),
-                   lax.broadcast_in_dim(x2, (1, x2.shape[0]), (1,)))
+    return x1[:, None] * x2[None, :]
 
 
 def matrix_transpose(x, /):

@@ -18,10 +18,9 @@ import operator
 
 import numpy as np
 
-from .. import ad, batching, core, dtypes, errors, lowering
+from .. import ad, batching, core, dtypes, lowering
 from ..core import Tracer
 from ..lax import api as lax
-from ..lax import slicing
 from ..lax import sorting as lax_sorting
 from ..lax.structural import stack_p
 from ..lowering import i64_array, ttype
@@ -38,26 +37,13 @@ def _int_dtype():
 # -- nonzero positions
 
 
-def _count_for_error(a):
-    """The traced count JAX's error names when a size is missing."""
-    from .reductions import count_nonzero
-    return count_nonzero(a)
-
-
-def _require_size(a, size):
-    if size is None and isinstance(a, Tracer):
-        raise errors.ConcretizationTypeError(
-            _count_for_error(a), "The size argument of jnp.nonzero must be statically "
-                                 "specified to use jnp.nonzero within JAX transformations.")
-
-
 def argwhere(a, *, size=None, fill_value=None):
     """Indices of nonzero elements as an ``(N, a.ndim)`` array."""
-    from .indexing import nonzero
+    from .indexing import nonzero, require_nonzero_size
     from .shape_ops import atleast_1d, vstack
     util.check_arraylike("argwhere", a)
     a = asarray(a)
-    _require_size(a, size)
+    require_nonzero_size(a, size)
     if a.ndim == 0:
         n = size if size is not None else int(bool(a))
         return lax.full((n, 0), 0, _int_dtype())
@@ -68,7 +54,6 @@ def flatnonzero(a, *, size=None, fill_value=None):
     from .indexing import nonzero
     util.check_arraylike("flatnonzero", a)
     a = asarray(a)
-    _require_size(a, size)
     return nonzero(ravel(a), size=size, fill_value=fill_value)[0]
 
 
@@ -103,7 +88,9 @@ def bincount(x, weights=None, minlength=0, *, length=None, out_sharding=None):
         util.check_arraylike("bincount", weights)
         weights = asarray(weights)
         if weights.shape != x.shape:
-            raise ValueError("shape of weights must match shape of x.")
+            raise ValueError(f"type of weights must match type of x. Got typeof(x)="
+                             f"{x.aval.str_short(True)}({{}}) and typeof(weights)="
+                             f"{weights.aval.str_short(True)}({{}})")
     zeros = lax.full((length,), 0, weights.dtype)
     if x.size == 0:
         return zeros
@@ -112,7 +99,6 @@ def bincount(x, weights=None, minlength=0, *, length=None, out_sharding=None):
 
 def digitize(x, bins, right=False, *, method=None):
     """Which bin each ``x`` falls in, for increasing or decreasing ``bins``."""
-    from .sorting import searchsorted
     util.check_arraylike("digitize", x, bins)
     return _digitize(x, bins, side="left" if right else "right",
                      method="scan" if method is None else method)
@@ -146,28 +132,27 @@ def partition(a, kth, axis=-1):
     (each side sorted by top_k; the order within a side is unspecified)."""
     util.check_arraylike("partition", a)
     a = asarray(a)
-    if a.ndim == 0:
-        raise ValueError("numpy.AxisError: axis out of bounds for 0-d array")
     kth, axis = _check_kth(a, kth, axis)
     return _partition(a, kth=kth, axis=axis)
 
 
 @jitted("partition", ("kth", "axis"))
 def _partition(a, kth, axis):
-    if dtypes.issubdtype(a.dtype, np.unsignedinteger):
-        raise TypeError("jnp.partition does not support unsigned integer inputs")
     a = moveaxis(a, axis, -1) if axis != a.ndim - 1 else a
-    bottom = lax.neg(lax_sorting.top_k(lax.neg(a), kth + 1)[0])
+    bottom = _flip_order(lax_sorting.top_k(_flip_order(a), kth + 1)[0])
     top = lax_sorting.top_k(a, a.shape[-1] - kth - 1)[0]
     out = lax.concatenate([bottom, top], a.ndim - 1)
     return moveaxis(out, -1, axis) if axis != a.ndim - 1 else out
 
 
+def _flip_order(x):
+    """An order-reversing bijection (negation; bit inversion for unsigned)."""
+    return lax.bitwise_not(x) if x.dtype.kind == "u" else lax.neg(x)
+
+
 def argpartition(a, kth, axis=-1):
     util.check_arraylike("argpartition", a)
     a = asarray(a)
-    if a.ndim == 0:
-        raise ValueError("numpy.AxisError: axis out of bounds for 0-d array")
     kth, axis = _check_kth(a, kth, axis)
     return _argpartition(a, kth=kth, axis=axis)
 
@@ -175,7 +160,7 @@ def argpartition(a, kth, axis=-1):
 def _argpartition_1d(a, kth):
     """Indices of the kth+1 smallest, then of the rest (top_k of a mask that
     is zero at the chosen ones, so ties keep index order)."""
-    bottom = lax_sorting.top_k(lax.neg(a), kth + 1)[1]
+    bottom = lax_sorting.top_k(_flip_order(a), kth + 1)[1]
     rest = lax.full(a.shape, 1.0, dtypes.canonicalize_dtype(np.float64))
     rest = rest.at[bottom].set(0.0)
     top = lax_sorting.top_k(rest, a.shape[0] - kth - 1)[1]
@@ -185,23 +170,12 @@ def _argpartition_1d(a, kth):
 @jitted("argpartition", ("kth", "axis"))
 def _argpartition(a, kth, axis):
     from ..batching import vmap
-    if dtypes.issubdtype(a.dtype, np.unsignedinteger):
-        raise TypeError("jnp.argpartition does not support unsigned integer inputs")
     a = moveaxis(a, axis, -1) if axis != a.ndim - 1 else a
     fn = lambda v: _argpartition_1d(v, kth)  # noqa: E731
     for _ in range(a.ndim - 1):
         fn = vmap(fn)
     out = fn(a)
     return moveaxis(out, -1, axis) if axis != a.ndim - 1 else out
-
-
-def sort_complex(a):
-    """Sorted by real then imaginary part, as a complex array."""
-    from .sorting import sort
-    util.check_arraylike("sort_complex", a)
-    a = sort(asarray(a))
-    dt = dtypes.canonicalize_dtype(dtypes.to_complex_dtype(a.dtype))
-    return lax._convert(a, dt, False)
 
 
 # -- selection
@@ -225,17 +199,17 @@ def choose(a, choices, out=None, mode="raise"):
         a = arr
     elif mode == "wrap":
         from .lax_numpy import remainder
-        a = remainder(asarray(a), np.int32(n))
+        a = remainder(asarray(a), n)
     elif mode == "clip":
         from .lax_numpy import clip
         a = clip(asarray(a), 0, n - 1)
     else:
         raise ValueError(f"mode={mode!r} not understood. Must be 'raise', 'wrap', or 'clip'")
-    from .shape_ops import broadcast_arrays, stack
+    from .index_tricks import indices
+    from .lax_numpy import array
+    from .shape_ops import broadcast_arrays
     a, *choices = broadcast_arrays(a, *choices)
-    stacked = stack(choices)
-    from .advanced_indexing import take_along_axis
-    return take_along_axis(stacked, lax.expand_dims(a, (0,)), axis=0)[0]
+    return array(choices)[(a, *indices(a.shape, sparse=True))]
 
 
 def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
@@ -311,20 +285,27 @@ def put(a, ind, v, mode=None, *, inplace=True):
     n = a.size
     if not n or not v.size or not ind.size:
         return a
+    v = _tile_to_size(v, ind.size)
     if mode is None:
         scatter_mode = "drop"
     elif mode == "clip":
         ind, scatter_mode = clip(ind, 0, n - 1), "promise_in_bounds"
     elif mode == "wrap":
-        ind, scatter_mode = remainder(ind, np.int32(n)), "promise_in_bounds"
+        ind, scatter_mode = remainder(ind, n), "promise_in_bounds"
     elif mode == "raise":
         raise NotImplementedError("The 'raise' mode to jnp.put is not supported.")
     else:
         raise ValueError(f"mode should be one of 'wrap' or 'clip'; got mode={mode!r}")
-    reps = -(-ind.size // v.size)
-    v = lax.slice(reshape(lax.broadcast(v, (reps,)), (reps * v.size,)), (0,), (ind.size,)) \
-        if v.size != ind.size else v
     return a.at[unravel_index(ind, a.shape)].set(v, mode=scatter_mode)
+
+
+def _tile_to_size(v, n):
+    """1-D ``v`` repeated end to end and cut to length ``n``."""
+    from ..lax import tile as lax_tile
+    reps = -(-n // v.size)
+    if reps > 1:
+        v = lax_tile.tile(v, (reps,))
+    return lax.slice(v, (0,), (n,)) if v.size != n else v
 
 
 def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
@@ -332,26 +313,33 @@ def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
     _no_inplace("put_along_axis", inplace, sep="")  # (sic: JAX's message lacks the space)
     util.check_arraylike("put_along_axis", arr, indices, values)
     arr, indices, values = asarray(arr), asarray(indices), asarray(values)
+    target = ravel(arr) if axis is None else arr
+    if indices.ndim != target.ndim:
+        raise ValueError("put_along_axis arguments 'arr' and 'indices' must have same ndim. Got "
+                         f"arr.ndim={target.ndim} and indices.ndim={indices.ndim}.")
     if axis is None:
-        if indices.ndim != 1:
-            raise ValueError("when axis=None, `indices` must have a single dimension.")
-        return reshape(put_along_axis(ravel(arr), indices, values, 0, inplace=False, mode=mode),
+        return reshape(put_along_axis(target, indices, values, 0, inplace=False, mode=mode),
                        arr.shape)
     axis = util.canonicalize_axis(axis, arr.ndim)
-    if indices.ndim != arr.ndim:
-        raise ValueError("indices and arr must have the same number of dimensions; "
-                         f"{indices.ndim} vs. {arr.ndim}")
-    idx = tuple(indices if d == axis else
-                lax.broadcasted_iota(np.int32, tuple(1 if k != d else s for k, s in
-                                                     enumerate(arr.shape)), d)
-                for d in range(arr.ndim))
-    return arr.at[idx].set(values, mode=mode)
+    return _put_along_axis(arr, indices, values, axis=axis, mode=mode)
+
+
+@jitted("put_along_axis", ("axis", "mode"))
+def _put_along_axis(arr, indices, values, axis, mode):
+    values = util.broadcast_to(values, indices.shape)
+    grid = [lax.broadcast_in_dim(lax.iota(np.int32, n), tuple(n if k == d else 1 for k in
+                                                              range(arr.ndim)), (d,))
+            for d, n in enumerate(arr.shape)]
+    grid[axis] = indices  # (JAX builds every axis's range, this one unused)
+    return arr.at[tuple(grid)].set(values, mode=mode)
 
 
 def fill_diagonal(a, val, wrap=False, *, inplace=True):
     """``a`` with its main diagonal set to ``val`` (cycled)."""
     if inplace:
         raise NotImplementedError("JAX arrays are immutable, must use inplace=False")
+    if wrap:
+        raise NotImplementedError("wrap=True is not implemented, must use wrap=False")
     util.check_arraylike("fill_diagonal", a, val)
     a, val = asarray(a), asarray(val)
     if a.ndim < 2:
@@ -360,12 +348,10 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
         raise ValueError("All dimensions of input must be of equal length")
     n = builtins.min(a.shape)
     idx = lax.iota(np.int32, n)
-    if val.ndim:
-        vals = ravel(val)
-        if vals.size != n and vals.size:
-            reps = -(-n // vals.size)
-            val = lax.slice(reshape(lax.broadcast(vals, (reps,)), (reps * vals.size,)), (0,),
-                            (n,))
+    if not isinstance(val, Tracer):  # a constant is converted on the host, as in JAX
+        val = asarray(np.asarray(val).astype(a.dtype))
+    if val.ndim and val.size:
+        val = _tile_to_size(ravel(val), n)
     return a.at[(idx,) * a.ndim].set(val)
 
 
@@ -374,7 +360,7 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
 
 def _block_depth(arrays, depth=0):
     if isinstance(arrays, tuple):
-        raise TypeError("jax.numpy.block does not allow tuples, got {arrays}")
+        raise ValueError(f"jax.numpy.block does not allow tuples, got {arrays}")
     if isinstance(arrays, list):
         if not arrays:
             raise ValueError("jax.numpy.block does not allow empty list arguments")
@@ -473,7 +459,7 @@ def trim_zeros(filt, trim="fb", axis=None):
                                              "trim_zeros()"))
     arr = asarray(filt)
     if arr.ndim == 0:
-        raise TypeError("Cannot trim 0-dimensional array")
+        return arr
     nz = host != 0
     axes = range(arr.ndim) if axis is None else \
         [util.canonicalize_axis(x, arr.ndim) for x in np.atleast_1d(axis)]
@@ -593,10 +579,11 @@ def _cum_with_promotion(name, prim_fn, wrap):
                                        else np.dtype(dtype))
 
 
-cumulative_sum = _cumulative("cumulative_sum", _cum_with_promotion("cumsum", lax_sorting.cumsum, True),
-                             0, "sum")
+cumulative_sum = _cumulative("cumulative_sum",
+                             _cum_with_promotion("cumsum", lax_sorting.cumsum, True), 0, "sum")
 cumulative_prod = _cumulative("cumulative_prod",
-                              _cum_with_promotion("cumprod", lax_sorting.cumprod, False), 1, "product")
+                              _cum_with_promotion("cumprod", lax_sorting.cumprod, False), 1,
+                              "product")
 
 
 # -- bit packing

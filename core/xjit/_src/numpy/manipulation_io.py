@@ -1,6 +1,6 @@
 """Construction from functions and host data, axis-wise application and
 NumPy passthroughs of ``xjit.numpy``: ``fromfunction``, ``frombuffer``,
-``fromstring``, ``fromiter`` (refused, as in JAX), ``from_dlpack``,
+``fromstring``, ``fromiter``/``fromfile`` (refused, as in JAX), ``from_dlpack``,
 ``apply_along_axis``, ``apply_over_axes``, ``array_repr``/``array_str`` and
 ``load``/``save``/``savez``.
 
@@ -50,14 +50,22 @@ def fromstring(string, dtype=float, count=-1, *, sep):
     return asarray(np.fromstring(string, dtype=dtype, count=count, sep=sep))
 
 
-def fromiter(*args, **kwargs):
-    raise NotImplementedError(
-        "jnp.fromiter() is not implemented because it may be non-pure and thus unsafe for use "
-        "with JIT and other JAX transformations. Consider using jnp.asarray(np.fromiter(...)) "
-        "instead, although care should be taken if np.fromiter is used within a jax "
-        "transformations because of its potential side-effect of consuming the iterable "
-        "object; for more information see "
-        "https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions")
+def _impure(name, consumed):
+    def refuse(*args, **kwargs):
+        raise NotImplementedError(
+            f"jnp.{name}() is not implemented because it may be non-pure and thus unsafe for "
+            f"use with JIT and other JAX transformations. Consider using "
+            f"jnp.asarray(np.{name}(...)) instead, although care should be taken if np.{name} "
+            f"is used within a jax transformations because of its potential side-effect of "
+            f"consuming the {consumed}; for more information see "
+            "https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions")
+    refuse.__name__ = refuse.__qualname__ = name
+    refuse.__doc__ = f"Refused, as in JAX: reading with ``np.{name}`` has side effects."
+    return refuse
+
+
+fromiter = _impure("fromiter", "iterable object")
+fromfile = _impure("fromfile", "file object")
 
 
 def from_dlpack(x, /, *, device=None, copy=None):

@@ -255,7 +255,8 @@ def _repeat_to_length(a, repeats, axis, total):
     n = a.shape[axis]
     reps = util.broadcast_to(asarray(repeats), (n,))
     if reps.dtype.kind not in "iu":
-        raise TypeError("jnp.repeat requires integer repeats")
+        raise TypeError(f"Indexer must have integer or boolean type, got indexer with type "
+                        f"{reps.dtype.name}")
     if n == 0 or total == 0:
         return lax.full(a.shape[:axis] + (total,) + a.shape[axis + 1:], 0, util_dtype(a))
     starts = cumsum(lax.concatenate([lax.full((1,), 0, reps.dtype),

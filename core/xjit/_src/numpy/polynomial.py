@@ -145,6 +145,8 @@ def polymul(a1, a2, *, trim_leading_zeros=False):
     from .more_ops import convolve
     util.check_arraylike("polymul", a1, a2)
     a1, a2 = (asarray(x) for x in util.promote_dtypes_inexact(asarray(a1), asarray(a2)))
+    if a1.ndim == 0 or a2.ndim == 0:
+        raise TypeError("len() of unsized object")
     if trim_leading_zeros and (a1.shape[0] > 1 or a2.shape[0] > 1):
         import xjit.numpy as jnp
         a1, a2 = jnp.trim_zeros(a1, trim="f"), jnp.trim_zeros(a2, trim="f")
@@ -172,8 +174,7 @@ def polydiv(u, v, *, trim_leading_zeros=False):
     q = lax.concatenate([lax.reshape(d, (1,)) for d in qs], 0) if qs else lax.full((1,), 0, dt)
     if trim_leading_zeros:
         import xjit.numpy as jnp
-        eps = float(dtypes.finfo(dt).eps) if dt.kind == "f" else \
-            float(dtypes.finfo(np.dtype(dt.char.lower())).eps)
+        eps = float(dtypes.finfo(dt).eps)
         keep = np.flatnonzero(np.abs(np.asarray(core.concrete_or_error(None, u, "polydiv")))
                               >= np.sqrt(eps))
         u = u[keep[0]:] if keep.size else jnp.zeros((0,), dt)
@@ -241,8 +242,7 @@ def _polyfit(x, y, deg, rcond, full, w, cov):
     if x.shape[0] != y.shape[0]:
         raise TypeError("expected x and y to have same length")
     if rcond is None:
-        rcond = x.shape[0] * float(dtypes.finfo(util_dtype(x) if util_dtype(x).kind in "fc"
-                                                else dtypes.default_float_dtype()).eps)
+        rcond = x.shape[0] * float(dtypes.finfo(util_dtype(x)).eps)
     lhs, rhs = vander(x, order), y
     if w is not None:
         (w,) = util.promote_dtypes_inexact(asarray(w))

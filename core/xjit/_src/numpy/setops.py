@@ -254,7 +254,6 @@ def union1d(ar1, ar2, *, size=None, fill_value=None):
 def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     """Sorted unique values of ``ar1`` not in ``ar2`` (``ar1`` as given when
     ``assume_unique``)."""
-    from .indexing import nonzero
     from .sorting import unique
     util.check_arraylike("setdiff1d", ar1, ar2)
     a, b = ravel(asarray(ar1)), ravel(asarray(ar2))

@@ -215,9 +215,16 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
                     "jnp.unique() compatible with JIT and other transforms, you can specify a "
                     "concrete value for the size argument, which will determine the output "
                     "size.")
-        values, index, inverse, counts, n = _unique_sized(ar, max(ar.size, 1), None, equal_nan)
-        n = int(n) if ar.size else 0
-        values, index, counts = values[:n], index[:n], counts[:n]
+        if ar.size:
+            values, index, inverse, counts, n = _unique_sized(ar, ar.size, None, equal_nan)
+            n = int(n)
+            values, index, counts = values[:n], index[:n], counts[:n]
+        else:
+            values = ar
+            index = inverse = counts = lax.full((0,), 0, np.int32)
+    elif ar.size == 0:  # only the padding (fill_value was required above)
+        values = lax.full((operator.index(size),), fill_value, ar.dtype)
+        index = inverse = counts = lax.full((0,), 0, np.int32)
     else:
         size = core.concrete_or_error(operator.index, size,
                                       "The size argument of jnp.unique must be static.")

@@ -13,7 +13,7 @@ from ..lax import api as lax
 from . import util
 from .lax_numpy import (_is_array, absolute, arctan2, asarray, ceil, floor, imag, left_shift, real,
                         right_shift, util_dtype, where)
-from .more_math import _copysign, _signbit, rad2deg
+from .more_math import _copysign, rad2deg
 
 atan2 = arctan2
 bitwise_left_shift = left_shift

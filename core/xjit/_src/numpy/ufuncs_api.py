@@ -39,6 +39,8 @@ class ufunc:
         self.identity = identity
         self._methods = {"call": call, "reduce": reduce, "accumulate": accumulate, "at": at,
                          "reduceat": reduceat}
+        if hasattr(call, "__wrapped_eager__"):  # a call with a fused eager path (xjit._src.eager)
+            self.__wrapped_eager__ = call.__wrapped_eager__
 
     def _key(self):
         return (self._func, self.__name__, self.identity, self.nin, self.nout, self.nargs)

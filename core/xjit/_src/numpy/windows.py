@@ -12,20 +12,22 @@ from .lax_numpy import abs as _abs, cos, sqrt
 
 
 def _setup(M, name):
+    """``(M, n)``: the concrete length and the sample index ``0..M-1`` as
+    floats (or the all-ones window when ``M <= 1``)."""
     M = core.concrete_or_error(int, M, f"M argument of jnp.{name}")
     dtype = dtypes.default_float_dtype()
-    return M, dtype, (lax.full((max(M, 0),), 1, dtype) if M <= 1 else lax.iota(dtype, M))
+    return M, (lax.full((M,), 1, dtype) if M <= 1 else lax.iota(dtype, M))
 
 
 def bartlett(M):
     """Triangular window, zero at both ends."""
-    M, _, n = _setup(M, "bartlett")
+    M, n = _setup(M, "bartlett")
     return n if M <= 1 else 1 - _abs(2 * n + 1 - M) / (M - 1)
 
 
 def blackman(M):
     """Three-term cosine window (0.42, 0.5, 0.08)."""
-    M, _, n = _setup(M, "blackman")
+    M, n = _setup(M, "blackman")
     if M <= 1:
         return n
     return 0.42 - 0.5 * cos(2 * np.pi * n / (M - 1)) + 0.08 * cos(4 * np.pi * n / (M - 1))
@@ -33,13 +35,13 @@ def blackman(M):
 
 def hamming(M):
     """Raised cosine with 0.54/0.46 weights (nonzero ends)."""
-    M, _, n = _setup(M, "hamming")
+    M, n = _setup(M, "hamming")
     return n if M <= 1 else 0.54 - 0.46 * cos(2 * np.pi * n / (M - 1))
 
 
 def hanning(M):
     """Raised cosine with 0.5/0.5 weights (zero ends)."""
-    M, _, n = _setup(M, "hanning")
+    M, n = _setup(M, "hanning")
     return n if M <= 1 else 0.5 * (1 - cos(2 * np.pi * n / (M - 1)))
 
 
@@ -50,7 +52,7 @@ def _i0(x):
 
 def kaiser(M, beta):
     """Kaiser-Bessel window with shape parameter ``beta``."""
-    M, _, n = _setup(M, "kaiser")
+    M, n = _setup(M, "kaiser")
     if M <= 1:
         return n
     alpha = 0.5 * (M - 1)
