@@ -193,3 +193,4 @@ val("linalg-grad-eigvecs-optin", "jax.grad(lambda a: (jnp.abs(lax.linalg.eig(a, 
     "enable_eigvec_derivs=True)[2]) ** 2 * jnp.arange(16.0).reshape(4, 4)).sum())"
     f"({_A})")
 val("linalg-grad-eigvecs-error", f"jax.grad(lambda a: jnp.linalg.eig(a)[1].real.sum())({_A})")
+val("generic-rw-grad-of-jit", f"jax.grad(lambda x: jax.jit({_GEN})(x).sum())({_X})")

@@ -180,10 +180,10 @@ class ArrayImpl:
         width = np.get_printoptions()["linewidth"]
         body = np.array2string(v, separator=", ", prefix=prefix, suffix=",",
                                max_line_width=width)
-        last = len(body) - body.rfind("\n") if "\n" in body else len(prefix) + len(body)
-        sep = " "
-        if last + 1 + len(tail) > width:
-            sep = "\n" + " " * len(prefix)
+        # JAX measures the last line as len(body) - body.rfind("\n") + 1 and,
+        # when the dtype does not fit after it, pads with spaces on the same line
+        last = len(body) - body.rfind("\n") + 1
+        sep = " " * len(prefix) if last + len(tail) + 1 > width else " "
         return f"{prefix}{body},{sep}{tail}"
 
     def __reduce__(self):
