@@ -149,6 +149,7 @@ class JitFunction:
             fun, (self._static_argnums, self._static_argnames, self._donate_argnums,
                   self._donate_argnames))
         self._name = getattr(fun, "__name__", type(fun).__name__)
+        self._inline = inline
         code = getattr(inspect.unwrap(fun), "__code__", None)
         self._fid = events.register(self, self._name, code and code.co_filename,
                                     code and code.co_firstlineno)
@@ -323,6 +324,9 @@ class JitFunction:
         key = (treedef, static_key, config.trace_key, *avals)
         trace = core.trace_ctx.trace
         entry, tracer_consts = self._entry(key, dyn, dkw, static_key, leaves, treedef, avals)
+        if trace is not core.eval_trace and self._inline:  # the body joins the enclosing trace
+            outs = core.eval_jaxpr(entry.closed.jaxpr, entry.closed.consts, *tracer_consts, *leaves)
+            return tree_util.tree_unflatten(entry.out_tree, outs)
         if trace is not core.eval_trace or tracer_consts:
             outs = jit_p.bind(*tracer_consts, *leaves, jaxpr=entry.closed, name=self._name,
                               donated_invars=entry.donated)
@@ -509,7 +513,7 @@ def make_jaxpr(fun, static_argnums=(), return_shape=False, abstracted_axes=None)
         leaves, treedef = tree_util.tree_flatten((dyn, dkw))
         avals = [core.aval_of(x) for x in leaves]
         jaxpr, consts, out_tree, _ = jf._trace(dyn, dkw, static_key, leaves, treedef, avals)
-        if isinstance(fun, JitFunction):
+        if isinstance(fun, JitFunction) and not fun._inline:
             inner, tracer_consts = close_jaxpr(jaxpr, consts)
             jaxpr = _wrap_in_jit_eqn(inner, tracer_consts, jf._name)
             consts = []
