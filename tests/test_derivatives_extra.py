@@ -14,7 +14,7 @@ from xjit import lax
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "differential"))
 from cases_deriv import CASES  # noqa: E402
-from harness import compare, load, run_case  # noqa: E402
+from harness import compare, load, params, run_case  # noqa: E402
 
 EXPECTED = load("deriv")
 
@@ -36,9 +36,7 @@ def _compare(name, got, want):
     compare(got, want)
 
 
-@pytest.mark.parametrize("name,code", [
-    pytest.param(n, c, marks=pytest.mark.xfail(reason=KNOWN[n], strict=True)) if n in KNOWN
-    else (n, c) for n, c in CASES], ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("name,code", params(CASES, KNOWN))
 def test_matches_jax(name, code):
     _compare(name, run_case(code, "xjit"), EXPECTED[name])
 

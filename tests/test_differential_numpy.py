@@ -8,7 +8,7 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "differential"))
 from cases_numpy import CASES  # noqa: E402
-from harness import compare, compare_live, load, run_case  # noqa: E402
+from harness import compare, compare_live, load, params, run_case, sample  # noqa: E402
 
 EXPECTED = load("numpy")
 
@@ -19,15 +19,13 @@ KNOWN = {
 }
 
 
-@pytest.mark.parametrize("name,code", [
-    pytest.param(n, c, marks=pytest.mark.xfail(reason=KNOWN[n], strict=True)) if n in KNOWN
-    else (n, c) for n, c in CASES], ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("name,code", params(CASES, KNOWN))
 def test_matches_jax(name, code):
     compare(run_case(code, "xjit"), EXPECTED[name])
 
 
 @pytest.mark.compare
-@pytest.mark.parametrize("name,code", CASES[::25], ids=[c[0] for c in CASES[::25]])
+@pytest.mark.parametrize("name,code", sample(CASES, 25))
 def test_stored_expectations_match_live_jax(name, code):
     """With the `compare` extra, the stored oracle records are still what JAX
     does (a sample, to keep the suite fast)."""

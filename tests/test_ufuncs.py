@@ -13,7 +13,7 @@ import xjit.numpy as jnp
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "differential"))
 from cases_ufuncs import CASES  # noqa: E402
-from harness import compare, compare_live, load, run_case  # noqa: E402
+from harness import compare, compare_live, load, params, run_case, sample  # noqa: E402
 
 EXPECTED = load("ufuncs")
 
@@ -23,15 +23,13 @@ KNOWN = {
 }
 
 
-@pytest.mark.parametrize("name,code", [
-    pytest.param(n, c, marks=pytest.mark.xfail(reason=KNOWN[n], strict=True)) if n in KNOWN
-    else (n, c) for n, c in CASES], ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("name,code", params(CASES, KNOWN))
 def test_matches_jax(name, code):
     compare(run_case(code, "xjit"), EXPECTED[name])
 
 
 @pytest.mark.compare
-@pytest.mark.parametrize("name,code", CASES[::20], ids=[c[0] for c in CASES[::20]])
+@pytest.mark.parametrize("name,code", sample(CASES, 20))
 def test_stored_expectations_match_live_jax(name, code):
     compare_live(name, code, EXPECTED[name])
 

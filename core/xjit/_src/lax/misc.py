@@ -411,10 +411,10 @@ ad.deflinear(unstack_p, lambda cts, *, axis: [st.stack_p.bind(
 
 
 def _unstack_batch(args, dims, *, axis):
-    x, d = args[0], dims[0]
-    x = moveaxis(x, d, 0)
-    outs = unstack_p.bind(x, axis=axis + 1)
-    return outs, [0] * len(outs)
+    (x,), (d,) = args, dims
+    ax = axis + (d <= axis)
+    outs = unstack_p.bind(x, axis=ax)
+    return outs, [d if d < ax else d - 1] * len(outs)
 
 
 batching.batch_rules[unstack_p] = _unstack_batch

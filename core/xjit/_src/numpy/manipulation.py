@@ -18,12 +18,11 @@ import operator
 
 import numpy as np
 
-from .. import ad, batching, core, dtypes, lowering
+from .. import core, dtypes
 from ..core import Tracer
 from ..lax import api as lax
 from ..lax import sorting as lax_sorting
-from ..lax.structural import stack_p
-from ..lowering import i64_array, ttype
+from ..lax.misc import unstack_p
 from . import util
 from .lax_numpy import arange, asarray, where
 from .more_ops import jitted
@@ -479,45 +478,7 @@ def trim_zeros(filt, trim="fb", axis=None):
     return out
 
 
-# -- unstack: one primitive, as in JAX
-
-
-def _unstack_eval(x, *, axis):
-    shape = x.shape[:axis] + x.shape[axis + 1:]
-    return [x.update(shape=shape) for _ in range(x.shape[axis])]
-
-
-def _unstack_lower(ctx, ai, ao, x, *, axis):
-    a = ai[0]
-    outs = []
-    for i, o in enumerate(ao):
-        lo = [0] * a.ndim
-        hi = list(a.shape)
-        lo[axis], hi[axis] = i, i + 1
-        one = a.update(shape=tuple(1 if d == axis else s for d, s in enumerate(a.shape)))
-        piece = ctx.op("stablehlo.slice", [x], [ttype(a)], ttype(one),
-                       attrs=f"start_indices = {i64_array(lo)}, limit_indices = "
-                             f"{i64_array(hi)}, strides = {i64_array([1] * a.ndim)}")
-        outs.append(ctx.op("stablehlo.reshape", [piece], [ttype(one)], ttype(o)))
-    return outs
-
-
-unstack_p = core.Primitive("unstack")
-unstack_p.multiple_results = True
-core.abstract_eval_rules[unstack_p] = _unstack_eval
-lowering.rules[unstack_p] = _unstack_lower
-ad.deflinear(unstack_p, lambda cts, *, axis: [stack_p.bind(*[ad.instantiate_zeros(c)
-                                                             for c in cts], axis=axis)])
-
-
-def _unstack_batch(args, dims, *, axis):
-    (x,), (d,) = args, dims
-    ax = axis + (d <= axis)
-    outs = unstack_p.bind(x, axis=ax)
-    return outs, [d if d < ax else d - 1] * len(outs)
-
-
-batching.batch_rules[unstack_p] = _unstack_batch
+# -- unstack: the lax primitive
 
 
 def unstack(x, /, *, axis=0):
