@@ -595,9 +595,10 @@ CASES = [
      'key accepts a scalar seed, but was given an array of shape (3,) != (). Use jax.vmap for batching'),
     ('jax.random.normal(0, (3,))', 'TypeError',
      'JAX encountered invalid PRNG key data: expected key_data to have ndim, shape, and dtype attributes. Got 0'),
-    # JAX fails inside MLIR (jaxlib's MLIRError: Invalid type)
-    ('jax.random.normal(KEY, (-1,))', 'ValueError',
-     'Shapes must be 1D sequences of non-negative integers, got (-1,).'),
+    # JAX fails inside MLIR (jaxlib's MLIRError: Invalid type); xjit raises the
+    # error JAX's broadcasting samplers (gamma, bernoulli, ...) raise
+    ('jax.random.normal(KEY, (-1,))', 'TypeError',
+     'Only non-negative indices are allowed when broadcasting static shapes, but got shape (-1,).'),
     # JAX defers the out-of-memory error to the first read of the result
     ('jax.random.normal(KEY, (10**6, 10**6))', 'JaxRuntimeError',
      'RESOURCE_EXHAUSTED: Out of memory allocating 4000000000000 bytes.'),

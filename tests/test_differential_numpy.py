@@ -13,10 +13,7 @@ from harness import compare, compare_live, load, params, run_case, sample  # noq
 EXPECTED = load("numpy")
 
 # Printed-jaxpr differences not fixed yet (values agree unless noted).
-KNOWN = {
-    "jaxpr-shape-reshape-F": "JAX binds reshape[dimensions=...]; xjit's reshape_p has no "
-                             "lowering/AD/batching support for dimensions yet (lax layer)",
-}
+KNOWN = {}
 
 
 @pytest.mark.parametrize("name,code", params(CASES, KNOWN))

@@ -27,10 +27,15 @@ from xjit import errors, lax, numpy, tree, tree_util  # noqa: E402,F401
 from xjit import debug, experimental, nn  # noqa: E402,F401
 from xjit._src import callback_rules as _callback_rules  # noqa: E402,F401  (grad/vmap of callbacks)
 from xjit import random  # noqa: E402,F401
+from xjit._src import key_reuse as _key_reuse  # noqa: E402,F401  (jax_debug_key_reuse)
 from xjit._src.callbacks import pure_callback  # noqa: E402,F401
 from xjit._src.config import (  # noqa: E402
     debug_infs, debug_nans, default_matmul_precision, disable_jit, enable_x64,
     explain_cache_misses, log_compiles, numpy_rank_promotion)
+from xjit._src.config import (  # noqa: E402,F401
+    check_tracer_leaks, checking_leaks, debug_key_reuse, default_device, numpy_dtype_promotion,
+    transfer_guard, transfer_guard_device_to_device, transfer_guard_device_to_host,
+    transfer_guard_host_to_device)
 from xjit._src.api_transforms import (  # noqa: E402,F401
     closure_convert, custom_gradient, ensure_compile_time_eval, jacobian, linear_transpose)
 from xjit._src.api import (  # noqa: E402,F401
@@ -38,6 +43,7 @@ from xjit._src.api import (  # noqa: E402,F401
     named_call, named_scope, print_environment_info, process_indices)
 from xjit._src.dtypes import float0  # noqa: E402,F401
 from xjit import custom_batching, custom_derivatives, dtypes, typing, version  # noqa: E402,F401
+from xjit import scipy  # noqa: E402,F401
 
 __version__ = "0.10.2"
 

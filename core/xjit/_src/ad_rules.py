@@ -207,11 +207,15 @@ defjvp(ew.rem_p, lambda g, x, y: _maybe_broadcast(np.broadcast_shapes(_shape(x),
 
 
 def _pow_jvp_lhs(g, ans, x, y):
-    y_dt = _aval(y).dtype
-    if y_dt.kind in "iu":
-        jac = lax.select(lax.eq(y, lax._convert(0, y_dt)), _full_like(x, 0),
-                         lax.mul(lax.convert_element_type(y, _aval(x).dtype),
-                                 lax.pow(x, lax.sub(y, _full_like(y, 1)))))
+    y_int = _aval(y).dtype.kind in "iu"
+    y = lax.convert_element_type(y, _aval(x).dtype)
+    if y_int:
+        if _shape(x) != _shape(y):
+            shape = np.broadcast_shapes(_shape(x), _shape(y))
+            x, y = _maybe_broadcast(shape, x), _maybe_broadcast(shape, y)
+        is_zero, zeros = lax.eq(y, _c(y, 0)), _full_like(y, 0)
+        nonzero_y = lax.select(lax.eq(y, _c(y, 0)), _full_like(y, 1), y)
+        jac = lax.select(is_zero, zeros, lax.mul(nonzero_y, lax.pow(x, lax.sub(y, _full_like(y, 1)))))
     else:
         jac = lax.mul(y, lax.pow(x, lax.sub(y, _full_like(y, 1))))
     return lax.mul(g, jac)
@@ -277,7 +281,16 @@ def _bid_transpose(ct, x, *, shape, broadcast_dimensions, sharding=None):
 deflinear(st.broadcast_in_dim_p, None)
 transpose_rules[st.broadcast_in_dim_p] = lambda ct, x, **p: _bid_transpose(ct, x, **p)
 deflinear(st.reshape_p, None)
-transpose_rules[st.reshape_p] = lambda ct, x, **p: [lax.reshape(ct, x.aval.shape)]
+
+
+def _reshape_transpose(ct, x, *, new_sizes, dimensions=None, sharding=None):
+    if dimensions is None:
+        return [lax.reshape(ct, x.aval.shape)]
+    read_order = tuple(x.aval.shape[d] for d in dimensions)
+    return [lax.transpose(lax.reshape(ct, read_order), tuple(np.argsort(dimensions)))]
+
+
+transpose_rules[st.reshape_p] = _reshape_transpose
 deflinear(st.transpose_p, None)
 transpose_rules[st.transpose_p] = lambda ct, x, *, permutation: [
     lax.transpose(ct, tuple(int(i) for i in np.argsort(permutation)))]

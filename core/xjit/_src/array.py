@@ -175,7 +175,7 @@ class ArrayImpl:
         if self.is_deleted():
             return f"Array(<deleted>, shape={self.aval.shape}, {tail}"
         v = self._value
-        if v.size == 0 and v.shape != (0,):
+        if v.size == 0:
             return f"{prefix}[], shape={v.shape}, {tail}"
         width = np.get_printoptions()["linewidth"]
         body = np.array2string(v, separator=", ", prefix=prefix, suffix=",",

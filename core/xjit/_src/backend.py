@@ -7,6 +7,7 @@ the GPU then becomes the default backend, as in JAX.
 from __future__ import annotations
 
 import functools
+import logging
 import os
 
 import numpy as np
@@ -125,8 +126,17 @@ def device_count(backend=None):
 
 
 @functools.cache
+def _platform_default_device(platform=None):
+    return get_client("gpu" if platform in ("cuda", "rocm") else platform).devices()[0]
+
+
 def default_device():
-    return get_client().devices()[0]
+    """Where new arrays and computations go: ``jax_default_device`` (a device or
+    a platform name) when set, else the default backend's first device."""
+    chosen = config._values["jax_default_device"]
+    if chosen is None or isinstance(chosen, str):
+        return _platform_default_device(chosen)
+    return chosen
 
 
 @functools.cache
@@ -139,9 +149,40 @@ def device_list(device):
     return _jax.DeviceList((device,))
 
 
-def transfer_to_device(aval, value: np.ndarray, device=None):
+# The host-to-device transfer guard in force: None (allow), or the level
+# named by jax_transfer_guard_host_to_device, else by jax_transfer_guard.
+_h2d_guard = None
+
+
+def _update_guard(name, value):
+    global _h2d_guard
+    if name in ("jax_transfer_guard_host_to_device", "jax_transfer_guard"):
+        level = config.jax_transfer_guard_host_to_device or config.jax_transfer_guard
+        _h2d_guard = None if level in (None, "allow") else level
+
+
+config.add_listener(_update_guard)
+_update_guard("jax_transfer_guard", None)
+
+
+def _guard_transfer(aval, device, explicit):
+    """Log or refuse a host-to-device transfer as the guard level says; explicit
+    transfers (``device_put``) are guarded only by the ``*_explicit`` levels."""
+    level = _h2d_guard
+    if explicit and not level.endswith("_explicit"):
+        return
+    what = f"host-to-device transfer: aval={aval!r}, dst_sharding={sharding_for(device)!r}"
+    if level.startswith("disallow"):
+        from .errors import JaxRuntimeError
+        raise JaxRuntimeError(f"INVALID_ARGUMENT: Disallowed {what}")
+    logging.getLogger("xjit").warning(what)
+
+
+def transfer_to_device(aval, value: np.ndarray, device=None, explicit=False):
     """Copy a host array to ``device``; returns jaxlib's ArrayImpl."""
     device = device or default_device()
+    if _h2d_guard is not None:
+        _guard_transfer(aval, device, explicit)
     return _jax.batched_device_put(aval, sharding_for(device), [value], [device],
                                    enable_x64=config.jax_enable_x64)
 

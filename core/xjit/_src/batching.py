@@ -51,6 +51,27 @@ class AxisData:
         return f"AxisData(name={self.name!r}, size={self.size})"
 
 
+# Named axes bound by the vmaps being traced (outermost first), so that
+# collectives can find an axis's size and reject names no vmap binds.
+_axis_env: list = []
+
+
+def axis_size(name):
+    for a in reversed(_axis_env):
+        if a.name == name:
+            return a.size
+    raise NameError(f"unbound axis name: {name}")
+
+
+def axis_exists(name):
+    return any(a.name == name for a in _axis_env)
+
+
+# prim -> params -> the axis names it communicates over. A collective runs
+# its axis rule even on unbatched operands when it names the vmapped axis.
+collective_axes: dict = {}
+
+
 # --------------------------------------------------------------------------
 # Tracer and trace
 
@@ -137,7 +158,7 @@ class BatchTrace(core.Trace):
                 vals.append(x)
                 dims.append(not_mapped)
         with core.set_current_trace(self.parent):
-            if all(d is not_mapped for d in dims):
+            if all(d is not_mapped for d in dims) and not self._names_me(primitive, params):
                 return primitive.bind(*vals, **params)
             rule = axis_batch_rules.get(primitive)
             if rule is not None:
@@ -152,8 +173,36 @@ class BatchTrace(core.Trace):
             return [self._wrap(v, d) for v, d in zip(out, out_dim)]
         return self._wrap(out, out_dim)
 
+    def _names_me(self, primitive, params):
+        name = self.axis_data.name
+        if name is None:
+            return False
+        names = collective_axes.get(primitive)
+        if names is not None:
+            return name in names(params)
+        return _params_mention(params, name)
+
     def _wrap(self, val, dim):
         return val if dim is not_mapped else BatchTracer(self, val, dim, _creation_site())
+
+
+def _params_mention(params, name):
+    """Whether a sub-jaxpr among ``params`` (jit, scan, cond, ...) holds a
+    collective over ``name``: then it must be batched even if no operand is."""
+    for v in params.values():
+        for j in (v if isinstance(v, (tuple, list)) else (v,)):
+            jaxpr = getattr(j, "jaxpr", j)
+            if isinstance(jaxpr, core.Jaxpr) and _jaxpr_mentions(jaxpr, name):
+                return True
+    return False
+
+
+def _jaxpr_mentions(jaxpr, name):
+    for eqn in jaxpr.eqns:
+        names = collective_axes.get(eqn.primitive)
+        if names is not None and name in names(eqn.params) or _params_mention(eqn.params, name):
+            return True
+    return False
 
 
 # --------------------------------------------------------------------------
@@ -452,7 +501,13 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
             out_tree_box.append(out)
             return out_leaves
 
-        vals, out_dims = batch_flat(flat_fun, axis_data, leaves, dims)
+        if axis_name is not None:
+            _axis_env.append(axis_data)
+        try:
+            vals, out_dims = batch_flat(flat_fun, axis_data, leaves, dims)
+        finally:
+            if axis_name is not None:
+                _axis_env.pop()
         out = out_tree_box[0]
         dests = flatten_axes("vmap out_axes", out, out_axes)
         paths = [p for p, _ in tree_util.tree_flatten_with_path(out)[0]]

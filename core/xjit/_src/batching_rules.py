@@ -89,6 +89,8 @@ def _broadcast_in_dim_rule(args, dims, *, shape, broadcast_dimensions, sharding=
 
 def _reshape_rule(args, dims, *, new_sizes, dimensions=None, sharding=None):
     x = moveaxis(args[0], dims[0], 0)
+    if dimensions is not None:  # the batch axis stays first in the read order
+        dimensions = (0,) + tuple(d + 1 for d in dimensions)
     return lax.reshape(x, _shape(x)[:1] + tuple(new_sizes), dimensions), 0
 
 

@@ -8,6 +8,8 @@ does, so caches never serve a stale executable.
 from __future__ import annotations
 
 import contextlib
+import enum
+import functools
 import os
 
 __all__ = ["config", "Config"]
@@ -156,3 +158,66 @@ default_matmul_precision = config.define(
                     "BF16_BF16_F32_X9", "TF32_TF32_F32", "TF32_TF32_F32_X3", "F32_F32_F32",
                     "F64_F64_F64"), allow_none=True))
 platforms = config.define("jax_platforms", None, "Comma-separated platform names.")
+
+
+class NumpyDtypePromotion(enum.StrEnum):
+    """Values of ``jax_numpy_dtype_promotion`` (the enum doubles as validator)."""
+    STANDARD = "standard"
+    STRICT = "strict"
+
+
+numpy_dtype_promotion = config.define(
+    "jax_numpy_dtype_promotion", NumpyDtypePromotion.STANDARD,
+    "'standard' promotes across kinds and widths; 'strict' allows only weak scalars.",
+    in_key=True, validate=lambda name, value: NumpyDtypePromotion(value))
+
+_PLATFORM_NAMES = ("cpu", "gpu", "cuda", "rocm", "tpu")
+
+
+def _check_device(name, value):
+    if value is None or value in _PLATFORM_NAMES or hasattr(value, "client"):
+        return value
+    raise ValueError("jax.default_device must be passed either a Device object (e.g. "
+                     "`jax.devices('cpu')[0]`) or a platform name string like 'cpu' or 'gpu'"
+                     f", got: {value!r}")
+
+
+default_device = config.define(
+    "jax_default_device", None, "Device (or platform name) for new arrays and computations.",
+    in_key=True, validate=_check_device)
+
+_GUARD_LEVELS = ("allow", "log", "disallow", "log_explicit", "disallow_explicit")
+transfer_guard_host_to_device = config.define(
+    "jax_transfer_guard_host_to_device", None, "Guard level for host-to-device transfers.",
+    validate=_enum(_GUARD_LEVELS, allow_none=True))
+transfer_guard_device_to_host = config.define(
+    "jax_transfer_guard_device_to_host", None, "Guard level for device-to-host transfers.",
+    validate=_enum(_GUARD_LEVELS, allow_none=True))
+transfer_guard_device_to_device = config.define(
+    "jax_transfer_guard_device_to_device", None, "Guard level for device-to-device transfers.",
+    validate=_enum(_GUARD_LEVELS, allow_none=True))
+_transfer_guard_all = config.define(
+    "jax_transfer_guard", None, "Guard level for every kind of transfer (a direction's own "
+    "flag takes precedence).", validate=_enum(_GUARD_LEVELS, allow_none=True))
+
+
+@contextlib.contextmanager
+def transfer_guard(new_value):
+    """Set every direction's transfer guard at once, for the duration of a block."""
+    with contextlib.ExitStack() as stack:
+        for flag in (transfer_guard_host_to_device, transfer_guard_device_to_host,
+                     transfer_guard_device_to_device, _transfer_guard_all):
+            stack.enter_context(flag(new_value))
+        yield
+
+
+check_tracer_leaks = config.define_bool(
+    "jax_check_tracer_leaks", False, "Raise when a tracer outlives the trace that made it.",
+    in_key=True)
+checking_leaks = functools.partial(check_tracer_leaks, True)
+debug_key_reuse = config.define_bool(
+    "jax_debug_key_reuse", False, "Raise KeyReuseError when a PRNG key is consumed twice.",
+    in_key=True)
+high_dynamic_range_gumbel = config.define_bool(
+    "jax_high_dynamic_range_gumbel", False,
+    "Sample gumbel (and categorical) in mode='high' by default.", in_key=True)

@@ -103,6 +103,7 @@ def host_value(x, dtype):
 
 
 _prim_cache: dict = {}
+_prim_caches: dict = {None: _prim_cache}  # jax_default_device -> its primitive executables
 _flags = config._values  # read directly: attribute access on ``config`` is slower
 
 # Device copies of Python scalars used as eager operands (``x * 2.0``): the
@@ -121,6 +122,8 @@ def scalar_buffer(x, aval):
         return to_buffer(x, aval)
     if buf is None:
         buf = to_buffer(x, aval)
+        if backend._h2d_guard is not None:  # a guarded transfer must happen every time
+            return buf
         # Signed zeros share a key (-0.0 == 0.0) and NaN keys never match:
         # floats that are zero or NaN, and complex values, are not cached.
         kind = aval.dtype.kind
@@ -132,6 +135,21 @@ def scalar_buffer(x, aval):
 
 
 _SCALAR_TYPES = (int, float, bool, complex, np.generic)
+
+
+def _on_config_change(name, value):
+    """Keep the per-flag state of the dispatch caches in step with the config:
+    a transfer guard must see every transfer, so cached scalar copies go;
+    each default device has its own primitive executables."""
+    global _prim_cache
+    if name.startswith("jax_transfer_guard"):
+        _scalar_bufs.clear()
+    elif name == "jax_default_device":
+        _scalar_bufs.clear()
+        _prim_cache = _prim_caches.setdefault(value, {})
+
+
+config.add_listener(_on_config_change)
 
 
 def apply_primitive(prim, *args, **params):
@@ -187,12 +205,14 @@ def _compile_primitive(prim, avals, params):
 
 
 def device_put(x, device=None):
-    """Copy a host value to a device (a no-op for arrays already there)."""
+    """Copy a host value to a device (a no-op for arrays already there); an
+    explicit transfer for the transfer guard."""
     if type(x) is ArrayImpl:
         if device is None or x.device == device:
             return x
-        return ArrayImpl(backend.transfer_to_device(x.aval, x._value, device), x.aval)
+        return ArrayImpl(backend.transfer_to_device(x.aval, x._value, device, True), x.aval)
     if isinstance(x, core.Tracer):
         return x
     aval = core.aval_of(x)
-    return ArrayImpl(backend.transfer_to_device(aval, host_value(x, aval.dtype), device), aval)
+    return ArrayImpl(backend.transfer_to_device(aval, host_value(x, aval.dtype), device, True),
+                     aval)

@@ -11,11 +11,14 @@ types are narrowed to their 32-bit counterparts after promotion.
 from __future__ import annotations
 
 import functools
+import sys
 import warnings
 
 import ml_dtypes
 import numpy as np
 
+from xjit._src.config import NumpyDtypePromotion as _Promotion
+from xjit._src.config import config as _config
 from xjit._src.config import enable_x64 as _enable_x64
 
 __all__ = [
@@ -276,6 +279,26 @@ def _upper_bounds(edges: dict) -> dict:
 
 
 _UPPER = {x64: _upper_bounds(_lattice_edges(x64)) for x64 in (False, True)}
+# jax_numpy_dtype_promotion='strict': distinct dtypes never meet; a weak
+# Python type rises only into its own kind (int -> float -> complex).
+_INT_TYPES = (*_NARROW_INTS, uint8, uint16, uint32, uint64, int8, int16, int32, int64)
+_FLOAT_TYPES = (*_NARROW_FLOATS, bfloat16, float16, float32, float64)
+_STRICT_UPPER = _upper_bounds({
+    int: [float, *_INT_TYPES], float: [complex, *_FLOAT_TYPES], complex: [complex64, complex128],
+    **{t: [] for t in (bool_, *_INT_TYPES, *_FLOAT_TYPES, complex64, complex128)}})
+_flags = _config._values
+
+
+def _forget_promotions(name, value):
+    """Promotions cached outside this module do not key on the promotion mode:
+    drop them whenever it changes (jnp's array-and-scalar cache)."""
+    if name == "jax_numpy_dtype_promotion":
+        util = sys.modules.get("xjit._src.numpy.util")
+        if util is not None:
+            util._scalar_promotions.clear()
+
+
+_config.add_listener(_forget_promotions)
 
 
 def _no_path_error(nodes: tuple) -> TypePromotionError:
@@ -297,9 +320,9 @@ def _no_path_error(nodes: tuple) -> TypePromotionError:
 
 
 @functools.lru_cache(maxsize=1024)
-def _join(nodes: tuple, x64: bool):
+def _join(nodes: tuple, x64: bool, strict: bool = False):
     """Least upper bound of lattice nodes (dtypes or weak Python types)."""
-    upper = _UPPER[x64]
+    upper = _STRICT_UPPER if strict else _UPPER[x64]
     distinct = set(nodes)
     for n in distinct:
         if n not in upper:
@@ -308,6 +331,11 @@ def _join(nodes: tuple, x64: bool):
     for candidate in common:
         if common <= upper[candidate]:
             return candidate
+    if strict:
+        raise TypePromotionError(
+            f"Input dtypes {tuple(str(n) for n in nodes)} have no available implicit dtype "
+            "promotion path when jax_numpy_dtype_promotion=strict. Try explicitly casting "
+            "inputs to the desired output type, or set jax_numpy_dtype_promotion=standard.")
     raise _no_path_error(nodes)
 
 
@@ -345,7 +373,7 @@ def _arg_info(x) -> tuple[np.dtype, bool]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _promote(infos: tuple, x64: bool):
+def _promote(infos: tuple, x64: bool, strict: bool = False):
     """Promote ``(dtype, weak)`` pairs. Returns ``(dtype, weak, wide)`` where
     ``wide`` is a 64-bit join result that x32 mode narrowed (the caller warns,
     so that caching never swallows the warning)."""
@@ -357,11 +385,11 @@ def _promote(infos: tuple, x64: bool):
         all_weak = all(w for _, w in infos)
         if len(dtypes) == 1 and not all_weak:
             return infos[0][0], False, None
-        if all_weak:  # join the strong counterparts, then re-weaken
+        if all_weak and not strict:  # join the strong counterparts, then re-weaken
             top = _join(tuple(dtypes), x64)
         else:  # weak values enter the lattice as their kind's Python type
             top = _join(tuple({_KIND_TO_PY.get(_kind(d), d) if w and d != bool_ else d
-                               for d, w in infos}), x64)
+                               for d, w in infos}), x64, strict)
         weak = all_weak or isinstance(top, type)
         if isinstance(top, type):
             dt = _DEFAULT_BY_KIND[x64][_PY_KIND[top]]
@@ -382,7 +410,8 @@ def result_type(*args, return_weak_type_flag=False):
     """
     if not args:
         raise ValueError("at least one array or dtype is required")
-    dt, weak, wide = _promote(tuple(map(_arg_info, args)), _enable_x64.value)
+    dt, weak, wide = _promote(tuple(map(_arg_info, args)), _flags["jax_enable_x64"],
+                              _flags["jax_numpy_dtype_promotion"] is _Promotion.STRICT)
     if wide is not None:
         _narrow_requested(wide, "dtype", 2)
     return (dt, weak) if return_weak_type_flag else dt
@@ -393,7 +422,8 @@ def promote_types(a, b) -> np.dtype:
     Python types ``int``/``float``/``complex`` count as weak."""
     na = a if a is int or a is float or a is complex else np.dtype(a)
     nb = b if b is int or b is float or b is complex else np.dtype(b)
-    return np.dtype(_join((na, nb), _enable_x64.value))
+    return np.dtype(_join((na, nb), _enable_x64.value,
+                          _flags["jax_numpy_dtype_promotion"] is _Promotion.STRICT))
 
 
 # --- dtype hierarchy -------------------------------------------------------------

@@ -21,6 +21,15 @@ from .config import config
 from .inspect import events, explain, nans
 from .tracing import DebugInfo, arg_names_of, close_jaxpr, trace_to_jaxpr
 
+
+def _context_key():
+    """The config part of a cache key, plus the named vmap axes being traced
+    (a trace may read their sizes, e.g. ``lax.axis_size``)."""
+    from .batching import _axis_env
+    if not _axis_env:
+        return config.trace_key
+    return config.trace_key, tuple((a.name, a.size) for a in _axis_env)
+
 jit_p = core.Primitive("jit")
 jit_p.multiple_results = True
 
@@ -41,6 +50,9 @@ def _jit_impl(*args, jaxpr, name, donated_invars=()):
     exe = _jaxpr_exe_cache.get(jaxpr)
     if exe is None:
         exe = _jaxpr_exe_cache[jaxpr] = compile_jaxpr(name, jaxpr, donated_invars)[0]
+    if _flags["jax_debug_key_reuse"]:
+        from . import key_reuse
+        key_reuse.check_call(jaxpr, args)
     bufs = [dispatch.to_buffer(x) for x in args]
     outs = exe.run(bufs)
     if (_flags["jax_debug_nans"] or _flags["jax_debug_infs"]) and nans.check_jit_outputs(name, outs):
@@ -321,7 +333,7 @@ class JitFunction:
             avals = [x.aval if type(x) is ArrayImpl else core.aval_of(x) for x in leaves]
         except TypeError:
             raise self._invalid_argument(dyn, dkw, leaves) from None
-        key = (treedef, static_key, config.trace_key, *avals)
+        key = (treedef, static_key, _context_key(), *avals)
         trace = core.trace_ctx.trace
         entry, tracer_consts = self._entry(key, dyn, dkw, static_key, leaves, treedef, avals)
         if trace is not core.eval_trace and self._inline:  # the body joins the enclosing trace
@@ -333,10 +345,13 @@ class JitFunction:
             return tree_util.tree_unflatten(entry.out_tree, outs)
         if entry.executable is None:
             entry.compile()
-        bufs = _buffers(leaves, avals, entry)
-        if not static_key and not kwargs and len(leaves) == len(args) and \
+        if _flags["jax_debug_key_reuse"]:  # checked on every call: never on the fast path
+            from . import key_reuse
+            key_reuse.check_call(entry.closed, leaves)
+        elif not static_key and not kwargs and len(leaves) == len(args) and \
                 all(type(x) is ArrayImpl or type(x) in _PY_SCALARS for x in args):
             self._fast[(config.trace_key, *avals)] = entry
+        bufs = _buffers(leaves, avals, entry)
         return self._execute(entry, leaves, bufs, args, kwargs)
 
     def _execute(self, entry, leaves, bufs, args, kwargs):
@@ -381,7 +396,7 @@ class JitFunction:
         dyn, dkw, static_key = self._split(args, kwargs)
         leaves, treedef = tree_util.tree_flatten((dyn, dkw))
         avals = [core.aval_of(x) for x in leaves]
-        key = (treedef, static_key, config.trace_key, *avals)
+        key = (treedef, static_key, _context_key(), *avals)
         entry, tracer_consts = self._entry(key, dyn, dkw, static_key, leaves, treedef, avals)
         return Traced(self, entry, treedef)
 

@@ -144,7 +144,7 @@ def _split(key, num=2):
                         f"{key.shape} != (). Use jax.vmap for batching.")
     shape = tuple(num) if isinstance(num, (tuple, list)) else (num,)
     shape = tuple(_index(d) for d in shape)
-    return prng.random_split_p.bind(key, shape=shape)
+    return prng.random_split_p.bind(key, shape=_shape_arg(shape))
 
 
 def _index(d):
@@ -193,6 +193,18 @@ def _broadcast_shapes(*shapes):
     return tuple(broadcast_shapes(*shapes))
 
 
+def _shape_arg(shape, trailing=()):
+    """A sampler's ``shape`` argument as a tuple of ints. JAX's samplers first
+    meet a negative dimension when broadcasting it, so that is its error."""
+    try:
+        return core.canonicalize_shape(shape)
+    except ValueError:  # only raised for negative dimensions
+        dims = tuple(shape) if np.iterable(shape) else (shape,)
+        dims = tuple(map(_index, dims)) + tuple(trailing)
+        raise TypeError("Only non-negative indices are allowed when broadcasting static shapes, "
+                        f"but got shape {dims}.") from None
+
+
 def _check_shape(name, shape, *param_shapes):
     if param_shapes:
         result = _broadcast_shapes(shape, *param_shapes)
@@ -223,7 +235,7 @@ def bits(key, shape=(), dtype=None):
     dtype = dtypes.default_uint_dtype() if dtype is None else _user_dtype(dtype, None)
     if not dtypes.issubdtype(dtype, np.unsignedinteger):
         raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
-    shape = core.canonicalize_shape(shape)
+    shape = _shape_arg(shape)
     return _random_bits(key, dtype.itemsize * 8, shape)
 
 
@@ -231,7 +243,7 @@ def uniform(key, shape=(), dtype=None, minval=0., maxval=1.):
     """Uniform floats in ``[minval, maxval)``."""
     key, _ = _check_key("uniform", key)
     dtype = _float_dtype("uniform", dtype)
-    shape = core.canonicalize_shape(shape)
+    shape = _shape_arg(shape)
     return _uniform(key, minval, maxval, shape, dtype)
 
 
@@ -261,7 +273,7 @@ def _uniform(key, minval, maxval, shape, dtype):
 def normal(key, shape=(), dtype=None):
     """Standard normal samples (real or complex)."""
     key, _ = _check_key("normal", key)
-    shape = core.canonicalize_shape(shape)
+    shape = _shape_arg(shape)
     dtype = _user_dtype(dtype, float)
     if not dtypes.issubdtype(dtype, np.inexact):
         raise ValueError(f"dtype argument to `normal` must be a float or complex dtype, got {dtype}")
@@ -292,7 +304,7 @@ def randint(key, shape, minval, maxval, dtype=None):
     """Uniform integers in ``[minval, maxval)`` (modulus of 2x-wide bits, as JAX)."""
     key, _ = _check_key("randint", key)
     dtype = _user_dtype(dtype, int)
-    shape = core.canonicalize_shape(shape)
+    shape = _shape_arg(shape)
     if not dtypes.issubdtype(dtype, np.integer):
         raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
     info, sample_dtype = np.iinfo(dtype), dtype
@@ -341,7 +353,7 @@ def _randint(key, minval, maxval, shape, dtype):
 def bernoulli(key, p=np.float32(0.5), shape=None, mode="low"):
     """Booleans that are True with probability ``p``."""
     if shape is not None:
-        shape = core.canonicalize_shape(shape)
+        shape = _shape_arg(shape)
     if mode not in ("high", "low"):
         raise ValueError(f"got mode={mode!r}, expected 'high' or 'low'")
     key, _ = _check_key("bernoulli", key)
@@ -374,7 +386,7 @@ def _simple(name, body):
     def sampler(key, shape=(), dtype=None):
         key, _ = _check_key(name, key)
         dtype = _float_dtype(name, dtype)
-        return jitted(key, core.canonicalize_shape(shape), dtype)
+        return jitted(key, _shape_arg(shape), dtype)
     sampler.__name__ = name
     return sampler
 
@@ -412,8 +424,9 @@ def gumbel(key, shape=(), dtype=None, mode=None):
     """Standard Gumbel samples."""
     key, _ = _check_key("gumbel", key)
     dtype = _float_dtype("gumbel", dtype)
-    shape = core.canonicalize_shape(shape)
-    mode = "low" if mode is None else mode
+    shape = _shape_arg(shape)
+    if mode is None:
+        mode = "high" if config.jax_high_dynamic_range_gumbel else "low"
     if mode not in ("highest", "high", "low"):
         raise ValueError("Must provide valid mode for gumbel got: %s" % mode)
     return _gumbel(key, shape, dtype, mode)
@@ -468,7 +481,7 @@ def rademacher(key, shape=(), dtype=None):
     """Random -1/+1 values."""
     key, _ = _check_key("rademacher", key)
     dtype = _user_dtype(dtype, int)
-    shape = core.canonicalize_shape(shape)
+    shape = _shape_arg(shape)
     return _rademacher(key, shape, dtype)
 
 
@@ -481,7 +494,7 @@ def _rademacher(key, shape, dtype):
 def truncated_normal(key, lower, upper, shape=None, dtype=None):
     """Normal samples truncated to ``(lower, upper)``."""
     if shape is not None:
-        shape = core.canonicalize_shape(shape)
+        shape = _shape_arg(shape)
     key, _ = _check_key("truncated_normal", key)
     dtype = _float_dtype("truncated_normal", dtype)
     return _truncated_normal(key, lower, upper, shape, dtype)
@@ -515,7 +528,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
     if shape is None:
         shape = batch_shape
     else:
-        shape = core.canonicalize_shape(shape)
+        shape = _shape_arg(shape)
         _check_shape("categorical", shape, batch_shape)
     prefix = shape[:len(shape) - len(batch_shape)]
     if replace:

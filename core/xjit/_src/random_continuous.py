@@ -187,7 +187,7 @@ def _lognormal(key, sigma, shape, dtype):
 def maxwell(key, shape=(), dtype=None):
     """Maxwell samples: the norm of three standard normals."""
     key, dtype = _checked("maxwell", key, dtype)
-    return _maxwell(key, core.canonicalize_shape(shape), dtype)
+    return _maxwell(key, R._shape_arg(shape), dtype)
 
 
 @partial(jit, static_argnums=(1, 2))
@@ -199,7 +199,7 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
     """Maxwell samples with a random sign, scaled and shifted; the
     parameters' broadcast shape is appended to ``shape`` (as in JAX)."""
     key, dtype = _checked("double_sided_maxwell", key, dtype)
-    return _double_sided_maxwell(key, loc, scale, core.canonicalize_shape(shape), dtype)
+    return _double_sided_maxwell(key, loc, scale, R._shape_arg(shape), dtype)
 
 
 @partial(jit, static_argnums=(3, 4))
@@ -217,7 +217,7 @@ def _double_sided_maxwell(key, loc, scale, shape, dtype):
 def weibull_min(key, scale, concentration, shape=(), dtype=None):
     """Weibull samples by inverting the CDF."""
     key, dtype = _checked("weibull_min", key, dtype)
-    return _weibull_min(key, scale, concentration, core.canonicalize_shape(shape), dtype)
+    return _weibull_min(key, scale, concentration, R._shape_arg(shape), dtype)
 
 
 @partial(jit, static_argnums=(3, 4))
@@ -229,7 +229,7 @@ def _weibull_min(key, scale, concentration, shape, dtype):
 
 def generalized_normal(key, p, shape=(), dtype=None):
     """Generalized normal samples of power ``p``: a signed Gamma(1/p) ** (1/p)."""
-    shape = core.canonicalize_shape(shape)
+    shape = R._shape_arg(shape)
     key, _ = R._check_key("generalized_normal", key)
     dtype = R._user_dtype(dtype, float)
     R._check_shape("generalized_normal", shape)
@@ -246,7 +246,7 @@ def _generalized_normal(key, p, shape, dtype):
 
 def ball(key, d, p=2, shape=(), dtype=None):
     """Uniform samples from the unit ``p``-norm ball in ``d`` dimensions."""
-    shape = core.canonicalize_shape(shape)
+    shape = R._shape_arg(shape, (d,) if isinstance(d, int) else ())
     key, _ = R._check_key("ball", key)
     dtype = R._user_dtype(dtype, float)
     R._check_shape("ball", shape)
@@ -271,7 +271,7 @@ def orthogonal(key, n, shape=(), dtype=None, m=None):
     """Haar-random ``n x m`` matrices with orthonormal columns (or rows):
     QR of a normal matrix, with R's diagonal signs folded into Q."""
     m_ = n if m is None else m
-    shape = core.canonicalize_shape(shape)
+    shape = R._shape_arg(shape)
     key, _ = R._check_key("orthogonal", key)
     dtype = R._user_dtype(dtype, float)
     R._check_shape("orthogonal", shape)
@@ -304,7 +304,7 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
         raise ValueError(f"dtype argument to `multivariate_normal` must be a float dtype, "
                          f"got {dtype}")
     if shape is not None:
-        shape = core.canonicalize_shape(shape)
+        shape = R._shape_arg(shape)
     return _multivariate_normal(key, mean, cov, shape, dtype, method)
 
 

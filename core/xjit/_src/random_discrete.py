@@ -105,7 +105,8 @@ def poisson(key, lam, shape=None, dtype=None):
     """Poisson(lam) counts."""
     key, _ = R._check_key("poisson", key)
     dtype = R._user_dtype(dtype, int)
-    shape = np.shape(lam) if shape is None else core.canonicalize_shape(shape)
+    shape = np.shape(lam) if shape is None else core.canonicalize_shape(
+        shape, "broadcast_in_dim shape must have every element be nonnegative")
     lam = _jnp().broadcast_to(lam, shape)
     lam = lax.convert_element_type(lam, np.float32)
     return _poisson(key, lam, shape, dtype)
@@ -247,7 +248,7 @@ def binomial(key, n, p, shape=None, dtype=None):
     check_arraylike("binomial", n, p)
     dtype = R._float_dtype("binomial", dtype)
     if shape is not None:
-        shape = core.canonicalize_shape(shape)
+        shape = R._shape_arg(shape)
     return _binomial(key, n, p, shape, dtype)
 
 

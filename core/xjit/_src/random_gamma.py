@@ -169,7 +169,7 @@ def check_broadcast_shapes(name, shape, *args):
     arg_shapes = [np.shape(a) for a in args]
     if shape is None:
         return R._broadcast_shapes(*arg_shapes) if arg_shapes else ()
-    shape = core.canonicalize_shape(shape)
+    shape = R._shape_arg(shape)
     R._check_shape(name, shape, *arg_shapes)
     return shape
 
@@ -179,7 +179,7 @@ def gamma(key, a, shape=None, dtype=None):
     key, _ = R._check_key("gamma", key)
     dtype = _float_dtype("gamma", dtype)
     if shape is not None:
-        shape = core.canonicalize_shape(shape)
+        shape = R._shape_arg(shape)
     return _gamma(key, a, shape=shape, dtype=dtype)
 
 
@@ -189,7 +189,7 @@ def loggamma(key, a, shape=None, dtype=None):
     key, _ = R._check_key("loggamma", key)
     dtype = _float_dtype("loggamma", dtype, "gamma")
     if shape is not None:
-        shape = core.canonicalize_shape(shape)
+        shape = R._shape_arg(shape)
     return _gamma(key, a, shape=shape, dtype=dtype, log_space=True)
 
 
@@ -233,7 +233,7 @@ def dirichlet(key, alpha, shape=None, dtype=None):
     key, _ = R._check_key("dirichlet", key)
     dtype = _float_dtype("dirichlet", dtype)
     if shape is not None:
-        shape = core.canonicalize_shape(shape)
+        shape = R._shape_arg(shape)
     return _dirichlet(key, alpha, shape, dtype)
 
 

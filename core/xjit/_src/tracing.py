@@ -13,6 +13,7 @@ import inspect
 import numpy as np
 
 from . import core, errors
+from .config import config
 from .core import JaxprEqn, Literal, ShapedArray, Tracer, Var
 
 
@@ -228,7 +229,14 @@ def trace_to_jaxpr(fun, in_avals, debug_info=None):
             jaxpr, consts = trace.to_jaxpr(outs)
     finally:
         trace.active = False
+    if _flags["jax_check_tracer_leaks"]:
+        del args, outs
+        from .leak_check import check
+        check(trace)
     return jaxpr, consts
+
+
+_flags = config._values
 
 
 def convert_constvars_jaxpr(jaxpr: core.Jaxpr) -> core.Jaxpr:

@@ -53,3 +53,7 @@ from xjit._src.lax.conv_extra import (  # noqa: E402,F401
 from xjit._src.lax.primitive_names import *  # noqa: E402,F401,F403
 from xjit._src.lax.linear_solve import (  # noqa: E402,F401
     custom_linear_solve, custom_root, linear_solve_p)
+from xjit._src.lax.parallel import (  # noqa: E402,F401
+    all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index, axis_index_p, axis_size,
+    pbroadcast, pmax, pmax_p, pmean, pmin, pmin_p, ppermute, ppermute_p, pshuffle, psum,
+    psum_p, psum_scatter, pswapaxes)

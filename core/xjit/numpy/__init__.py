@@ -57,3 +57,5 @@ from xjit._src.numpy.manipulation_io import (  # noqa: E402,F401
 from xjit._src.numpy.ufuncs_api import (  # noqa: E402,F401
     add, bitwise_and, bitwise_or, bitwise_xor, frompyfunc, logaddexp, logaddexp2, logical_and,
     logical_or, logical_xor, maximum, minimum, multiply, negative, subtract, ufunc)
+from xjit._src.numpy.array_api_metadata import (  # noqa: E402,F401
+    __array_api_version__, __array_namespace_info__)

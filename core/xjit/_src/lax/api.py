@@ -144,7 +144,7 @@ def _unop(prim):
 
 
 add, sub, mul, div, rem = map(_binop, (ew.add_p, ew.sub_p, ew.mul_p, ew.div_p, ew.rem_p))
-pow, max, min, atan2, nextafter = map(_binop, (ew.pow_p, ew.max_p, ew.min_p, ew.atan2_p, ew.nextafter_p))
+max, min, atan2, nextafter = map(_binop, (ew.max_p, ew.min_p, ew.atan2_p, ew.nextafter_p))
 bitwise_and, bitwise_or, bitwise_xor = map(_binop, (ew.and_p, ew.or_p, ew.xor_p))
 shift_left, shift_right_arithmetic, shift_right_logical = map(
     _binop, (ew.shift_left_p, ew.shift_right_arithmetic_p, ew.shift_right_logical_p))
@@ -164,6 +164,11 @@ abs, real, imag = map(_unop, (ew.abs_p, ew.real_p, ew.imag_p))
 
 def conj(x):
     return ew.conj_p.bind(x, input_dtype=x.dtype if not is_host_const(x) else np.result_type(x))
+
+
+def pow(x, y):
+    """No scalar rule here: a Python int exponent stays an integer (JAX's)."""
+    return ew.pow_p.bind(x, y)
 
 
 def integer_pow(x, y):
@@ -200,12 +205,13 @@ def broadcast(operand, sizes):
 
 def reshape(operand, new_sizes, dimensions=None, out_sharding=None):
     new_sizes = core.canonicalize_shape(new_sizes, "reshape new_sizes must all be positive")
-    if dimensions is not None and tuple(dimensions) != tuple(range(np.ndim(operand))):
-        operand = transpose(operand, dimensions)
-        dimensions = None
-    if not is_host_const(operand) and operand.aval.shape == new_sizes:
+    if dimensions is not None:
+        dimensions = tuple(map(operator.index, dimensions))
+        if dimensions == tuple(range(np.ndim(operand))):
+            dimensions = None
+    if not is_host_const(operand) and operand.aval.shape == new_sizes and dimensions is None:
         return operand
-    return st.reshape_p.bind(operand, new_sizes=new_sizes, dimensions=None, sharding=None)
+    return st.reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dimensions, sharding=None)
 
 
 def transpose(operand, permutation):
@@ -259,7 +265,7 @@ def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
     start[axis] = s + size if s < 0 else s
     limit[axis] = l + size if l < 0 else l
     strides[axis] = stride
-    return slice(operand, start, limit, strides if stride != 1 else None)
+    return slice(operand, start, limit, strides)  # JAX prints these unit strides
 
 
 def index_in_dim(operand, index, axis=0, keepdims=True):

@@ -28,7 +28,7 @@ def _kind_ok(dtype, kinds):
             return True
         if name == "complexfloating" and k == "c":
             return True
-        if name == "integer" and k in "iu":
+        if name == "integer" and (k in "iu" or (k == "V" and dtypes.is_int(dtype))):
             return True
         if name == "bool" and k == "b":
             return True
@@ -173,7 +173,7 @@ sub_p = _define("sub", NUM, "stablehlo.subtract", 2)
 mul_p = _define("mul", NUM, "stablehlo.multiply", 2)
 div_p = _define("div", NUM, "stablehlo.divide", 2)
 rem_p = _define("rem", REAL_NUM, "stablehlo.remainder", 2)
-pow_p = _define("pow", INEXACT, "stablehlo.power", 2)
+pow_p = Primitive("pow")  # rules below, with integer_pow's
 max_p = _define("max", ANY, "stablehlo.maximum", 2)
 min_p = _define("min", ANY, "stablehlo.minimum", 2)
 atan2_p = _define("atan2", INEXACT, "stablehlo.atan2", 2)
@@ -306,6 +306,36 @@ def _lower_integer_pow(ctx, avals_in, avals_out, x, y):
 lowering.rules[integer_pow_p] = _lower_integer_pow
 
 
+def _pow_eval(x, y):
+    """An inexact base with an inexact exponent of its dtype or an exponent of
+    any integer dtype; the result has the base's dtype."""
+    for i, (a, kinds) in enumerate(((x, INEXACT), (y, NUM))):
+        if not _kind_ok(a.dtype, kinds):
+            raise TypeError(f"pow does not accept dtype {a.dtype.name} at position {i}. "
+                            f"Accepted dtypes at position {i} are {_accepted(kinds)}.")
+    if x.dtype != y.dtype and y.dtype.kind not in "iu":
+        raise TypeError("the first argument to pow must have an inexact dtype (float or complex), "
+                        "and the second argument must have an inexact or integer dtype, and two "
+                        f"inexact dtypes must match, but got {x.dtype.name} and {y.dtype.name} "
+                        "respectively.")
+    return ShapedArray(broadcast_shapes_binary("pow", x, y), x.dtype, x.weak_type and y.weak_type)
+
+
+def _lower_pow(ctx, avals_in, avals_out, x, y):
+    """StableHLO's power takes one element type: an integer exponent is
+    converted to the base's dtype first."""
+    ax, ay = avals_in
+    if ay.dtype != ax.dtype:
+        ay_new = ay.update(dtype=ax.dtype)
+        y = ctx.op("stablehlo.convert", [y], [ttype(ay)], ttype(ay_new))
+        ay = ay_new
+    return _simple_lowering("stablehlo.power")(ctx, [ax, ay], avals_out, x, y)
+
+
+core.abstract_eval_rules[pow_p] = _pow_eval
+lowering.rules[pow_p] = _lower_pow
+
+
 def _lower_round(ctx, avals_in, avals_out, x, rounding_method=0):
     op = "stablehlo.round_nearest_afz" if int(rounding_method) == 0 else "stablehlo.round_nearest_even"
     return ctx.op(op, [x], [ttype(avals_in[0])], ttype(avals_out[0]))
@@ -321,14 +351,14 @@ _COMPARE = {"eq": "EQ", "ne": "NE", "lt": "LT", "le": "LE", "gt": "GT", "ge": "G
 def _compare_type(dtype):
     if dtype.kind in "fc" or dtypes.is_float(dtype):
         return "FLOAT"
-    if dtype.kind == "u" or dtype.kind == "b":
+    if dtype.kind in "ub" or dtype in dtypes._UNSIGNED:
         return "UNSIGNED"
     return "SIGNED"
 
 
-def _define_compare(name):
+def _define_compare(name, kinds):
     p = Primitive(name)
-    base = _naryop_eval(name, ANY)
+    base = _naryop_eval(name, kinds)
     core.abstract_eval_rules[p] = lambda x, y: base(x, y).update(dtype=np.dtype(bool))
 
     def lower(ctx, avals_in, avals_out, x, y):
@@ -343,9 +373,10 @@ def _define_compare(name):
     return p
 
 
-eq_p = _define_compare("eq")
-ne_p = _define_compare("ne")
-lt_p = _define_compare("lt")
-le_p = _define_compare("le")
-gt_p = _define_compare("gt")
-ge_p = _define_compare("ge")
+eq_p = _define_compare("eq", ANY)
+ne_p = _define_compare("ne", ANY)
+# complex numbers have no order: JAX rejects them in these four
+lt_p = _define_compare("lt", REAL)
+le_p = _define_compare("le", REAL)
+gt_p = _define_compare("gt", REAL)
+ge_p = _define_compare("ge", REAL)

@@ -106,6 +106,9 @@ def _layout(ndim, nbatch):
     return f"dense<{order}> : tensor<{ndim}xindex>" if ndim else "dense<> : tensor<0xindex>"
 
 
+_COMPLEX_NAMES = {"orgqr": "ungqr", "ormqr": "unmqr"}
+
+
 def _lapack_call(ctx, op, name, operands, in_avals, out_avals, config="", nbatch=None):
     if backend.default_backend() != "cpu":
         raise NotImplementedError(f"{op} is implemented with LAPACK and only runs on CPU; no "
@@ -114,6 +117,8 @@ def _lapack_call(ctx, op, name, operands, in_avals, out_avals, config="", nbatch
     if dt.name not in _PREFIX:  # 16-bit floats pass the type checks, as in JAX, but LAPACK
         raise NotImplementedError(KeyError(dt.type), f"Unsupported dtype {dt.name}.")
     _register_lapack()
+    if dt.kind == "c":  # LAPACK names the complex (unitary) Householder routines apart
+        name = _COMPLEX_NAMES.get(name, name)
     target = f"lapack_{_PREFIX[dt.name]}{name}_ffi"
     nb = in_avals[0].ndim - 2 if nbatch is None else nbatch
     attrs = (f'call_target_name = "{target}", api_version = 4 : i32, backend_config = {{{config}}}, '

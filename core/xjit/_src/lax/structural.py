@@ -6,6 +6,7 @@ import numpy as np
 from .. import core, dtypes, lowering
 from ..core import Primitive, ShapedArray
 from ..lowering import i64_array, ttype
+from .elementwise import NUM, _check_unary
 
 
 def _prim(name, eval_rule, lower_rule, pp=None, multiple_results=False):
@@ -87,6 +88,9 @@ broadcast_in_dim_p = _prim(
 
 # -- reshape
 def _reshape_eval(x, new_sizes, dimensions=None, sharding=None):
+    if dimensions is not None and sorted(dimensions) != list(range(x.ndim)):
+        raise TypeError("reshape dimensions must be a permutation of operand dimensions, got "
+                        f"dimensions {tuple(dimensions)} for shape {x.shape}.")
     if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
         raise TypeError(f"reshape total size must be unchanged, got new_sizes {tuple(new_sizes)} "
                         f"(of total size {int(np.prod(new_sizes, dtype=np.int64))}) for shape "
@@ -94,7 +98,19 @@ def _reshape_eval(x, new_sizes, dimensions=None, sharding=None):
     return ShapedArray(new_sizes, x.dtype, x.weak_type)
 
 
-reshape_p = _prim("reshape", _reshape_eval, _op1("stablehlo.reshape"))
+def _reshape_lower(ctx, ai, ao, x, new_sizes, dimensions=None, sharding=None):
+    """``dimensions`` is the order the operand's elements are read in: a
+    transpose first, then the row-major reshape."""
+    a = ai[0]
+    if dimensions is not None:
+        perm = a.update(shape=tuple(a.shape[d] for d in dimensions))
+        x = ctx.op("stablehlo.transpose", [x], [ttype(a)], ttype(perm),
+                   attrs=f"permutation = {i64_array(dimensions)}")
+        a = perm
+    return ctx.op("stablehlo.reshape", [x], [ttype(a)], ttype(ao[0]))
+
+
+reshape_p = _prim("reshape", _reshape_eval, _reshape_lower)
 
 
 # -- transpose
@@ -304,6 +320,7 @@ clamp_p = _prim("clamp", _clamp_eval, _clamp_lower)
 
 # -- iota
 def _iota_eval(*, dtype, shape, dimension, sharding=None):
+    _check_unary("iota", ShapedArray((), dtype), NUM)  # StableHLO has no boolean iota
     if not 0 <= dimension < len(shape):
         raise ValueError(f"iota dimension must be between 0 and len(shape), got dimension={dimension} "
                          f"for shape={shape}")

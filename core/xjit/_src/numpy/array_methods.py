@@ -7,6 +7,7 @@ from __future__ import annotations
 from .. import core
 from ..array import ArrayImpl
 from . import indexing, lax_numpy as ln, reductions as red, shape_ops as so
+from .array_api_metadata import __array_namespace__
 
 
 def _swap(f):
@@ -48,7 +49,7 @@ def _reshape(self, *args, order="C", **kw):
     shape = args[0] if len(args) == 1 else args
     if "shape" in kw:
         shape = kw["shape"]
-    return so.reshape(self, shape)
+    return so.reshape(self, shape, order)
 
 
 def _transpose(self, *args):
@@ -62,6 +63,7 @@ def _at(self):
 
 
 _METHODS = {
+    "__array_namespace__": __array_namespace__,
     "__getitem__": indexing.getitem,
     "__neg__": ln.negative, "__pos__": ln.positive, "__abs__": ln.absolute,
     "__invert__": ln.invert,

@@ -15,6 +15,7 @@ from ..eager import fastpath
 from ..jit import jit
 from ..lax import api as lax
 from ..lax.structural import copy_p
+from ..tracing import JaxprTrace
 from . import util
 from .util import promote_args, promote_args_inexact, promote_args_numeric, shape_of
 
@@ -605,8 +606,8 @@ def divmod(x1, x2, /):
 
 def power(x1, x2, /):
     util.check_arraylike("power", x1, x2)
-    if core.is_concrete(x2):  # a concrete integer exponent: integer_pow
-        try:
+    if core.is_concrete(x2) and not (isinstance(x2, Array) and _staging()):
+        try:  # a concrete integer exponent: integer_pow
             n = operator.index(x2)
         except TypeError:
             pass
@@ -614,11 +615,24 @@ def power(x1, x2, /):
             (x1,) = util.promote_dtypes_numeric(x1)
             return lax.integer_pow(x1, n)
     x1, x2 = util.promote_shapes("power", x1, x2)
-    x1, x2 = promote_args_numeric("power", x1, x2)
-    dt = util_dtype(x1)
-    if dt.kind in "iu":
-        return _integer_power(x1, x2)
-    return lax.pow(x1, x2)
+    p1, p2 = promote_args_numeric("power", x1, x2)
+    if util_dtype(p1).kind in "iub":
+        return _integer_power(p1, p2)
+    if util_dtype(x1).kind in "fc" and util_dtype(x2).kind in "iu":
+        # unpromoted, so the derivative at a zero base stays finite (as JAX)
+        return lax.pow(x1, x2)
+    return lax.pow(p1, p2)
+
+
+def _staging():
+    """Whether a jaxpr is being staged out: JAX makes an array created there
+    (``jnp.int32(2)``) a tracer, so such exponents do not count as concrete."""
+    t = core.trace_ctx.trace
+    while t is not None:
+        if isinstance(t, JaxprTrace):
+            return True
+        t = t.parent
+    return False
 
 
 pow = power

@@ -37,17 +37,22 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     if int(np.prod(shape)) != size:
         raise TypeError(f"cannot reshape array of shape {a.shape} (size {size}) into shape "
                         f"{tuple(shape)} (size {int(np.prod(shape))})")
-    if order == "F":  # column-major: reverse the axes on both sides of a C reshape
-        out = lax.reshape(lax.transpose(a, tuple(range(a.ndim))[::-1]), tuple(shape[::-1]))
-        return lax.transpose(out, tuple(range(len(shape)))[::-1])
-    return lax.reshape(a, tuple(shape))
+    if order == "C":
+        return lax.reshape(a, tuple(shape))
+    if order == "F":  # column-major: read the axes reversed, then reverse the result's
+        out = lax.reshape(a, tuple(shape[::-1]), tuple(range(a.ndim))[::-1])
+        return lax.transpose(out, tuple(range(out.ndim))[::-1])
+    if order == "A":
+        raise NotImplementedError("np.reshape order=A is not implemented.")
+    raise ValueError(f"Unexpected value for 'order' argument: {order}.")
 
 
 def ravel(a, order="C"):
-    if order not in ("C", "F", "A", "K"):
-        raise ValueError(f"Unexpected value for 'order' argument: {order}.")
+    util.check_arraylike("ravel", a)
+    if order == "K":
+        raise NotImplementedError("Ravel not implemented for order='K'.")
     a = asarray(a)
-    return lax.reshape(a, (a.size,))
+    return reshape(a, (a.size,), order)
 
 
 def transpose(a, axes=None):

@@ -218,7 +218,7 @@ def bitwise_count(x, /):
 @util.named_jit("sort_complex")
 def _sort_complex(a):
     from ..lax.sorting import sort
-    a = sort(a, dimension=0)
+    a = sort(a)  # along the last axis
     return lax._convert(a, dtypes.to_complex_dtype(util_dtype(a)), False)
 
 
