@@ -25,6 +25,10 @@ _WARN64 = ("the 64-bit narrowing warnings are raised by jnp.asarray/jnp scalar t
            "this change's files)")
 KNOWN = {f"warn64-{n}": _WARN64
          for n in ("float64", "uint64", "int64", "convert", "sum", "asarray")}
+KNOWN["leak-vmap"] = ("tracer-leak checking covers jit/make_jaxpr traces; vmap's BatchTrace "
+                      "(batching.py) does not call the check yet")
+KNOWN["guard-disallow-index"] = ("JAX transfers a static integer index as a scalar operand "
+                                 "(guarded); xjit's indexing slices statically, so nothing moves")
 
 
 @pytest.mark.parametrize("name,code", params(CASES, KNOWN))
@@ -99,16 +103,17 @@ def test_key_reuse_jit_fast_path_still_checks():
     g(k)  # the checker is off again: reuse is allowed
 
 
-def test_checking_leaks_names_global_holder():
-    holder = []
+_HOLDER = []
 
+
+def test_checking_leaks_names_global_holder():
     def f(x):
-        holder.append(x)
+        _HOLDER.append(x)
         return x
 
     with jax.checking_leaks():
         with pytest.raises(Exception, match="Leaked trace DynamicJaxprTrace") as e:
             jax.jit(f)(1.0)
-    assert "is referred to by <list" in str(e.value)
-    holder.clear()
+    assert "is referred to by test_config_flags._HOLDER" in str(e.value)
+    _HOLDER.clear()
     assert float(jax.jit(f)(2.0)) == 2.0  # off again

@@ -27,6 +27,9 @@ KNOWN = {
                    "(numpy layer)",
     "jaxpr-la-expm": "jnp.linalg.norm(A, 1) reduces through broadcast/reduce_max/squeeze and "
                      "jnp.digitize differs (numpy layer)",
+    "jaxpr-la-hessenberg": "jnp.triu binds not + select_n (numpy layer)",
+    "jaxpr-st-mvn-logpdf": "jnp.diagonal lowers through transpose/reshape/slice; JAX's uses an "
+                           "eye mask under platform_index/cond (numpy layer)",
     "err-la-cholesky-shape": "lax.linalg.cholesky's non-square message differs from JAX's "
                              "'The input to cholesky must be a square matrix' (lax layer)",
 }

@@ -301,3 +301,17 @@ case("stdout-named-params",
      "lax.pbroadcast(w, 'i', 0)))(jnp.ones(6)))\n"
      "    return v\n"
      "result = jax.vmap(show, axis_name='i')(jnp.ones(3))")
+
+# -- make_jaxpr(axis_env=...): names bound without a vmap
+case("jaxpr-axis-env", "result = jax.make_jaxpr(lambda x: lax.psum(x, 'i') * lax.axis_size('i') "
+     "+ lax.axis_index('i'), axis_env=[('i', 4)])(jnp.ones(2))")
+case("jaxpr-axis-env-gather", "result = jax.make_jaxpr(lambda x: lax.all_gather(x, 'i', tiled=True), "
+     "axis_env=[('i', 4)])(jnp.ones(2))")
+case("jaxpr-axis-env-two", "result = jax.make_jaxpr(lambda x: lax.pmean(x, ('i', 'j')), "
+     "axis_env=[('i', 2), ('j', 3)])(jnp.ones(2))")
+case("err-axis-env-other", "result = jax.make_jaxpr(lambda x: lax.psum(x, 'j'), "
+     "axis_env=[('i', 4)])(jnp.ones(2))")
+case("jaxpr-axis-env-jit", "result = jax.make_jaxpr(jax.jit(lambda x: lax.psum(x, 'i')), "
+     "axis_env=[('i', 4)])(jnp.ones(2))")
+case("jaxpr-axis-env-grad", "result = jax.make_jaxpr(jax.grad(lambda x: lax.psum(jnp.sin(x), 'i')), "
+     "axis_env=[('i', 4)])(1.0)")

@@ -100,6 +100,8 @@ case("guard-global-flag", "jax.config.update('jax_transfer_guard', 'disallow')\n
      "try:\n    result = jnp.ones(2)\nfinally:\n    jax.config.update('jax_transfer_guard', None)")
 case("guard-cached-scalar", "x = jnp.arange(3.0)\ny = x * 7\n"
      "with jax.transfer_guard('disallow'):\n    result = x * 7")
+case("guard-disallow-index", "x = jnp.arange(3.0)\nwith jax.transfer_guard('disallow'):\n"
+     "    result = float(x[0])")
 case("guard-restored", "with jax.transfer_guard('disallow'):\n    pass\nresult = jnp.ones(2) + 2")
 case("guard-bad", "jax.config.update('jax_transfer_guard', 'never')")
 case("guard-flags", "result = [jax.config.jax_transfer_guard, "
@@ -123,6 +125,20 @@ case("leak-none-grad", "with jax.checking_leaks():\n"
      "    result = jax.grad(lambda x: jax.jit(jnp.sin)(x) * 2)(1.0)")
 case("leak-nested", "store = []\ndef inner(y):\n    store.append(y)\n    return y * 2\n"
      "with jax.checking_leaks():\n    result = jax.jit(lambda x: jax.jit(inner)(x) + 1)(1.0)")
+case("leak-attribute", "class Box:\n    pass\nbox = Box()\ndef f(x):\n    box.v = x * 2\n"
+     "    return x\nwith jax.checking_leaks():\n    result = jax.jit(f)(1.0)")
+case("leak-none-custom-vjp", """@jax.custom_vjp
+def h(x, y):
+    return x * y
+h.defvjp(lambda x, y: (h(x, y), (x, y)), lambda r, g: (g * r[1], g * r[0]))
+with jax.checking_leaks():
+    result = jax.jit(jax.grad(h))(1.0, 2.0)""")
+case("leak-none-cond-closure", "with jax.checking_leaks():\n    result = jax.jit("
+     "lambda x: jax.lax.cond(x > 0, lambda: x, lambda: -x))(2.0)")
+case("leak-none-scan", "with jax.checking_leaks():\n    result = jax.jit(lambda x: "
+     "jax.lax.scan(lambda c, y: (c + y * x, c), 0.0, jnp.arange(3.0))[0])(2.0)")
+case("leak-vmap", _LEAK.format("with jax.checking_leaks():\n"
+                               "    result = jax.vmap(f)(jnp.ones(2))"))
 case("leak-flag-value", "result = jax.config.jax_check_tracer_leaks")
 
 # -- key reuse

@@ -183,3 +183,31 @@ err("la-expm-int", f"{la}.expm(jnp.ones((2, 2), jnp.int32))")
 err("la-eigh-b", f"{la}.eigh({_A}, {_A})")
 err("la-qr-mode", f"{la}.qr({_A}, mode='bad')")
 err("la-cholesky-shape", f"{la}.cholesky(jnp.ones((2, 3)))")
+
+# -- multivariate, dirichlet, pareto; schur and hessenberg
+_M = "jnp.array([[1.0, 0.5], [0.2, -0.3], [2.0, 1.0]], dtype=jnp.float32)"
+_COV = "jnp.array([[2.0, 0.3], [0.3, 1.0]], dtype=jnp.float32)"
+val("st-mvn-logpdf", f"{st}.multivariate_normal.logpdf({_M}, jnp.array([0.5, 0.]), {_COV})")
+val("st-mvn-pdf", f"{st}.multivariate_normal.pdf({_M}[0], jnp.zeros(2), {_COV})")
+val("st-mvn-scalar-cov", f"{st}.multivariate_normal.logpdf({_M}, jnp.zeros(2), 2.0)")
+val("st-mvn-scalar", f"{st}.multivariate_normal.logpdf({_S}, 0.5, 2.0)")
+val("st-dirichlet-logpdf", f"{st}.dirichlet.logpdf(jnp.array([0.2, 0.3, 0.5]), jnp.array([1., 2., 3.]))")
+val("st-dirichlet-implied", f"{st}.dirichlet.pdf(jnp.array([[0.2, 0.5], [0.3, 0.6]]), jnp.array([1., 2., 3.]))")
+val("st-dirichlet-off", f"{st}.dirichlet.logpdf(jnp.array([0.2, 0.3, 0.6]), jnp.array([1., 2., 3.]))")
+for fn in ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]:
+    val(f"st-pareto-{fn}", f"{st}.pareto.{fn}(jnp.array([0.5, 1., 1.5, 3., 10.]), 2.5)")
+val("st-pareto-ppf", f"{st}.pareto.ppf({_P}, 2.5, 0.5, 2.)")
+jaxpr("st-mvn-logpdf", f"lambda x: {st}.multivariate_normal.logpdf(x, jnp.zeros(2), {_COV})", f"{_M}")
+jaxpr("st-pareto-logpdf", f"lambda x: {st}.pareto.logpdf(x, 2.5)", f"{_P}[:2]")
+err("st-mvn-shape", f"{st}.multivariate_normal.logpdf({_M}, jnp.zeros(2), jnp.eye(3))")
+err("st-mvn-singular", f"{st}.multivariate_normal.logpdf({_M}, jnp.zeros(2), {_COV}, allow_singular=True)")
+err("st-dirichlet-alpha", f"{st}.dirichlet.logpdf(jnp.ones(2) / 2, jnp.ones((2, 2)))")
+err("st-dirichlet-x", f"{st}.dirichlet.logpdf(jnp.ones(5) / 5, jnp.ones(2))")
+_NS = f"({_A} + jnp.triu(jnp.ones((3, 3)), 1))"
+val("la-hessenberg", f"jnp.abs({la}.hessenberg({_NS}))")
+val("la-hessenberg-q", f"(lambda hq: hq[1] @ hq[0] @ hq[1].T)({la}.hessenberg({_NS}, calc_q=True))")
+val("la-schur", f"(lambda tz: tz[1] @ tz[0] @ tz[1].T)({la}.schur({_NS}))")
+val("la-schur-complex-dtype", f"{la}.schur({_NS}, output='complex')[0].dtype.name")
+jaxpr("la-hessenberg", f"lambda m: {la}.hessenberg(m, calc_q=True)", _A)
+jaxpr("la-schur", f"{la}.schur", _A)
+err("la-schur-output", f"{la}.schur({_A}, output='bad')")

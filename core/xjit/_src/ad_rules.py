@@ -127,7 +127,7 @@ def _integer_pow_jvp(g, x, *, y):
         return _full_like(g, 0)
     if y == 1:
         return g
-    return lax.mul(g, lax.mul(_c(x, y), lax.integer_pow(x, y - 1)))
+    return lax.mul(g, lax.mul(_c(x, y), x if y == 2 else lax.integer_pow(x, y - 1)))
 
 
 defjvp(ew.integer_pow_p, _integer_pow_jvp)
@@ -208,7 +208,8 @@ defjvp(ew.rem_p, lambda g, x, y: _maybe_broadcast(np.broadcast_shapes(_shape(x),
 
 def _pow_jvp_lhs(g, ans, x, y):
     y_int = _aval(y).dtype.kind in "iu"
-    y = lax.convert_element_type(y, _aval(x).dtype)
+    dt = _aval(x).dtype  # both at the base's dtype, strongly typed
+    x, y = lax.convert_element_type(x, dt), lax.convert_element_type(y, dt)
     if y_int:
         if _shape(x) != _shape(y):
             shape = np.broadcast_shapes(_shape(x), _shape(y))

@@ -24,6 +24,7 @@ Primitives with sub-jaxprs batch them recursively with ``batch_jaxpr2``
 from __future__ import annotations
 
 import collections
+import contextlib
 import functools
 import inspect
 import operator
@@ -65,6 +66,17 @@ def axis_size(name):
 
 def axis_exists(name):
     return any(a.name == name for a in _axis_env)
+
+
+@contextlib.contextmanager
+def extend_axis_env(axes):
+    """Bind named axes (``AxisData``) for the duration of a trace."""
+    n = len(_axis_env)
+    _axis_env.extend(axes)
+    try:
+        yield
+    finally:
+        del _axis_env[n:]
 
 
 # prim -> params -> the axis names it communicates over. A collective runs
@@ -501,13 +513,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
             out_tree_box.append(out)
             return out_leaves
 
-        if axis_name is not None:
-            _axis_env.append(axis_data)
-        try:
+        with extend_axis_env([axis_data] if axis_name is not None else []):
             vals, out_dims = batch_flat(flat_fun, axis_data, leaves, dims)
-        finally:
-            if axis_name is not None:
-                _axis_env.pop()
         out = out_tree_box[0]
         dests = flatten_axes("vmap out_axes", out, out_axes)
         paths = [p for p, _ in tree_util.tree_flatten_with_path(out)[0]]

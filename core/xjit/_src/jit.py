@@ -30,6 +30,7 @@ def _context_key():
         return config.trace_key
     return config.trace_key, tuple((a.name, a.size) for a in _axis_env)
 
+
 jit_p = core.Primitive("jit")
 jit_p.multiple_results = True
 
@@ -248,7 +249,7 @@ class JitFunction:
             names = arg_names_of(_DynOnly(self), dyn, dkw)
         debug = DebugInfo(fun, traced_for, names)
         t0 = time.perf_counter()
-        jaxpr, consts = trace_to_jaxpr(flat_fun, avals, debug)
+        jaxpr, consts = trace_to_jaxpr(flat_fun, avals, debug, check_leaks=True)
         return jaxpr, consts, store[0], time.perf_counter() - t0
 
     def _entry(self, key, dyn, dkw, static_key, leaves, treedef, avals):
@@ -518,8 +519,9 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
                        inline, keep_unused)
 
 
-def make_jaxpr(fun, static_argnums=(), return_shape=False, abstracted_axes=None):
-    """A function that returns the ClosedJaxpr of ``fun`` at the given arguments."""
+def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstracted_axes=None):
+    """A function that returns the ClosedJaxpr of ``fun`` at the given arguments;
+    ``axis_env`` binds (name, size) pairs for collectives, as an enclosing vmap would."""
     jf = fun if isinstance(fun, JitFunction) else JitFunction(fun, static_argnums)
 
     @functools.wraps(fun)
@@ -527,7 +529,9 @@ def make_jaxpr(fun, static_argnums=(), return_shape=False, abstracted_axes=None)
         dyn, dkw, static_key = jf._split(args, kwargs)
         leaves, treedef = tree_util.tree_flatten((dyn, dkw))
         avals = [core.aval_of(x) for x in leaves]
-        jaxpr, consts, out_tree, _ = jf._trace(dyn, dkw, static_key, leaves, treedef, avals)
+        from .batching import AxisData, extend_axis_env
+        with extend_axis_env([AxisData(n, s) for n, s in axis_env or ()]):
+            jaxpr, consts, out_tree, _ = jf._trace(dyn, dkw, static_key, leaves, treedef, avals)
         if isinstance(fun, JitFunction) and not fun._inline:
             inner, tracer_consts = close_jaxpr(jaxpr, consts)
             jaxpr = _wrap_in_jit_eqn(inner, tracer_consts, jf._name)

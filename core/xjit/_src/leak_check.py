@@ -20,6 +20,8 @@ def check(trace) -> None:
     gc.collect()
     leaked = [r for r in gc.get_referrers(trace)
               if isinstance(r, core.Tracer) and r._trace is trace]
+    ours = {id(leaked)}
+    leaked[:] = [t for t in leaked if _user_reachable(t, ours)]
     if not leaked:
         return
     parts = []
@@ -31,6 +33,45 @@ def check(trace) -> None:
         lines.extend(_holders(t, {id(leaked)}))
         parts.append("\n".join(lines))
     raise Exception(f"Leaked trace {trace!r}. Leaked tracer(s):\n\n" + "\n\n".join(parts))
+
+
+def _user_reachable(tracer, ours, depth=8, budget=2000) -> bool:
+    """Whether user state holds ``tracer``: searching back through what refers
+    to it reaches a module's globals (outside xjit) or a live user frame.
+    Tracers kept only by the engine (a custom_vjp backward closure holding its
+    residuals, a cached branch function closing over a value) are not leaks."""
+    seen, frontier = {id(tracer)}, [tracer]
+    for _ in range(depth):
+        nxt = []
+        ours.add(id(nxt))
+        for obj in frontier:
+            refs = gc.get_referrers(obj)
+            ours.add(id(refs))
+            for r in refs:
+                if id(r) in seen or id(r) in ours:
+                    continue
+                seen.add(id(r))
+                if isinstance(r, types.FrameType):
+                    if not r.f_code.co_filename.startswith(core._INTERNAL_DIRS):
+                        return True
+                    continue
+                if isinstance(r, dict) and _module_of(r) is not None:
+                    if not _module_of(r).startswith("xjit"):
+                        return True
+                    continue
+                nxt.append(r)
+        if len(seen) > budget or not nxt:
+            return False
+        frontier = nxt
+    return False
+
+
+def _module_of(d):
+    """The module name of a globals dict (exec namespaces included), else None."""
+    if "__builtins__" not in d:
+        return None
+    name = d.get("__name__")
+    return name if isinstance(name, str) else "<globals>"
 
 
 def _name(obj) -> str:
@@ -60,13 +101,12 @@ def _holders(obj, ours, depth=3):
 
 
 def _global_name(obj, refs):
-    for mod in list(sys.modules.values()):
-        d = getattr(mod, "__dict__", None)
-        if d is None or not any(r is d for r in refs):
-            continue
-        for k, v in d.items():
-            if v is obj:
-                return f"{mod.__name__}.{k}"
+    for d in refs:
+        mod = _module_of(d) if isinstance(d, dict) else None
+        if mod is not None:
+            for k, v in d.items():
+                if v is obj:
+                    return f"{mod}.{k}"
     return None
 
 

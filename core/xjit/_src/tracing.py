@@ -215,7 +215,7 @@ class JaxprTrace(core.Trace):
         return jaxpr, self.const_vals
 
 
-def trace_to_jaxpr(fun, in_avals, debug_info=None):
+def trace_to_jaxpr(fun, in_avals, debug_info=None, check_leaks=False):
     """Stage ``fun(*flat_args) -> flat_outs`` out into a jaxpr.
 
     Returns ``(jaxpr, consts)``; consts may include tracers of enclosing traces.
@@ -229,7 +229,7 @@ def trace_to_jaxpr(fun, in_avals, debug_info=None):
             jaxpr, consts = trace.to_jaxpr(outs)
     finally:
         trace.active = False
-    if _flags["jax_check_tracer_leaks"]:
+    if check_leaks and _flags["jax_check_tracer_leaks"]:  # user-facing traces only
         del args, outs
         from .leak_check import check
         check(trace)

@@ -336,6 +336,32 @@ core.abstract_eval_rules[pow_p] = _pow_eval
 lowering.rules[pow_p] = _lower_pow
 
 
+def _minmax_lowering(op_name, pick_x):
+    """StableHLO orders complex numbers by magnitude; JAX orders them
+    lexicographically (real part, then imaginary), so those are lowered from
+    comparisons of the parts."""
+    real_rule = _simple_lowering(op_name)
+
+    def lexicographic(x, y):
+        from . import api as lax
+        shape = broadcast_shapes_binary(op_name, core.aval_of(x), core.aval_of(y))
+        x, y = (v if v.shape == shape else lax.broadcast_in_dim(v, shape, ()) for v in (x, y))
+        rx, ry = lax.real(x), lax.real(y)
+        take_x = lax.select(lax.eq(rx, ry), pick_x(lax)(lax.imag(x), lax.imag(y)), pick_x(lax)(rx, ry))
+        return lax.select(take_x, x, y)
+
+    def rule(ctx, avals_in, avals_out, x, y):
+        if avals_in[0].dtype.kind != "c":
+            return real_rule(ctx, avals_in, avals_out, x, y)
+        from .slicing import lower_fun
+        return lower_fun(lexicographic)(ctx, avals_in, avals_out, x, y)
+    return rule
+
+
+lowering.rules[max_p] = _minmax_lowering("stablehlo.maximum", lambda lax: lax.gt)
+lowering.rules[min_p] = _minmax_lowering("stablehlo.minimum", lambda lax: lax.lt)
+
+
 def _lower_round(ctx, avals_in, avals_out, x, rounding_method=0):
     op = "stablehlo.round_nearest_afz" if int(rounding_method) == 0 else "stablehlo.round_nearest_even"
     return ctx.op(op, [x], [ttype(avals_in[0])], ttype(avals_out[0]))

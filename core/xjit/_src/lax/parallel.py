@@ -4,8 +4,9 @@ With one device the only axes that can carry a name are those of ``vmap``,
 so every collective is realised by its batching rule: reducing over a named
 axis becomes a reduction over the batch axis. ``psum_p``/``pmax_p``/
 ``pmin_p`` accept positional (int) axes next to names for that reason; once
-only int axes remain they lower to ordinary reductions. A name no enclosing
-``vmap`` binds is a ``NameError``, raised at abstract evaluation.
+only int axes remain they lower to ordinary reductions. ``vmap`` records the
+names it binds (``batching.axis_size``); a name none binds is a ``NameError``,
+raised at abstract evaluation.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import math
 import numpy as np
 
 from .. import ad, batching, core, dtypes, lowering, tree_util
+from ..batching import moveaxis as _moveaxis
 from ..ad import instantiate_zeros
 from ..ad_rules import _reduce_sum_transpose
 from ..core import Primitive, ShapedArray, Tracer
@@ -50,10 +52,6 @@ def _const(example, value):
     return np.array(value, dtypes.dtype(example))
 
 
-def _moveaxis(x, src, dst):
-    return batching.moveaxis(x, src, dst)
-
-
 def _splitaxis(x, axis, factor):
     shape = list(x.shape)
     shape[axis:axis + 1] = [factor, shape[axis] // factor]
@@ -78,9 +76,7 @@ def _no_eager(exc):
 # All-reduce: psum, pmax, pmin
 
 
-_POS_REDUCERS = {"psum": lambda x, axes: lax.reduce_sum(x, axes),
-                 "pmax": lambda x, axes: lax.reduce_max(x, axes),
-                 "pmin": lambda x, axes: lax.reduce_min(x, axes)}
+_POS_REDUCERS = {"psum": lax.reduce_sum, "pmax": lax.reduce_max, "pmin": lax.reduce_min}
 
 
 def _allreduce_eval(aval, axes, axis_index_groups):
@@ -94,7 +90,7 @@ def _allreduce_eval(aval, axes, axis_index_groups):
 
 
 def _allreduce_lower(name):
-    reduce = lower_fun(lambda x, axes: _POS_REDUCERS[name](x, axes))
+    reduce = lower_fun(_POS_REDUCERS[name])
 
     def rule(ctx, ai, ao, x, axes, axis_index_groups):
         named = [a for a in axes if not isinstance(a, int)]
@@ -122,7 +118,7 @@ def _allreduce_batch(prim, axis_data, vals, dims, *, axes, axis_index_groups):
     name = axis_data.name
     if d is None:  # the name is the vmapped axis (else the rule is not asked)
         if axis_index_groups:
-            raise NotImplementedError("axis_index_groups not supported in vmap collectives.")
+            raise NotImplementedError
         rest = tuple(a for a in axes if a != name)
         if rest:
             x = prim.bind(x, axes=rest, axis_index_groups=axis_index_groups)
@@ -432,7 +428,7 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
     names = _names(axis_name)
     if not names:
         return x
-    groups = _check_groups(axis_index_groups) if axis_index_groups is not None else None
+    groups = _check_groups(axis_index_groups)
     size = _group_size(names, groups)
 
     def one(v):
@@ -600,7 +596,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
     """Split ``x`` along ``split_axis`` into one chunk per member, send chunk j
     to member j, and stack (``tiled``: concatenate) what arrives along
     ``concat_axis``."""
-    groups = _check_groups(axis_index_groups) if axis_index_groups is not None else None
+    groups = _check_groups(axis_index_groups)
 
     def one(v, split_axis=split_axis, concat_axis=concat_axis):
         n = _group_size(axis_name, groups)

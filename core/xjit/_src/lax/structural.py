@@ -423,8 +423,8 @@ def _init_value(name, dtype):
         return np.array(-1).astype(dtype)
     if dtype == np.bool_:
         return np.array(name == "reduce_min")
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
+    if dtype.kind in "iu" or dtypes.is_int(dtype):
+        info = dtypes.iinfo(dtype)  # ml_dtypes' also knows int4 and friends
         return np.array(info.min if name == "reduce_max" else info.max, dtype)
     return np.array(-np.inf if name == "reduce_max" else np.inf, dtype)
 
@@ -480,6 +480,10 @@ def _arg_eval(x, axes, index_dtype):
 def _arg_lower(is_max):
     def rule(ctx, ai, ao, x, axes, index_dtype):
         a, o = ai[0], ao[0]
+        if a.dtype.kind == "c":  # JAX's comparator is lax.gt/lt, which rejects complex
+            name = "gt" if is_max else "lt"
+            raise TypeError(f"{name} does not accept dtype {a.dtype.name} at position 0. Accepted "
+                            "dtypes at position 0 are subtypes of integer, floating, bool.")
         axis = axes[0]
         ia = a.update(dtype=index_dtype)
         idx = ctx.op("stablehlo.iota", [], [], ttype(ia), attrs=f"iota_dimension = {axis} : i64")
@@ -487,7 +491,7 @@ def _arg_lower(is_max):
         tv, ti, tb = ttype(sv), ttype(si), ttype(ShapedArray((), np.bool_))
         direction = "GT" if is_max else "LT"
         ctype = "FLOAT" if a.dtype.kind == "f" or dtypes.is_float(a.dtype) else (
-            "UNSIGNED" if a.dtype.kind in "ub" else "SIGNED")
+            "UNSIGNED" if a.dtype.kind in "ub" or a.dtype in dtypes._UNSIGNED else "SIGNED")
 
         def body(v1, i1, v2, i2):
             cmp = ctx.op("stablehlo.compare", [v1, v2], [tv, tv], tb,

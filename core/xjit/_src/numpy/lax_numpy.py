@@ -346,10 +346,23 @@ minimum = _one_to_one_binop(lax.min, "minimum")
 arctan2 = _one_to_one_binop(lax.atan2, "arctan2", promote_args_inexact)
 equal = _one_to_one_binop(lax.eq, "equal")
 not_equal = _one_to_one_binop(lax.ne, "not_equal")
-less = _one_to_one_binop(lax.lt, "less")
-less_equal = _one_to_one_binop(lax.le, "less_equal")
-greater = _one_to_one_binop(lax.gt, "greater")
-greater_equal = _one_to_one_binop(lax.ge, "greater_equal")
+
+
+def _complex_ordered(lax_cmp):
+    """NumPy orders complex numbers lexicographically: by real part, then by
+    imaginary part (lax's order comparisons reject them)."""
+    def cmp(x, y):
+        if util_dtype(x).kind != "c":
+            return lax_cmp(x, y)
+        return lax.select(lax.eq(lax.real(x), lax.real(y)), lax_cmp(lax.imag(x), lax.imag(y)),
+                          lax_cmp(lax.real(x), lax.real(y)))
+    return cmp
+
+
+less = _one_to_one_binop(_complex_ordered(lax.lt), "less")
+less_equal = _one_to_one_binop(_complex_ordered(lax.le), "less_equal")
+greater = _one_to_one_binop(_complex_ordered(lax.gt), "greater")
+greater_equal = _one_to_one_binop(_complex_ordered(lax.ge), "greater_equal")
 bitwise_and = _one_to_one_binop(lax.bitwise_and, "bitwise_and")
 bitwise_or = _one_to_one_binop(lax.bitwise_or, "bitwise_or")
 bitwise_xor = _one_to_one_binop(lax.bitwise_xor, "bitwise_xor")

@@ -24,7 +24,7 @@ from ..lax import api as lax
 from ..lax import sorting as lax_sorting
 from ..lax.misc import unstack_p
 from . import util
-from .lax_numpy import arange, asarray, where
+from .lax_numpy import arange, asarray, greater_equal, where
 from .more_ops import jitted
 from .shape_ops import concatenate, moveaxis, ravel, reshape, transpose
 
@@ -110,7 +110,7 @@ def _digitize(x, bins, side, method):
         raise ValueError(f"digitize: bins must be a 1-dimensional array; got bins={bins}")
     if bins.shape[0] == 0:
         return lax.full(x.shape, 0, np.int32)
-    increasing = lax.ge(bins[-1], bins[0])
+    increasing = greater_equal(bins[-1], bins[0])  # complex bins: lexicographic
     n = np.int32(bins.shape[0])
     up = searchsorted(bins, x, side=side, method=method)
     down = lax.sub(n, searchsorted(lax.rev(bins, (0,)), x, side=side, method=method))

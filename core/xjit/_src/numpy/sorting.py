@@ -114,7 +114,13 @@ def lexsort(keys, axis=-1):
 
 
 def _total_lt(a, b):
-    """a < b with NaNs ordered after every number (NumPy's sort order)."""
+    """a < b with NaNs ordered after every number (NumPy's sort order);
+    complex numbers by real part, then imaginary part."""
+    if dtypes.issubdtype(a.dtype, np.complexfloating):
+        ra, rb = lax.real(a), lax.real(b)
+        same_re = lax.bitwise_or(lax.eq(ra, rb), lax.bitwise_and(lax.ne(ra, ra), lax.ne(rb, rb)))
+        return lax.bitwise_or(_total_lt(ra, rb),
+                              lax.bitwise_and(same_re, _total_lt(lax.imag(a), lax.imag(b))))
     lt = lax.lt(a, b)
     if not dtypes.issubdtype(a.dtype, np.inexact):
         return lt

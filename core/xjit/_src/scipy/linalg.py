@@ -8,7 +8,8 @@ import warnings
 import numpy as np
 
 from xjit._src.lax import linalg as _lax_linalg
-from xjit._src.lax.linalg_general import lu_pivots_to_permutation
+from xjit._src.lax.linalg_general import (
+    hessenberg as _lax_hessenberg, householder_product, lu_pivots_to_permutation, schur as _lax_schur)
 from xjit._src.numpy import linalg as _jnp_linalg
 from xjit._src.numpy.util import check_arraylike, named_jit, promote_dtypes, promote_dtypes_inexact
 from xjit._src.numpy.vectorize import vectorize
@@ -285,3 +286,34 @@ def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite
     a, = promote_dtypes_inexact(jnp.asarray(a))
     v, w = _lax_linalg.eigh(a, lower=lower)
     return w if eigvals_only else (w, v)
+
+
+@named_jit("_schur", static_argnames=("output",))
+def _schur(a, output):
+    if output == "complex":
+        a = a.astype(np.result_type(a.dtype, np.complex64))
+    return _lax_schur(a)
+
+
+def schur(a, output="real"):
+    if output not in ("real", "complex"):
+        raise ValueError(f"Expected 'output' to be either 'real' or 'complex', got output={output!r}.")
+    return _schur(a, output)
+
+
+@named_jit("hessenberg", static_argnames=("calc_q", "check_finite", "overwrite_a"))
+def hessenberg(a, *, calc_q=False, overwrite_a=False, check_finite=True):
+    n = np.shape(a)[-1]
+    if n == 0:
+        return (jnp.zeros_like(a), jnp.zeros_like(a)) if calc_q else jnp.zeros_like(a)
+    packed, taus = _lax_hessenberg(a)
+    h = jnp.triu(packed, -1)
+    if not calc_q:
+        return h
+    # Q = diag(1, Q') with Q' the product of the reflectors stored below the subdiagonal
+    q = householder_product(packed[..., 1:, :-1], taus)
+    batch = packed.shape[:-2]
+    dt = packed.dtype
+    q = jnp.block([[jnp.ones(batch + (1, 1), dtype=dt), jnp.zeros(batch + (1, n - 1), dtype=dt)],
+                   [jnp.zeros(batch + (n - 1, 1), dtype=dt), q]])
+    return h, q

@@ -37,13 +37,15 @@ def _pade(m, a):
     for k in range(4, top + 1, 2):
         powers[k] = _dot(a2, a2) if k == 4 else _dot(powers[k - 2], a2)
 
-    def poly(ks):
-        return functools.reduce(lambda x, y: x + y, [b[k] * powers[k - k % 2] for k in ks])
+    def poly(ks, shift=0):
+        """sum b_k A^(k - shift), A's odd powers rounded down to even."""
+        return functools.reduce(lambda x, y: x + y,
+                                [b[k] * powers[k - shift - (k - shift) % 2] for k in ks])
 
-    if m == 13:
+    if m == 13:  # the top terms carry an A^6 factor outside
         a6 = powers[6]
-        u = _dot(a, _dot(a6, poly([13, 11, 9])) + poly([7, 5, 3, 1]))
-        v = _dot(a6, poly([12, 10, 8])) + poly([6, 4, 2, 0])
+        u = _dot(a, _dot(a6, poly([13, 11, 9], 6)) + poly([7, 5, 3, 1]))
+        v = _dot(a6, poly([12, 10, 8], 6)) + poly([6, 4, 2, 0])
         return u, v
     return _dot(a, poly(range(m, 0, -2))), poly(range(m - 1, -1, -2))
 

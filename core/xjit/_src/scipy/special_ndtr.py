@@ -156,13 +156,14 @@ def _spence_poly(w):
 
 
 def _spence_calc(x):
+    """The rational approximation on [0.5, 1.5], reached through the
+    reflection (x < 0.5) and inversion (x > 1.5) identities."""
     over2 = x > 2.0
-    x = jnp.piecewise(x, [over2], [lambda v: 1.0 / v, lambda v: v])
+    x = jnp.where(over2, 1.0 / x, x)
     over15 = x > 1.5
     under05 = x < 0.5
     over2 = over2 | over15
-    w = jnp.piecewise(x, [over15, under05], [lambda v: 1.0 / v - 1.0, lambda v: -v,
-                                             lambda v: v - 1.0])
+    w = jnp.where(over15, 1.0 / x - 1.0, jnp.where(under05, -x, x - 1.0))
     y = _spence_poly(w)
     y = jnp.where(under05, np.pi ** 2 / 6.0 - jnp.log(x) * jnp.log(1.0 - x) - y, y)
     return jnp.where(over2, -0.5 * jnp.log(x) ** 2 - y, y)
@@ -171,5 +172,6 @@ def _spence_calc(x):
 def spence(x):
     x = jnp.asarray(x)
     _check_float(x)
-    return jnp.piecewise(x, [x < 0.0, x == 1.0, x == 0.0], [np.nan, 0, np.pi ** 2 / 6, _spence_calc])
-
+    t = x.dtype.type
+    out = jnp.where(x == 0.0, t(np.pi ** 2 / 6), jnp.where(x == 1.0, t(0), _spence_calc(x)))
+    return jnp.where(x < 0.0, t(np.nan), out)

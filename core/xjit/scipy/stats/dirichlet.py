@@ -1,0 +1,2 @@
+"""``xjit.scipy.stats.dirichlet``, as in JAX."""
+from xjit._src.scipy.stats_multi import dirichlet_logpdf as logpdf, dirichlet_pdf as pdf  # noqa: F401
