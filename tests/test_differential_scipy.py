@@ -17,8 +17,10 @@ EXPECTED = load("scipy")
 KNOWN = {
     "jaxpr-sp-gamma": "jnp.select lowers to nested where calls, JAX's to stack + argmax "
                       "+ select_n (numpy layer)",
-    "jaxpr-sp-log_ndtr": "a custom_jvp with nondiff_argnums prints its call_jaxpr under the "
-                         "function's name; JAX prints 'jaxpr' (custom_derivatives)",
+    "jaxpr-sp-log_ndtr": "a let-bound custom_jvp call_jaxpr prints under the function's "
+                         "name; JAX names it 'jaxpr' (custom_derivatives/pretty printer)",
+    "jaxpr-sp-poch": "the same call_jaxpr naming, plus jnp.select inside gammasgn (see "
+                     "jaxpr-sp-gamma)",
     "jaxpr-sp-ndtri": "repeated jnp.polyval calls of different lengths print as separate "
                       "let-bound jaxprs with a different constvar order (numpy/pretty layer)",
     "jaxpr-la-solve-pos": "custom_linear_solve's solve jaxprs print wrapped in an extra "

@@ -1,5 +1,6 @@
 """JAX's error classes (``xjit.errors``)."""
 from xjit._src.errors import (  # noqa: F401
-    ConcretizationTypeError, JaxRuntimeError, KeyReuseError, NonConcreteBooleanIndexError,
+    ConcretizationTypeError, InconclusiveDimensionOperation, JAXIndexError, JAXTypeError,
+    JaxprTypeError, JaxRuntimeError, KeyReuseError, NonConcreteBooleanIndexError,
     TracerArrayConversionError, TracerBoolConversionError, TracerIntegerConversionError,
     UnexpectedTracerError)

@@ -211,3 +211,7 @@ val("la-schur-complex-dtype", f"{la}.schur({_NS}, output='complex')[0].dtype.nam
 jaxpr("la-hessenberg", f"lambda m: {la}.hessenberg(m, calc_q=True)", _A)
 jaxpr("la-schur", f"{la}.schur", _A)
 err("la-schur-output", f"{la}.schur({_A}, output='bad')")
+val("sp-poch", f"jax.scipy.special.poch({_X}, jnp.array([0., 1., 2.5, -0.5, 3.]))")
+val("grad-sp-poch-z", f"jax.grad(lambda z: jax.scipy.special.poch(z, 2.5).sum())({_X})")
+val("grad-sp-poch-m", f"jax.grad(lambda m: jax.scipy.special.poch(2.0, m).sum())({_X})")
+jaxpr("sp-poch", "lambda z: jax.scipy.special.poch(z, 2.0)", f"{_X}[:2]")

@@ -399,7 +399,7 @@ transpose_rules[st.concatenate_p] = _concat_transpose
 
 
 def _stack_transpose(ct, *xs, axis):
-    return [lax.squeeze(lax.slice_in_dim(ct, i, i + 1, 1, axis), (axis,))
+    return [lax.squeeze(lax.slice_along(ct, i, i + 1, 1, axis), (axis,))
             if is_undefined_primal(x) else None for i, x in enumerate(xs)]
 
 

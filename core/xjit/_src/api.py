@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+from jaxlib import _jax
 
 from . import backend, core, dtypes, tree_util
 from .array import ArrayImpl
@@ -39,6 +40,9 @@ class ShapeDtypeStruct:
 
 
 def device_put(x, device=None, *, donate=False, may_alias=None):
+    if isinstance(device, _jax.Sharding):
+        from .sharding import place  # a jax.sharding object: the array carries it
+        return tree_util.tree_map(lambda v: place(v, device), x)
     return tree_util.tree_map(lambda v: _device_put_one(v, device), x)
 
 

@@ -104,6 +104,15 @@ class ArrayImpl:
     def unsafe_buffer_pointer(self):
         return self._buf.unsafe_buffer_pointer()
 
+    # -- DLPack export (xjit._src.dlpack)
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        from .dlpack import to_capsule
+        return to_capsule(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self):
+        from .dlpack import dlpack_device
+        return dlpack_device(self)
+
     # -- host conversions
     def __array__(self, dtype=None, copy=None):
         if getattr(self.aval.dtype, "extended", False):

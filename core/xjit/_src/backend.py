@@ -127,7 +127,7 @@ def device_count(backend=None):
 
 @functools.cache
 def _platform_default_device(platform=None):
-    return get_client("gpu" if platform in ("cuda", "rocm") else platform).devices()[0]
+    return devices("gpu" if platform == "rocm" else platform)[0]
 
 
 def default_device():

@@ -77,12 +77,20 @@ class TracerBoolConversionError(ConcretizationTypeError):
             f"{tracer.aval.str_short(False)}.\n", tracer, "TracerBoolConversionError"))
 
 
-class UnexpectedTracerError(Exception):
+class UnexpectedTracerError(JAXTypeError):
     pass
 
 
-class KeyReuseError(RuntimeError):
+class KeyReuseError(JAXTypeError):
     pass
+
+
+class JaxprTypeError(TypeError):
+    """A jaxpr that does not type-check."""
+
+
+class InconclusiveDimensionOperation(Exception):
+    """A shape computation that symbolic dimensions cannot decide."""
 
 
 class JaxRuntimeError(RuntimeError):
@@ -91,5 +99,6 @@ class JaxRuntimeError(RuntimeError):
 
 for _cls in (ConcretizationTypeError, NonConcreteBooleanIndexError, TracerArrayConversionError,
              TracerIntegerConversionError, TracerBoolConversionError, UnexpectedTracerError,
-             KeyReuseError, JaxRuntimeError):
+             KeyReuseError, JaxRuntimeError, JAXTypeError, JAXIndexError, JaxprTypeError,
+             InconclusiveDimensionOperation):
     _cls.__module__ = "xjit.errors"

@@ -2,6 +2,6 @@
 from xjit._src.scipy.special import (  # noqa: F401
     bernoulli, beta, betainc, betaln, boxcox, boxcox1p, comb, digamma, entr, erf, erfc, erfinv,
     expit, factorial, gamma, gammainc, gammaincc, gammaln, gammasgn, i0, i0e, i1, i1e, kl_div,
-    log_softmax, logit, logsumexp, multigammaln, polygamma, rel_entr, softmax, xlog1py, xlogy,
+    log_softmax, logit, logsumexp, multigammaln, poch, polygamma, rel_entr, softmax, xlog1py, xlogy,
     zeta)
 from xjit._src.scipy.special_ndtr import log_ndtr, ndtr, ndtri, spence  # noqa: F401

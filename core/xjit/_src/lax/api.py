@@ -255,6 +255,17 @@ def slice(operand, start_indices, limit_indices, strides=None):
 
 
 def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
+    return slice(operand, *_in_dim_bounds(operand, start_index, limit_index, stride, axis))
+
+
+def slice_along(operand, start_index, limit_index, stride=1, axis=0):
+    """``slice_in_dim`` as basic indexing (``x[a:b]``) stages it: JAX prints a
+    unit stride there as ``strides=None``."""
+    start, limit, strides = _in_dim_bounds(operand, start_index, limit_index, stride, axis)
+    return slice(operand, start, limit, None if stride == 1 else strides)
+
+
+def _in_dim_bounds(operand, start_index, limit_index, stride, axis):
     shape = operand.shape
     start = [0] * len(shape)
     limit = list(shape)
@@ -265,7 +276,7 @@ def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
     start[axis] = s + size if s < 0 else s
     limit[axis] = l + size if l < 0 else l
     strides[axis] = stride
-    return slice(operand, start, limit, strides)  # JAX prints these unit strides
+    return start, limit, strides
 
 
 def index_in_dim(operand, index, axis=0, keepdims=True):

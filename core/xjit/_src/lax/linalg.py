@@ -161,9 +161,9 @@ def _pivots_to_permutation(pivots, m):
     perm = lax.broadcast_in_dim(lax.iota(np.int32, m), batch + (m,), (len(batch),))
     iota = perm
     for i in range(pivots.shape[-1]):
-        p = lax.broadcast_in_dim(lax.squeeze(lax.slice_in_dim(pivots, i, i + 1, axis=len(batch)),
+        p = lax.broadcast_in_dim(lax.squeeze(lax.slice_along(pivots, i, i + 1, axis=len(batch)),
                                              (len(batch),)), batch + (m,), tuple(range(len(batch))))
-        pi = lax.broadcast_in_dim(lax.squeeze(lax.slice_in_dim(perm, i, i + 1, axis=len(batch)),
+        pi = lax.broadcast_in_dim(lax.squeeze(lax.slice_along(perm, i, i + 1, axis=len(batch)),
                                               (len(batch),)), batch + (m,), tuple(range(len(batch))))
         at_p = lax.eq(iota, p)
         pp = lax.reduce_sum(lax.select(at_p, perm, lax.full_like(perm, 0)), (len(batch),))
@@ -220,7 +220,7 @@ def _qr_lower(ctx, ai, ao, a, *, pivoting=False, full_matrices=True, use_magma=N
 
     def reflectors(r):  # the Householder vectors, as a (m, q_cols) matrix for orgqr
         if q_cols <= n:
-            return [lax.slice_in_dim(r, 0, q_cols, axis=r.ndim - 1)]
+            return [lax.slice_along(r, 0, q_cols, axis=r.ndim - 1)]
         cfg = [(0, 0, 0)] * (r.ndim - 1) + [(0, q_cols - n, 0)]
         return [lax.pad(r, lax._convert(0, r.dtype, False), cfg)]
 
@@ -228,7 +228,7 @@ def _qr_lower(ctx, ai, ao, a, *, pivoting=False, full_matrices=True, use_magma=N
     (q,) = _lapack_call(ctx, "qr", "orgqr", [qin, taus], [q_in_aval, tau_aval], [q_in_aval])
 
     def upper(r):
-        r = lax.slice_in_dim(r, 0, ao[1].shape[-2], axis=r.ndim - 2)
+        r = lax.slice_along(r, 0, ao[1].shape[-2], axis=r.ndim - 2)
         rows = lax.broadcasted_iota(np.int32, r.shape, r.ndim - 2)
         cols = lax.broadcasted_iota(np.int32, r.shape, r.ndim - 1)
         return [lax.select(lax.le(rows, cols), r, lax.full_like(r, 0))]

@@ -644,7 +644,7 @@ def _rbg_batch(axis_data, args, dims, *, shape, dtype, algorithm, out_sharding=N
     whole batch, and only that key is advanced."""
     keys = moveaxis(args[0], dims[0], 0)
     new_key, bits = rng_bit_generator_p.bind(
-        lax.squeeze(lax.slice_in_dim(keys, 0, 1), (0,)), shape=(axis_data.size,) + tuple(shape),
+        lax.squeeze(lax.slice_along(keys, 0, 1), (0,)), shape=(axis_data.size,) + tuple(shape),
         dtype=dtype, algorithm=algorithm, out_sharding=out_sharding)
     return [dynamic_update_index_in_dim(keys, new_key, 0, 0), bits], [0, 0]
 

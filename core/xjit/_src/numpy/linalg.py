@@ -521,9 +521,9 @@ def _cond(x, p):
         raise ValueError(f"jnp.linalg.cond: input array must not be empty; got arr.shape={x.shape}")
     if p is None or p == 2 or p == -2:
         s = svdvals(x)
-        hi = lax.squeeze(lax.slice_in_dim(s, 0, 1, axis=s.ndim - 1), (s.ndim - 1,))
+        hi = lax.squeeze(lax.slice_along(s, 0, 1, axis=s.ndim - 1), (s.ndim - 1,))
         k = s.shape[-1]
-        lo = lax.squeeze(lax.slice_in_dim(s, k - 1, k, axis=s.ndim - 1), (s.ndim - 1,))
+        lo = lax.squeeze(lax.slice_along(s, k - 1, k, axis=s.ndim - 1), (s.ndim - 1,))
         if p != -2:
             return lax.div(hi, lo)
         r = lax.div(lo, hi)

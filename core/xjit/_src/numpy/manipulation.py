@@ -474,7 +474,7 @@ def trim_zeros(filt, trim="fb", axis=None):
             start = int(hits[0]) if "f" in trim else 0
             stop = int(hits[-1]) + 1 if "b" in trim else n
         if (start, stop) != (0, n):
-            out = lax.slice_in_dim(out, start, stop, axis=ax)
+            out = lax.slice_along(out, start, stop, axis=ax)
     return out
 
 
@@ -600,7 +600,7 @@ def unpackbits(a, axis=None, count=None, bitorder="big"):
         n = bits.shape[axis]
         stop = count if count >= 0 else builtins.max(n + count, 0)
         if stop <= n:
-            bits = lax.slice_in_dim(bits, 0, stop, axis=axis)
+            bits = lax.slice_along(bits, 0, stop, axis=axis)
         else:
             cfg = [(0, 0, 0)] * bits.ndim
             cfg[axis] = (0, stop - n, 0)

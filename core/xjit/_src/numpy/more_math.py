@@ -497,7 +497,7 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
 
 def _diff_once(a, axis, op):
     n = a.shape[axis]
-    return op(lax.slice_in_dim(a, 1, n, axis=axis), lax.slice_in_dim(a, 0, n - 1, axis=axis))
+    return op(lax.slice_along(a, 1, n, axis=axis), lax.slice_along(a, 0, n - 1, axis=axis))
 
 
 @jitted("diff", ("n", "axis"))
@@ -560,7 +560,7 @@ def _cross(a, b, axisa, axisb, axisc, axis):
     def comp(x, i):
         if i >= x.shape[-1]:
             return lax.full(x.shape[:-1], 0, util_dtype(x))
-        return lax.squeeze(lax.slice_in_dim(x, i, i + 1, axis=x.ndim - 1), (x.ndim - 1,))
+        return lax.squeeze(lax.slice_along(x, i, i + 1, axis=x.ndim - 1), (x.ndim - 1,))
 
     shape = util.broadcast_shapes(a.shape[:-1], b.shape[:-1])
     a0, a1, a2 = (util.broadcast_to(comp(a, i), shape) for i in range(3))
@@ -637,7 +637,7 @@ def _trapezoid(y, x, dx, axis):
         x = x if x.ndim == 1 else moveaxis(x, axis, -1)
         d = _diff_once(x, x.ndim - 1, lax.sub)
     n = y.shape[-1]
-    mid = lax.add(lax.slice_in_dim(y, 1, n, axis=y.ndim - 1), lax.slice_in_dim(y, 0, n - 1, axis=y.ndim - 1))
+    mid = lax.add(lax.slice_along(y, 1, n, axis=y.ndim - 1), lax.slice_along(y, 0, n - 1, axis=y.ndim - 1))
     return multiply(0.5, _sum(multiply(d, mid), axis=-1))
 
 

@@ -239,7 +239,7 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
     if reps.shape != (a.shape[axis],):
         raise ValueError(f"repeats shape {reps.shape} does not match the dimension on axis "
                          f"{axis}: {a.shape[axis]}")
-    pieces = [repeat(lax.slice_in_dim(a, i, i + 1, axis=axis), int(r), axis)
+    pieces = [repeat(lax.slice_along(a, i, i + 1, axis=axis), int(r), axis)
               for i, r in enumerate(reps) if r]
     if not pieces:
         return lax.full(a.shape[:axis] + (0,) + a.shape[axis + 1:], 0, util_dtype(a))
@@ -286,7 +286,7 @@ def _pad_edge_axis(x, axis, lo, hi, mode, odd=False):
     n = x.shape[axis]
 
     def piece(start, stop):
-        return lax.slice_in_dim(x, start, stop, axis=axis)
+        return lax.slice_along(x, start, stop, axis=axis)
 
     if mode == "edge":
         parts = [repeat(piece(0, 1), lo, axis), x, repeat(piece(n - 1, n), hi, axis)]
@@ -294,7 +294,7 @@ def _pad_edge_axis(x, axis, lo, hi, mode, odd=False):
     if mode == "wrap":
         reps = -(-(lo + hi) // n) + 1 if n else 0
         big = lax.concatenate([x] * (2 * reps + 1), axis)
-        return lax.slice_in_dim(big, reps * n - lo, reps * n + n + hi, axis=axis)
+        return lax.slice_along(big, reps * n - lo, reps * n + n + hi, axis=axis)
     # reflect / symmetric: extend by mirrored copies until long enough
     skip = 1 if mode == "reflect" else 0
     while lo or hi:
@@ -622,10 +622,10 @@ def delete(arr, obj, axis=None, *, assume_unique_indices=False):
         if start is None:
             start = i
         if j + 1 == len(keep) or keep[j + 1] != i + 1:
-            runs.append(lax.slice_in_dim(a, start, i + 1, axis=axis))
+            runs.append(lax.slice_along(a, start, i + 1, axis=axis))
             start = None
     if not runs:
-        return lax.slice_in_dim(a, 0, 0, axis=axis)
+        return lax.slice_along(a, 0, 0, axis=axis)
     return lax.concatenate(runs, axis) if len(runs) > 1 else runs[0]
 
 
@@ -662,11 +662,11 @@ def insert(arr, obj, values, axis=None):
     for j in order:
         i = int(idx[j])
         if i > prev:
-            parts.append(lax.slice_in_dim(a, prev, i, axis=axis))
-        parts.append(lax.slice_in_dim(vals, int(j), int(j) + 1, axis=axis))
+            parts.append(lax.slice_along(a, prev, i, axis=axis))
+        parts.append(lax.slice_along(vals, int(j), int(j) + 1, axis=axis))
         prev = builtins.max(prev, i)
     if prev < n:
-        parts.append(lax.slice_in_dim(a, prev, n, axis=axis))
+        parts.append(lax.slice_along(a, prev, n, axis=axis))
     return lax.concatenate(parts, axis) if len(parts) > 1 else parts[0]
 
 

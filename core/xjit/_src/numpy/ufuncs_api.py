@@ -256,8 +256,8 @@ def _reduceat(self, a, indices, axis, dtype, out):
                                                     util_dtype(indices), False)], 0)
     others = [d for d in range(out.ndim) if d != axis]
     bounds = lax.expand_dims(bounds, others)
-    starts = lax.slice_in_dim(bounds, 0, bounds.shape[axis] - 1, axis=axis)
-    ends = lax.slice_in_dim(bounds, 1, bounds.shape[axis], axis=axis)
+    starts = lax.slice_along(bounds, 0, bounds.shape[axis] - 1, axis=axis)
+    ends = lax.slice_along(bounds, 1, bounds.shape[axis], axis=axis)
 
     def body(i, acc):
         inside = lax.bitwise_and(i > starts, i < ends)

@@ -9,7 +9,8 @@ import numpy as np
 
 from xjit._src.lax import linalg as _lax_linalg
 from xjit._src.lax.linalg_general import (
-    hessenberg as _lax_hessenberg, householder_product, lu_pivots_to_permutation, schur as _lax_schur)
+    hessenberg as _lax_hessenberg, householder_product, lu_pivots_to_permutation,
+    schur as _lax_schur)
 from xjit._src.numpy import linalg as _jnp_linalg
 from xjit._src.numpy.util import check_arraylike, named_jit, promote_dtypes, promote_dtypes_inexact
 from xjit._src.numpy.vectorize import vectorize
@@ -38,15 +39,18 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
     return cholesky(a, lower=lower), lower
 
 
+_FIRST_ARG = {"lu_solve": "lu_and_piv", "cho_solve": "c_and_lower", "solve_triangular": "a"}
+
+
 def _solve_signature(name, a, b, extra=""):
     """The gufunc signature of a (batched) solve of ``a`` against ``b``."""
     if b.ndim == 1:
         return f"(n,n),{extra}(n)->(n)"
     if a.ndim == b.ndim + 1 and a.shape[-1] == b.shape[-1]:
-        warnings.warn(f"jax.scipy.linalg.{name}: batched 1D solves with b.ndim > 1 are deprecated, "
-                      "and in the future will be treated as a batched 2D solve. Use "
-                      f"{name}({'lu_and_piv' if name == 'lu_solve' else 'c_and_lower' if name == 'cho_solve' else 'a'}, "
-                      "b[..., None]).squeeze(-1) to avoid this warning.", category=FutureWarning)
+        warnings.warn(f"jax.scipy.linalg.{name}: batched 1D solves with b.ndim > 1 are "
+                      "deprecated, and in the future will be treated as a batched 2D solve. Use "
+                      f"{name}({_FIRST_ARG[name]}, b[..., None]).squeeze(-1) to avoid this "
+                      "warning.", category=FutureWarning)
         return f"(n,n),{extra}(n)->(n)"
     return f"(n,n),{extra}(n,k)->(n,k)"
 
@@ -297,7 +301,8 @@ def _schur(a, output):
 
 def schur(a, output="real"):
     if output not in ("real", "complex"):
-        raise ValueError(f"Expected 'output' to be either 'real' or 'complex', got output={output!r}.")
+        raise ValueError("Expected 'output' to be either 'real' or 'complex', got "
+                         f"output={output!r}.")
     return _schur(a, output)
 
 

@@ -81,7 +81,8 @@ def _algdiv(a, b):
     s9 = 1.0 + (x + x2 * s7)
     s11 = 1.0 + (x + x2 * s9)
     t = (1.0 / b) ** 2
-    w = ((((c[5] * s11 * t + c[4] * s9) * t + c[3] * s7) * t + c[2] * s5) * t + c[1] * s3) * t + c[0]
+    w = ((((c[5] * s11 * t + c[4] * s9) * t + c[3] * s7) * t + c[2] * s5) * t
+         + c[1] * s3) * t + c[0]
     w = w * (cc / b)
     u = d * lax.log1p(a / b)
     v = a * (lax.log(b) - 1.0)
@@ -118,6 +119,19 @@ def comb(N, k, *, repetition=False):
     sN = jnp.where(ok, N, 0.0)
     sk = jnp.where(ok, k, 0.0)
     return jnp.where(ok, lax.exp(gammaln(sN + 1) - gammaln(sk + 1) - gammaln(sN + 1 - sk)), 0.0)
+
+
+def poch(z, m):
+    """Rising factorial Gamma(z + m) / Gamma(z), exactly 1 when m == 0."""
+    z, m = promote_args_inexact("poch", z, m)
+    if dtypes.issubdtype(z.dtype, np.complexfloating):
+        raise ValueError("jnp.poch does not support complex-valued inputs.")
+    return jnp.where(m == 0.0, jnp.array(1, dtype=z.dtype), gamma(z + m) / gamma(z))
+
+
+poch = custom_jvp(poch)
+poch.defjvps(lambda dz, ans, z, m: (digamma(z + m) - digamma(z)) * poch(z, m) * dz,
+             lambda dm, ans, z, m: digamma(z + m) * poch(z, m) * dm)
 
 
 def betainc(a, b, x):

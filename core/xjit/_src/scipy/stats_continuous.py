@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from xjit._src.scipy.special import _const, promote_args_inexact as _promote, betainc, betaln, expit, gammainc, gammaincc, gammaln, logit, xlog1py, xlogy
+from xjit._src.scipy.special import (
+    _const, betainc, betaln, expit, gammainc, gammaincc, gammaln, logit, xlog1py, xlogy)
+from xjit._src.scipy.special import promote_args_inexact as _promote
 from xjit._src.scipy.special_ndtr import log_ndtr, ndtr, ndtri
 from xjit import lax
 from xjit import numpy as jnp
@@ -318,7 +320,8 @@ def cauchy_pdf(x, loc=0, scale=1):
 def cauchy_cdf(x, loc=0, scale=1):
     x, loc, scale = _promote("cauchy.cdf", x, loc, scale)
     y = _z(x, loc, scale)
-    return lax.add(_const(x, 0.5), lax.mul(lax.div(_const(x, 1.0), _const(x, np.pi)), jnp.arctan(y)))
+    inv_pi = lax.div(_const(x, 1.0), _const(x, np.pi))
+    return lax.add(_const(x, 0.5), lax.mul(inv_pi, jnp.arctan(y)))
 
 
 def cauchy_logcdf(x, loc=0, scale=1):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from xjit._src.scipy.special import _const, promote_args_inexact as _promote, gammaincc, gammaln, xlog1py, xlogy
+from xjit._src.scipy.special import _const, gammaincc, gammaln, xlog1py, xlogy
+from xjit._src.scipy.special import promote_args_inexact as _promote
 from xjit import lax
 from xjit import numpy as jnp
 

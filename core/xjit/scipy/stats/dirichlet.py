@@ -1,2 +1,3 @@
 """``xjit.scipy.stats.dirichlet``, as in JAX."""
-from xjit._src.scipy.stats_multi import dirichlet_logpdf as logpdf, dirichlet_pdf as pdf  # noqa: F401
+from xjit._src.scipy.stats_multi import (  # noqa: F401
+    dirichlet_logpdf as logpdf, dirichlet_pdf as pdf)
