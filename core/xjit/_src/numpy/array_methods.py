@@ -86,6 +86,9 @@ _PROPERTIES = {
 
 
 def install(cls):
+    from .array_methods_more import METHODS, PROPERTIES
+    _METHODS.update({k: v for k, v in METHODS.items() if k not in _METHODS})
+    _PROPERTIES.update({k: v for k, v in PROPERTIES.items() if k not in _PROPERTIES})
     for name, f in _BINOPS.items():
         setattr(cls, f"__{name}__", _defer(f))
         setattr(cls, f"__r{name}__", _defer(_swap(f)))
