@@ -140,8 +140,12 @@ def default_device():
 
 
 @functools.cache
+@functools.cache
 def sharding_for(device) -> Sharding:
-    return Sharding(device)
+    """The ``jax.sharding.SingleDeviceSharding`` of arrays placed on ``device``
+    (one per device: it is asked for on every transfer)."""
+    from .sharding import SingleDeviceSharding
+    return SingleDeviceSharding(device)
 
 
 @functools.cache
