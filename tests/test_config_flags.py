@@ -19,12 +19,7 @@ from harness import compare, compare_live, load, params, run_case, sample  # noq
 
 EXPECTED = load("config")
 
-_WARN64 = ("the 64-bit narrowing warnings are raised by jnp.asarray/jnp scalar types ('array' "
-           "instead of 'asarray'), lax.convert_element_type (no warning) and jnp reductions "
-           "(no second convert_element_type warning), which live in numpy/ and lax/ (not in "
-           "this change's files)")
-KNOWN = {f"warn64-{n}": _WARN64
-         for n in ("float64", "uint64", "int64", "convert", "sum", "asarray")}
+KNOWN = {}
 KNOWN["leak-vmap"] = ("tracer-leak checking covers jit/make_jaxpr traces; vmap's BatchTrace "
                       "(batching.py) does not call the check yet")
 KNOWN["guard-disallow-index"] = ("JAX transfers a static integer index as a scalar operand "

@@ -102,6 +102,7 @@ def _check_dtype_arg(dtype, name):
 
 def convert_element_type(operand, new_dtype):
     _check_dtype_arg(new_dtype, "convert_element_type")
+    dtypes.check_user_dtype_supported(new_dtype, "convert_element_type")
     out = _convert(operand, new_dtype, False)
     return asarray_device(out)
 

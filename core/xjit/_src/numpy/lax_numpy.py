@@ -78,12 +78,16 @@ def _is_array(x):
 
 
 def asarray(a, dtype=None, order=None, *, copy=None, device=None):
-    return array(a, dtype=dtype, copy=False, order=order)
+    return _array(a, dtype, False, order, 0, "asarray")
 
 
 def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
+    return _array(object, dtype, copy, order, ndmin, "array")
+
+
+def _array(object, dtype, copy, order, ndmin, name):
     if dtype is not None:
-        dtypes.check_user_dtype_supported(dtype, "array")
+        dtypes.check_user_dtype_supported(dtype, name, stacklevel=4)
         dtype = dtypes.canonicalize_dtype(dtype)
     if _is_array(object):
         out = copy_p.bind(object) if copy else object  # JAX stages a copy equation

@@ -55,6 +55,8 @@ def _reduction(name, lax_fn, init, binop, bool_to_int=False, upcast_small=False,
         dt = util_dtype(a)
         if dtype is not None:
             dtypes.check_user_dtype_supported(dtype, name)
+            if bool_to_int:  # JAX's sum/prod also convert with lax.convert_element_type
+                dtypes.check_user_dtype_supported(dtype, "convert_element_type")
             target = dtypes.canonicalize_dtype(dtype)
         elif bool_to_int and (dt == np.bool_ or (promote_integers and dt.kind in "iu"
                                                  and dt.itemsize < dtypes.default_int_dtype().itemsize)):

@@ -269,6 +269,7 @@ def _cum_fn(name, prim_fn, nan_to=None):
         if axis is not None:
             axis = util.canonicalize_axis(axis, a.ndim)
         if dtype is not None:
+            dtypes.check_user_dtype_supported(dtype, name)
             dtype = dtypes.canonicalize_dtype(dtype)
         elif a.dtype == np.bool_:
             dtype = dtypes.canonicalize_dtype(np.int64)
