@@ -15,9 +15,8 @@ from xjit import lax
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "differential"))
 from cases_coll import CASES  # noqa: E402
-from harness import compare, compare_live, load, params, run_case, sample  # noqa: E402
+from harness import differential_tests  # noqa: E402
 
-EXPECTED = load("coll")
 
 KNOWN = {
     "jaxpr-psum-scatter-dim1": "xjit's stack batching rule stacks at the batched position; JAX "
@@ -29,15 +28,8 @@ KNOWN = {
 }
 
 
-@pytest.mark.parametrize("name,code", params(CASES, KNOWN))
-def test_matches_jax(name, code):
-    compare(run_case(code, "xjit"), EXPECTED[name])
-
-
-@pytest.mark.compare
-@pytest.mark.parametrize("name,code", sample(CASES, 20))
-def test_stored_expectations_match_live_jax(name, code):
-    compare_live(name, code, EXPECTED[name])
+test_matches_jax, test_stored_expectations_match_live_jax = differential_tests(
+    "coll", CASES, KNOWN, every=20)
 
 
 X = np.arange(12.0, dtype=np.float32).reshape(4, 3)

@@ -15,9 +15,8 @@ import xjit.numpy as jnp
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "differential"))
 from cases_config import CASES  # noqa: E402
-from harness import compare, compare_live, load, params, run_case, sample  # noqa: E402
+from harness import differential_tests  # noqa: E402
 
-EXPECTED = load("config")
 
 KNOWN = {}
 KNOWN["leak-vmap"] = ("tracer-leak checking covers jit/make_jaxpr traces; vmap's BatchTrace "
@@ -26,15 +25,8 @@ KNOWN["guard-disallow-index"] = ("JAX transfers a static integer index as a scal
                                  "(guarded); xjit's indexing slices statically, so nothing moves")
 
 
-@pytest.mark.parametrize("name,code", params(CASES, KNOWN))
-def test_matches_jax(name, code):
-    compare(run_case(code, "xjit"), EXPECTED[name])
-
-
-@pytest.mark.compare
-@pytest.mark.parametrize("name,code", sample(CASES, 10))
-def test_stored_expectations_match_live_jax(name, code):
-    compare_live(name, code, EXPECTED[name])
+test_matches_jax, test_stored_expectations_match_live_jax = differential_tests(
+    "config", CASES, KNOWN, every=10)
 
 
 def test_log_level_logs_implicit_transfers(caplog):

@@ -2,23 +2,10 @@
 import os
 import sys
 
-import pytest
-
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "differential"))
 from cases_core import CASES  # noqa: E402
-from harness import compare, compare_live, load, params, run_case, sample  # noqa: E402
-
-EXPECTED = load("core")
+from harness import differential_tests  # noqa: E402
 
 
-@pytest.mark.parametrize("name,code", params(CASES))
-def test_matches_jax(name, code):
-    compare(run_case(code, "xjit"), EXPECTED[name])
-
-
-@pytest.mark.compare
-@pytest.mark.parametrize("name,code", sample(CASES, 25))
-def test_stored_expectations_match_live_jax(name, code):
-    """With the `compare` extra, the stored oracle records are still what JAX
-    does (a sample, to keep the suite fast)."""
-    compare_live(name, code, EXPECTED[name])
+test_matches_jax, test_stored_expectations_match_live_jax = differential_tests(
+    "core", CASES, every=25)

@@ -4,13 +4,10 @@ tests/differential): values, dtypes, weak types, printed jaxprs and errors."""
 import os
 import sys
 
-import pytest
-
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "differential"))
 from cases_lax import CASES  # noqa: E402
-from harness import compare, compare_live, load, params, run_case, sample  # noqa: E402
+from harness import differential_tests  # noqa: E402
 
-EXPECTED = load("lax")
 
 KNOWN = {
     "jaxpr-empty": "JAX keeps the dtype argument as given (prints <class 'jax.numpy.float32'>); "
@@ -22,13 +19,5 @@ KNOWN = {
 }
 
 
-@pytest.mark.parametrize("name,code", params(CASES, KNOWN))
-def test_matches_jax(name, code):
-    compare(run_case(code, "xjit"), EXPECTED[name])
-
-
-@pytest.mark.compare
-@pytest.mark.parametrize("name,code", sample(CASES, 20))
-def test_stored_expectations_match_live_jax(name, code):
-    """With the `compare` extra, the stored oracle records are still what JAX does."""
-    compare_live(name, code, EXPECTED[name])
+test_matches_jax, test_stored_expectations_match_live_jax = differential_tests(
+    "lax", CASES, KNOWN, every=20)

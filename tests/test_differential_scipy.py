@@ -4,13 +4,10 @@ gradients, printed jaxprs and errors."""
 import os
 import sys
 
-import pytest
-
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "differential"))
 from cases_scipy import CASES  # noqa: E402
-from harness import compare, compare_live, load, params, run_case, sample  # noqa: E402
+from harness import differential_tests  # noqa: E402
 
-EXPECTED = load("scipy")
 
 # Printed-jaxpr and message differences that come from layers outside
 # xjit.scipy (values agree in every case).
@@ -37,13 +34,5 @@ KNOWN = {
 }
 
 
-@pytest.mark.parametrize("name,code", params(CASES, KNOWN))
-def test_matches_jax(name, code):
-    compare(run_case(code, "xjit"), EXPECTED[name])
-
-
-@pytest.mark.compare
-@pytest.mark.parametrize("name,code", sample(CASES, 25))
-def test_stored_expectations_match_live_jax(name, code):
-    """With the `compare` extra, the stored oracle records are still what JAX does."""
-    compare_live(name, code, EXPECTED[name])
+test_matches_jax, test_stored_expectations_match_live_jax = differential_tests(
+    "scipy", CASES, KNOWN, every=25)

@@ -15,9 +15,8 @@ from xjit import lax
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "differential"))
 from cases_fixa import CASES  # noqa: E402
-from harness import compare, compare_live, load, params, run_case, sample  # noqa: E402
+from harness import differential_tests  # noqa: E402
 
-EXPECTED = load("fixa")
 
 KNOWN = {
     "grad-pow-int-scalar": "xjit's grad gives the cotangent the primal's weak type; JAX "
@@ -27,15 +26,8 @@ KNOWN = {
 }
 
 
-@pytest.mark.parametrize("name,code", params(CASES, KNOWN))
-def test_matches_jax(name, code):
-    compare(run_case(code, "xjit"), EXPECTED[name])
-
-
-@pytest.mark.compare
-@pytest.mark.parametrize("name,code", sample(CASES, 12))
-def test_stored_expectations_match_live_jax(name, code):
-    compare_live(name, code, EXPECTED[name])
+test_matches_jax, test_stored_expectations_match_live_jax = differential_tests(
+    "fixa", CASES, KNOWN, every=12)
 
 
 def test_pow_integer_exponent_values_and_dtype():

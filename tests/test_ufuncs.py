@@ -13,9 +13,8 @@ import xjit.numpy as jnp
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "differential"))
 from cases_ufuncs import CASES  # noqa: E402
-from harness import compare, compare_live, load, params, run_case, sample  # noqa: E402
+from harness import differential_tests  # noqa: E402
 
-EXPECTED = load("ufuncs")
 
 KNOWN = {
     "ew-79": "grad(jnp.i0) jaxpr: xjit's transpose of select_n stages broadcast zeros and its "
@@ -23,15 +22,8 @@ KNOWN = {
 }
 
 
-@pytest.mark.parametrize("name,code", params(CASES, KNOWN))
-def test_matches_jax(name, code):
-    compare(run_case(code, "xjit"), EXPECTED[name])
-
-
-@pytest.mark.compare
-@pytest.mark.parametrize("name,code", sample(CASES, 20))
-def test_stored_expectations_match_live_jax(name, code):
-    compare_live(name, code, EXPECTED[name])
+test_matches_jax, test_stored_expectations_match_live_jax = differential_tests(
+    "ufuncs", CASES, KNOWN, every=20)
 
 
 # -- values against NumPy over awkward inputs

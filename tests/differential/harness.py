@@ -114,3 +114,22 @@ def params(cases, known=None):
 def sample(cases, every):
     """Every ``every``-th case, for the live-JAX re-checks (kept small)."""
     return params(cases[::every])
+
+
+def differential_tests(name, cases, known=None, every=20):
+    """The two tests of a recorded-case file: every case against its stored
+    JAX record, and a sample re-checked against live JAX (``compare`` extra).
+    Assign the pair to ``test_matches_jax, test_stored_expectations_match_live_jax``."""
+    import pytest
+    expected = load(name)
+
+    @pytest.mark.parametrize("name,code", params(cases, known))
+    def test_matches_jax(name, code):
+        compare(run_case(code, "xjit"), expected[name])
+
+    @pytest.mark.compare
+    @pytest.mark.parametrize("name,code", sample(cases, every))
+    def test_stored_expectations_match_live_jax(name, code):
+        compare_live(name, code, expected[name])
+
+    return test_matches_jax, test_stored_expectations_match_live_jax

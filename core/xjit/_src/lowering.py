@@ -249,3 +249,15 @@ def _donation_aliases(in_avals, out_avals, donated):
                 taken.add(j)
                 break
     return aliases
+
+
+def define_primitive(name, abstract_eval, lower, *, pp=None, multiple_results=False):
+    """A primitive with its abstract evaluation and lowering rules (and an
+    optional parameter printer) registered: the data every primitive needs."""
+    p = core.Primitive(name)
+    p.multiple_results = multiple_results
+    core.abstract_eval_rules[p] = abstract_eval
+    rules[p] = lower
+    if pp is not None:
+        core.pp_param_rules[p] = pp
+    return p

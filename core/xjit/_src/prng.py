@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import core, dtypes, lowering
-from .core import Primitive, ShapedArray
+from .core import ShapedArray
 from .lax import structural as st
 from .lowering import i64_array, ttype
 
@@ -98,11 +98,7 @@ def _physical(a):
 # Primitives
 
 
-def _prim(name, abstract_eval, lower):
-    p = Primitive(name)
-    core.abstract_eval_rules[p] = abstract_eval
-    lowering.rules[p] = lower
-    return p
+_prim = lowering.define_primitive
 
 
 def _seed_eval(seeds, impl):

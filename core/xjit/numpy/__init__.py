@@ -1,6 +1,6 @@
 """NumPy's API on xjit arrays (``import xjit.numpy as jnp``)."""
 from xjit._src.numpy.lax_numpy import *  # noqa: F401,F403
-from xjit._src.numpy.lax_numpy import Array, abs, bool, ndarray, pow, round  # noqa: F401
+from xjit._src.numpy.lax_numpy import abs, bool, ndarray, pow, round  # noqa: F401
 from xjit._src.numpy.reductions import (  # noqa: F401
     all, amax, amin, any, argmax, argmin, count_nonzero, max, mean, min, prod, std, sum, var)
 from xjit._src.numpy.shape_ops import (  # noqa: F401
@@ -11,7 +11,7 @@ from xjit._src.numpy.indexing import nonzero  # noqa: F401
 from xjit._src.numpy.more_ops import (  # noqa: F401
     append, array_split, atleast_3d, column_stack, convolve, copy, correlate, delete, diag,
     diagflat, diagonal, dsplit, dstack, flip, fliplr, flipud, geomspace, hsplit, insert, logspace,
-    meshgrid, pad, repeat, roll, rot90, row_stack, split, tile, trace, tri, tril, triu, vsplit)
+    meshgrid, pad, repeat, roll, rot90, split, tile, trace, tri, tril, triu, vsplit)
 from xjit._src.numpy.more_math import (  # noqa: F401
     allclose, array_equal, array_equiv, average, copysign, cross, deg2rad, degrees, diff, ediff1d,
     fmax, fmin, frexp, gcd, heaviside, histogram, histogram_bin_edges, hypot, interp, isclose,

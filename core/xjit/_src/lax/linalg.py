@@ -13,8 +13,8 @@ import functools
 
 import numpy as np
 
-from .. import backend, core, dtypes, lowering
-from ..core import Primitive, ShapedArray
+from .. import backend, dtypes, lowering
+from ..core import ShapedArray
 from ..lowering import ttype
 from . import api as lax
 
@@ -36,12 +36,7 @@ def _real(dt):
     return np.dtype({"complex64": np.float32, "complex128": np.float64}.get(dt.name, dt))
 
 
-def _prim(name, eval_rule, lower_rule, multiple_results=False):
-    p = Primitive(name)
-    p.multiple_results = multiple_results
-    core.abstract_eval_rules[p] = eval_rule
-    lowering.rules[p] = lower_rule
-    return p
+_prim = lowering.define_primitive
 
 # -- platform-neutral: cholesky and triangular_solve
 

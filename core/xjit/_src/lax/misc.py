@@ -14,7 +14,7 @@ import numpy as np
 from .. import ad, batching, core, dtypes, lowering, tree_util
 from ..ad import Zero, instantiate_zeros
 from ..batching import moveaxis
-from ..core import Primitive, ShapedArray
+from ..core import ShapedArray
 from ..lowering import ttype
 from . import api as lax
 from . import elementwise as ew
@@ -266,12 +266,7 @@ class RandomAlgorithm(enum.IntEnum):
 # Primitives
 
 
-def _define(name, eval_rule, lower_rule, multiple_results=False):
-    p = Primitive(name)
-    p.multiple_results = multiple_results
-    core.abstract_eval_rules[p] = eval_rule
-    lowering.rules[p] = lower_rule
-    return p
+_define = lowering.define_primitive
 
 
 # -- mulhi: the high half of the double-width product

@@ -3,20 +3,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import core, dtypes, lowering
-from ..core import Primitive, ShapedArray
+from .. import dtypes, lowering
+from ..core import ShapedArray
 from ..lowering import i64_array, ttype
 from .elementwise import NUM, _check_unary
 
 
-def _prim(name, eval_rule, lower_rule, pp=None, multiple_results=False):
-    p = Primitive(name)
-    p.multiple_results = multiple_results
-    core.abstract_eval_rules[p] = eval_rule
-    lowering.rules[p] = lower_rule
-    if pp is not None:
-        core.pp_param_rules[p] = pp
-    return p
+_prim = lowering.define_primitive
 
 
 def _op1(op, attrs=None):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+import types
 
 import numpy as np
 
@@ -19,56 +20,8 @@ from ..tracing import JaxprTrace
 from . import util
 from .util import promote_args, promote_args_inexact, promote_args_numeric, shape_of
 
-# -- dtype scalar types (jnp.float32(3) makes an array; np.dtype(jnp.float32) works)
-
-
-class _ScalarMeta(type):
-    def __hash__(cls):
-        return hash(cls.dtype.type)
-
-    def __eq__(cls, other):
-        return cls is other or cls.dtype.type == other
-
-    def __ne__(cls, other):
-        return not cls.__eq__(other)
-
-    def __call__(cls, x):
-        return asarray(x, dtype=cls.dtype)
-
-    def __instancecheck__(cls, instance):
-        return isinstance(instance, cls.dtype.type)
-
-
-def _scalar_type(name, np_dtype):
-    return _ScalarMeta(name, (object,), {"dtype": np.dtype(np_dtype), "__module__": "xjit.numpy"})
-
-
-bool_ = _scalar_type("bool", np.bool_)
-int8, int16, int32, int64 = (_scalar_type(n, n) for n in ("int8", "int16", "int32", "int64"))
-uint8, uint16, uint32, uint64 = (_scalar_type(n, n) for n in ("uint8", "uint16", "uint32", "uint64"))
-float16, float32, float64 = (_scalar_type(n, n) for n in ("float16", "float32", "float64"))
-bfloat16 = _scalar_type("bfloat16", dtypes.bfloat16)
-complex64, complex128 = _scalar_type("complex64", np.complex64), _scalar_type("complex128", np.complex128)
-float_, int_, complex_ = float64, int64, complex128
-uint = uint64
-single, double = float32, float64
-csingle, cdouble = complex64, complex128
-
-(float8_e3m4, float8_e4m3, float8_e8m0fnu, float8_e4m3b11fnuz, float8_e4m3fn, float8_e4m3fnuz,
- float8_e5m2, float8_e5m2fnuz, float6_e2m3fn, float6_e3m2fn, float4_e2m1fn, int1, int2, int4,
- uint1, uint2, uint4) = (_scalar_type(n, getattr(dtypes, n)) for n in (
-    "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float8_e4m3b11fnuz", "float8_e4m3fn",
-    "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float6_e2m3fn", "float6_e3m2fn",
-    "float4_e2m1fn", "int1", "int2", "int4", "uint1", "uint2", "uint4"))
-generic, number, inexact, floating = np.generic, np.number, np.inexact, np.floating
-object_, character, flexible = np.object_, np.character, np.flexible
-ComplexWarning = np.exceptions.ComplexWarning
-iterable = np.iterable
-complexfloating, integer, signedinteger = np.complexfloating, np.integer, np.signedinteger
-unsignedinteger, bool = np.unsignedinteger, bool_
-dtype = np.dtype
-pi, e, inf, nan, euler_gamma = np.pi, np.e, np.inf, np.nan, np.euler_gamma
-newaxis = None
+from .scalar_types import *  # noqa: E402,F401,F403 (the dtype scalar types and type queries)
+from .scalar_types import bool_  # noqa: E402,F401
 
 # -- creation
 
@@ -784,47 +737,11 @@ def around(a, decimals=0, out=None):
     return _around(a, decimals=decimals) if out is None else round(a, decimals, out)
 
 
-def isscalar(element):
-    if _is_array(element):
-        return element.ndim == 0
-    return np.isscalar(element)
-
-
-def ndim(a):
-    return util.ndim_of(a)
-
-
-def shape(a):
-    return tuple(shape_of(a))
-
-
-def size(a, axis=None):
-    s = shape_of(a)
-    return int(np.prod(s)) if axis is None else s[axis]
-
-
-def result_type(*args):
-    return dtypes.result_type(*args)
-
-
-def promote_types(a, b):
-    return dtypes.promote_types(a, b)
-
-
-def issubdtype(arg1, arg2):
-    return dtypes.issubdtype(arg1, arg2)
-
-
-# Arrays print through NumPy, so NumPy's print options are the ones in force.
-get_printoptions, set_printoptions = np.get_printoptions, np.set_printoptions
-printoptions = np.printoptions
-
-
-def can_cast(from_, to, casting="safe"):
-    return np.can_cast(from_, to, casting=casting)
-
-
-finfo, iinfo, isdtype = dtypes.finfo, dtypes.iinfo, dtypes.isdtype
-
-__all__ = [n for n in dir() if not n.startswith("_")]
+# What ``xjit.numpy`` re-exports: the public functions and types, not this
+# module's imports and helpers.
+_INTERNAL = {"Array", "ArrayImpl", "JaxprTrace", "Tracer", "annotations", "copy_p", "device_put",
+             "device_put_raw", "fastpath", "host_value", "jit", "promote_args",
+             "promote_args_inexact", "promote_args_numeric", "shape_of", "util_dtype"}
+__all__ = [n for n, v in list(globals().items()) if not n.startswith("_") and n not in _INTERNAL
+           and not isinstance(v, types.ModuleType)]
 ndarray = Array

@@ -578,11 +578,6 @@ def dstack(tup, dtype=None):
     return concatenate([_atleast_3d(asarray(a)) for a in tup], axis=2, dtype=dtype)
 
 
-def row_stack(tup):
-    from .shape_ops import vstack
-    return vstack(tup)
-
-
 def append(arr, values, axis=None):
     util.check_arraylike("append", arr, values)
     return _append(arr, values, axis=axis)

@@ -193,15 +193,8 @@ def canonicalize_axis(axis, ndim):
 
 
 def broadcast_shapes(*shapes):
-    nd = max((len(s) for s in shapes), default=0)
-    padded = [(1,) * (nd - len(s)) + tuple(s) for s in shapes]
-    out = []
-    for dims in zip(*padded):
-        big = {d for d in dims if d != 1}
-        if len(big) > 1:
-            raise ValueError(f"Incompatible shapes for broadcasting: shapes={[tuple(s) for s in shapes]}")
-        out.append(big.pop() if big else 1)
-    return tuple(out)
+    from ..lax.misc import broadcast_shapes as lax_broadcast_shapes
+    return lax_broadcast_shapes(*shapes)
 
 
 def broadcast_to(x, shape):
