@@ -75,8 +75,11 @@ class ArrayImpl:
         self._buf.delete()
 
     def block_until_ready(self):
-        self._check_alive()
-        self._buf.block_until_ready()
+        try:
+            self._buf.block_until_ready()
+        except Exception:  # a deleted buffer: JAX's message, not PJRT's
+            self._check_alive()
+            raise
         return self
 
     def is_ready(self):
