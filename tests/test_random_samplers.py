@@ -19,10 +19,7 @@ from harness import compare, compare_live, load, params, run_case, sample  # noq
 EXPECTED = load("random")
 R = jax.random
 
-KNOWN = {
-    "mvn-cholesky": "xjit's linalg.cholesky lowers to stablehlo.cholesky while JAX calls "
-                    "LAPACK potrf on CPU: the factor differs in the last bit",
-}
+KNOWN = {}
 
 
 @pytest.mark.parametrize("name,code", params(CASES, KNOWN))

@@ -46,8 +46,20 @@ def _cholesky_eval(a, **_):
     return a.update(weak_type=False)
 
 
-cholesky_p = _prim("cholesky", _cholesky_eval, lambda ctx, ai, ao, a: ctx.op(
-    "stablehlo.cholesky", [a], [ttype(ai[0])], ttype(ao[0]), attrs="lower = true"))
+def _cholesky_lower(ctx, ai, ao, a):
+    """LAPACK potrf on CPU, as JAX lowers it there (so factors agree to the
+    bit, e.g. in random.multivariate_normal); stablehlo.cholesky elsewhere."""
+    a_aval = ai[0]
+    if backend.default_backend() != "cpu" or a_aval.dtype.name not in _PREFIX:
+        return ctx.op("stablehlo.cholesky", [a], [ttype(a_aval)], ttype(ao[0]),
+                      attrs="lower = true")
+    info_aval = ShapedArray(a_aval.shape[:-2], np.int32)
+    factor, info = _lapack_call(ctx, "cholesky", "potrf", [a], [a_aval], [a_aval, info_aval],
+                                config=f"uplo = {ord('L')} : ui8")
+    return _nan_if_failed(ctx, info_aval, info, [a_aval], [factor])[0]
+
+
+cholesky_p = _prim("cholesky", _cholesky_eval, _cholesky_lower)
 
 
 def _tri_solve_eval(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
