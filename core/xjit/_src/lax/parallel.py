@@ -18,7 +18,7 @@ from .. import ad, batching, core, dtypes, lowering, tree_util
 from ..batching import moveaxis as _moveaxis
 from ..ad import instantiate_zeros
 from ..ad_rules import _reduce_sum_transpose
-from ..core import Primitive, ShapedArray, Tracer
+from ..core import ShapedArray, Tracer
 from . import api as lax
 from .slicing import lower_fun
 
@@ -101,9 +101,7 @@ def _allreduce_lower(name):
 
 
 def _allreduce_prim(name):
-    p = Primitive(name)
-    core.abstract_eval_rules[p] = _allreduce_eval
-    lowering.rules[p] = _allreduce_lower(name)
+    p = lowering.define_primitive(name, _allreduce_eval, _allreduce_lower(name))
     batching.collective_axes[p] = lambda params: params["axes"]
     return p
 
@@ -147,6 +145,16 @@ def _linear_jvp(prim):
         return prim.bind(*primals, **params), prim.bind(*map(instantiate_zeros, tangents),
                                                         **params)
     return rule
+
+
+def _named_collective(name, abstract_eval, *, unbound_name=None, linear=False):
+    """A collective over the names in its ``axis_name`` parameter: only a vmap
+    binding those names can apply it (lowering it means the name is unbound)."""
+    p = lowering.define_primitive(name, abstract_eval, _unbound(unbound_name or name))
+    batching.collective_axes[p] = lambda params: _names(params["axis_name"])
+    if linear:
+        ad.jvp_rules[p] = _linear_jvp(p)
+    return p
 
 
 for _p in (psum_p, pmax_p, pmin_p):
@@ -233,10 +241,7 @@ def _axis_index_eval(*, axis_name):
     return ShapedArray((), np.dtype(np.int32))
 
 
-axis_index_p = Primitive("axis_index")
-core.abstract_eval_rules[axis_index_p] = _axis_index_eval
-lowering.rules[axis_index_p] = _unbound("axis_index")
-batching.collective_axes[axis_index_p] = lambda params: _names(params["axis_name"])
+axis_index_p = _named_collective("axis_index", _axis_index_eval)
 ad.defjvp_zero(axis_index_p)
 
 
@@ -269,11 +274,7 @@ def _ppermute_eval(x, *, axis_name, perm):
     return x
 
 
-ppermute_p = Primitive("ppermute")
-core.abstract_eval_rules[ppermute_p] = _ppermute_eval
-lowering.rules[ppermute_p] = _unbound("ppermute")
-batching.collective_axes[ppermute_p] = lambda params: _names(params["axis_name"])
-ad.jvp_rules[ppermute_p] = _linear_jvp(ppermute_p)
+ppermute_p = _named_collective("ppermute", _ppermute_eval, linear=True)
 ad.transpose_rules[ppermute_p] = lambda ct, x, *, axis_name, perm: [
     ppermute(ct, axis_name, [(d, s) for s, d in perm])]
 
@@ -320,12 +321,8 @@ def pshuffle(x, axis_name, perm):
 # -- pbroadcast: every member receives member ``source``'s value
 
 
-pbroadcast_p = Primitive("pbroadcast")
-core.abstract_eval_rules[pbroadcast_p] = lambda x, *, axis_name, source: _ppermute_eval(
-    x, axis_name=axis_name, perm=None)
-lowering.rules[pbroadcast_p] = _unbound("ppermute")
-batching.collective_axes[pbroadcast_p] = lambda params: _names(params["axis_name"])
-ad.jvp_rules[pbroadcast_p] = _linear_jvp(pbroadcast_p)
+pbroadcast_p = _named_collective("pbroadcast", lambda x, *, axis_name, source: _ppermute_eval(
+    x, axis_name=axis_name, perm=None), unbound_name="ppermute", linear=True)
 
 
 def _pbroadcast_transpose(ct, x, *, axis_name, source):
@@ -376,11 +373,7 @@ def _all_gather_eval(x, *, all_gather_dimension, axis_name, axis_index_groups, a
     return ShapedArray(tuple(shape), x.dtype)
 
 
-all_gather_p = Primitive("all_gather")
-core.abstract_eval_rules[all_gather_p] = _all_gather_eval
-lowering.rules[all_gather_p] = _unbound("all_gather")
-batching.collective_axes[all_gather_p] = lambda params: _names(params["axis_name"])
-ad.jvp_rules[all_gather_p] = _linear_jvp(all_gather_p)
+all_gather_p = _named_collective("all_gather", _all_gather_eval, linear=True)
 ad.transpose_rules[all_gather_p] = lambda ct, x, *, all_gather_dimension, axis_name, \
     axis_index_groups, axis_size, tiled: [
         psum_scatter(ct, axis_name, scatter_dimension=all_gather_dimension,
@@ -457,11 +450,7 @@ def _reduce_scatter_eval(x, *, axis_name, scatter_dimension, axis_index_groups, 
     return ShapedArray(tuple(shape), x.dtype)
 
 
-reduce_scatter_p = Primitive("reduce_scatter")
-core.abstract_eval_rules[reduce_scatter_p] = _reduce_scatter_eval
-lowering.rules[reduce_scatter_p] = _unbound("reduce_scatter")
-batching.collective_axes[reduce_scatter_p] = lambda params: _names(params["axis_name"])
-ad.jvp_rules[reduce_scatter_p] = _linear_jvp(reduce_scatter_p)
+reduce_scatter_p = _named_collective("reduce_scatter", _reduce_scatter_eval, linear=True)
 ad.transpose_rules[reduce_scatter_p] = lambda ct, x, *, axis_name, scatter_dimension, \
     axis_index_groups, axis_size, tiled: [
         all_gather(ct, axis_name, axis_index_groups=axis_index_groups, axis=scatter_dimension,
@@ -522,11 +511,7 @@ def _all_to_all_eval(x, *, axis_name, split_axis, concat_axis, axis_index_groups
     return ShapedArray(x.shape, x.dtype)
 
 
-all_to_all_p = Primitive("all_to_all")
-core.abstract_eval_rules[all_to_all_p] = _all_to_all_eval
-lowering.rules[all_to_all_p] = _unbound("all_to_all")
-batching.collective_axes[all_to_all_p] = lambda params: _names(params["axis_name"])
-ad.jvp_rules[all_to_all_p] = _linear_jvp(all_to_all_p)
+all_to_all_p = _named_collective("all_to_all", _all_to_all_eval, linear=True)
 ad.transpose_rules[all_to_all_p] = lambda ct, x, *, axis_name, split_axis, concat_axis, \
     axis_index_groups, tiled: [
         all_to_all(ct, axis_name, concat_axis, split_axis, axis_index_groups=axis_index_groups,
