@@ -10,7 +10,8 @@ import pytest
 import xjit as jax
 import xjit.numpy as jnp
 from xjit import lax
-from xjit._src import batching, core
+from xjit._src.interpreters import batching
+from xjit._src import core
 
 rng = np.random.RandomState(0)
 

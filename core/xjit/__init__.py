@@ -13,8 +13,8 @@ _core.register_internal_dir(_os.path.dirname(__file__) + _os.sep)
 
 from xjit._src.config import config  # noqa: E402
 from xjit._src.array import Array  # noqa: E402
-from xjit._src.jit import jit, make_jaxpr  # noqa: E402
-from xjit._src.batching import vmap  # noqa: E402
+from xjit._src.pjit import jit, make_jaxpr  # noqa: E402
+from xjit._src.interpreters.batching import vmap  # noqa: E402
 from xjit._src.ad_api import (  # noqa: E402
     grad, hessian, jacfwd, jacrev, jvp, linearize, value_and_grad, vjp)
 from xjit._src.custom_derivatives import (  # noqa: E402
@@ -22,13 +22,13 @@ from xjit._src.custom_derivatives import (  # noqa: E402
 from xjit._src.api import (  # noqa: E402
     ShapeDtypeStruct, block_until_ready, default_backend, device_count, device_get, device_put,
     devices, eval_shape, local_device_count, local_devices, process_count, process_index, typeof)
-from xjit._src.backend import Device  # noqa: E402
+from xjit._src.xla_bridge import Device  # noqa: E402
 from xjit import errors, lax, numpy, tree, tree_util  # noqa: E402,F401
 from xjit import debug, experimental, nn  # noqa: E402,F401
 from xjit._src import callback_rules as _callback_rules  # noqa: E402,F401  (grad/vmap of callbacks)
 from xjit import random  # noqa: E402,F401
 from xjit._src import key_reuse as _key_reuse  # noqa: E402,F401  (jax_debug_key_reuse)
-from xjit._src.callbacks import pure_callback  # noqa: E402,F401
+from xjit._src.callback import pure_callback  # noqa: E402,F401
 from xjit._src.config import (  # noqa: E402
     debug_infs, debug_nans, default_matmul_precision, disable_jit, enable_x64,
     explain_cache_misses, log_compiles, numpy_rank_promotion)

@@ -9,8 +9,9 @@ import operator
 
 import numpy as np
 
-from . import ad, core, dtypes, tree_util
-from .ad import Zero
+from xjit._src.interpreters import ad
+from xjit._src import core, dtypes, tree_util
+from xjit._src.interpreters.ad import Zero
 
 
 def _check_callable(fun):
@@ -26,7 +27,7 @@ def _check_valid_arg(x):
 
 
 def _to_device(x):
-    from .lax import api as lax
+    from xjit._src.lax import lax
     return lax.asarray_device(x)
 
 
@@ -40,7 +41,7 @@ def _zeros(aval):
     """Zeros of ``aval`` (float0 for integer values), weak type kept."""
     if aval.dtype.kind in "iub" or aval.dtype == dtypes.float0:
         return np.zeros(aval.shape, dtypes.float0)
-    from .lax import api as lax
+    from xjit._src.lax import lax
     val = lax.host_convert(0, aval.dtype, aval.weak_type)
     return _to_device(val) if not aval.shape else lax.broadcast_in_dim(val, aval.shape, ())
 
@@ -214,7 +215,7 @@ def vjp(fun, *primals, has_aux=False):
 
 
 def _ct_tree_message(name, fun, out_tree, ct_tree):
-    from .tracing import _fun_location
+    from xjit._src.interpreters.partial_eval import _fun_location
     loc = _fun_location(fun)
     where = f"{name} at {loc}" if loc else name
     return ("unexpected tree structure.\n\nThe argument to a VJP function returned by `jax.vjp` "
@@ -337,7 +338,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
 
 
 def _one(aval):
-    from .lax import api as lax
+    from xjit._src.lax import lax
     return lax.host_convert(1, aval.dtype, aval.weak_type)
 
 
@@ -415,7 +416,7 @@ def _jac_dyn(fun, argnums, args, kwargs, what, holomorphic, allow_int):
 
 def _unravel_last(arr, out_shape, in_leaves):
     """Split the trailing basis axis of ``arr`` into one block per input leaf."""
-    from .lax import api as lax
+    from xjit._src.lax import lax
     pieces, start = [], 0
     for x in in_leaves:
         shape = core.aval_of(x).shape
@@ -430,7 +431,7 @@ def _unravel_last(arr, out_shape, in_leaves):
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     """The Jacobian of ``fun`` by forward mode (a vmapped ``jvp``)."""
     _check_callable(fun)
-    from .batching import vmap
+    from xjit._src.interpreters.batching import vmap
 
     def jacfun(*args, **kwargs):
         leaves, in_tree, f_dyn = _jac_dyn(fun, argnums, args, kwargs, "jacfwd", holomorphic, False)
@@ -457,8 +458,8 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
 def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     """The Jacobian of ``fun`` by reverse mode (a vmapped ``vjp``)."""
     _check_callable(fun)
-    from .batching import vmap
-    from .lax import api as lax
+    from xjit._src.interpreters.batching import vmap
+    from xjit._src.lax import lax
 
     def jacfun(*args, **kwargs):
         leaves, in_tree, f_dyn = _jac_dyn(fun, argnums, args, kwargs, "jacrev", holomorphic,

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import weakref
 
-from . import ad, core
-from .ad import UndefinedPrimal, Zero, is_undefined_primal
-from .jit import jit_p
-from .tracing import close_jaxpr, trace_to_jaxpr
+from xjit._src.interpreters import ad
+from xjit._src import core
+from xjit._src.interpreters.ad import UndefinedPrimal, Zero, is_undefined_primal
+from xjit._src.pjit import jit_p
+from xjit._src.interpreters.partial_eval import close_jaxpr, trace_to_jaxpr
 
 _jvp_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _transpose_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()

@@ -9,10 +9,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import ad, core
-from .ad import Zero, add_any_p, defjvp, defjvp2, defjvp_zero, deflinear, is_undefined_primal
-from .ad import jvp_rules, transpose_rules
-from .lax import api as lax
+from xjit._src.interpreters import ad
+from xjit._src import core
+from xjit._src.interpreters.ad import (
+    Zero,
+    add_any_p,
+    defjvp,
+    defjvp2,
+    defjvp_zero,
+    deflinear,
+    is_undefined_primal,
+)
+from xjit._src.interpreters.ad import jvp_rules, transpose_rules
+from xjit._src.lax import lax
 from .lax import elementwise as ew
 from .lax import structural as st
 
@@ -360,7 +369,7 @@ def _split_eval(x, *, sizes, axis):
 
 
 def _split_lower(ctx, ai, ao, x, *, sizes, axis):
-    from .lowering import i64_array, ttype
+    from xjit._src.interpreters.mlir import i64_array, ttype
     outs, start = [], 0
     nd = ai[0].ndim
     for o, s in zip(ao, sizes):
@@ -618,7 +627,7 @@ defjvp_zero(stop_gradient_p)
 
 
 def _register_batching():
-    from . import batching
+    from xjit._src.interpreters import batching
 
     def add_any_rule(args, dims):
         # add_any does not broadcast: an unbatched operand is broadcast to the full batch

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from jaxlib import _jax
 
-from . import backend, core, dtypes, tree_util
+from xjit._src import xla_bridge as backend, core, dtypes, tree_util
 from .array import ArrayImpl
 from .dispatch import device_put as _device_put_one
 
@@ -62,7 +62,7 @@ def block_until_ready(x):
 
 
 def eval_shape(fun, *args, **kwargs):
-    from .jit import JitFunction
+    from xjit._src.pjit import JitFunction
     return JitFunction(fun).eval_shape(*args, **kwargs)
 
 
@@ -99,7 +99,7 @@ def is_weakly_typed(x):
 def clear_caches():
     """Drop every cached trace and executable (jit, eager primitives), so
     the next call of any function retraces and recompiles."""
-    from . import dispatch, jit
+    from xjit._src import dispatch, pjit as jit
     for per_fun in list(jit._fun_caches.values()):
         for cache, fast in per_fun.values():
             cache.clear()

@@ -32,9 +32,9 @@ def linear_transpose(fun, *primals, reduce_axes=()):
     function maps output cotangents to a tuple of input cotangents. ``fun``
     is staged once and its jaxpr transposed equation by equation."""
     _check_callable(fun)
-    from .ad import UndefinedPrimal, Zero, backward_pass
-    from .lax import api as lax
-    from .tracing import trace_to_jaxpr
+    from xjit._src.interpreters.ad import UndefinedPrimal, Zero, backward_pass
+    from xjit._src.lax import lax
+    from xjit._src.interpreters.partial_eval import trace_to_jaxpr
     leaves, in_tree = tree_util.tree_flatten(primals)
     avals = [_aval_of_spec(x) for x in leaves]
     store = []
@@ -82,7 +82,7 @@ def closure_convert(fun, *example_args):
     ``fun(*args)`` with the traced floating-point values ``fun`` closes over
     (e.g. values being differentiated) passed explicitly instead, as custom
     derivative rules need."""
-    from .tracing import trace_to_jaxpr
+    from xjit._src.interpreters.partial_eval import trace_to_jaxpr
     leaves, in_tree = tree_util.tree_flatten(example_args)
     avals = [core.aval_of(x) for x in leaves]
     store = []

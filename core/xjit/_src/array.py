@@ -11,7 +11,7 @@ import abc
 
 import numpy as np
 
-from . import backend, core, dtypes, errors
+from xjit._src import xla_bridge as backend, core, dtypes, errors
 
 
 class Array(abc.ABC):

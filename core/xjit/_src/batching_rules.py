@@ -7,9 +7,15 @@ from __future__ import annotations
 import numpy as np
 
 from . import core
-from .batching import (axis_batch_rules, batch_jaxpr2, batch_rules, bdim_at_front, moveaxis,
-                       not_mapped)
-from .lax import api as lax
+from xjit._src.interpreters.batching import (
+    axis_batch_rules,
+    batch_jaxpr2,
+    batch_rules,
+    bdim_at_front,
+    moveaxis,
+    not_mapped,
+)
+from xjit._src.lax import lax
 from .lax import elementwise as ew
 from .lax import structural as st
 
@@ -372,14 +378,14 @@ batch_rules[st.dynamic_update_slice_p] = _dynamic_update_slice_rule
 
 
 def _jit_rule(axis_data, args, dims, *, jaxpr, name, donated_invars=(), **params):
-    from .jit import jit_p
+    from xjit._src.pjit import jit_p
     batched, out_dims = batch_jaxpr2(jaxpr, axis_data, dims)
     outs = jit_p.bind(*args, jaxpr=batched, name=name, donated_invars=donated_invars, **params)
     return outs, out_dims
 
 
 def _register_jit():
-    from .jit import jit_p
+    from xjit._src.pjit import jit_p
     axis_batch_rules[jit_p] = _jit_rule
 
 

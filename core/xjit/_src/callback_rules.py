@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import ad, batching, core
-from .callbacks import io_callback_p, pure_callback_p
+from xjit._src.interpreters import ad, batching
+from xjit._src import core
+from xjit._src.callback import io_callback_p, pure_callback_p
 from .checkify import check_p
 from .debugging import debug_callback_p, debug_print_p
-from .lax import api as lax
+from xjit._src.lax import lax
 
 
 def _primal_only(prim):

@@ -190,7 +190,7 @@ def checkify(f, errors=user_checks):
     errors = frozenset(errors)
 
     def checked(*args, **kwargs):
-        from .jit import make_jaxpr
+        from xjit._src.pjit import make_jaxpr
         flat, in_tree = tree_util.tree_flatten((args, kwargs))
         out_store = []
 

@@ -426,7 +426,7 @@ class Tracer:
         shape = self.aval.shape
         if not shape:
             raise TypeError("iteration over a 0-d array")
-        from .lax import api as lax
+        from xjit._src.lax import lax
         nd = len(shape)
         return (lax.squeeze(lax.slice(self, (i,) + (0,) * (nd - 1), (i + 1,) + shape[1:],
                                       (1,) * nd), (0,)) for i in range(shape[0]))

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import functools
 
-from . import ad, batching, core, lowering, tree_util
-from .tracing import close_jaxpr, trace_to_jaxpr
+from xjit._src.interpreters import ad, batching, mlir as lowering
+from xjit._src import core, tree_util
+from xjit._src.interpreters.partial_eval import close_jaxpr, trace_to_jaxpr
 
 custom_vmap_call_p = core.Primitive("custom_vmap_call")
 custom_vmap_call_p.multiple_results = True
@@ -78,7 +79,7 @@ class custom_vmap:
         if self.vmap_rule is None:
             raise AttributeError(f"No batching rule defined for custom_vmap function "
                                  f"{self.__name__} using def_vmap.")
-        from .lax.api import asarray_device
+        from xjit._src.lax.lax import asarray_device
         leaves, in_tree = tree_util.tree_flatten(args)
         leaves = [asarray_device(x) for x in leaves]
         store = []

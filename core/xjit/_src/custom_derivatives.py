@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import functools
 
-from . import ad, core, lowering, tree_util
-from .ad import Zero
+from xjit._src.interpreters import ad, mlir as lowering
+from xjit._src import core, tree_util
+from xjit._src.interpreters.ad import Zero
 from .ad_jit import jvp_jaxpr, transpose_jaxpr
-from .tracing import DebugInfo, close_jaxpr, trace_to_jaxpr
+from xjit._src.interpreters.partial_eval import DebugInfo, close_jaxpr, trace_to_jaxpr
 
 
 class _Named:
@@ -383,7 +384,7 @@ ad.transpose_rules[remat_p] = _remat_transpose
 
 
 def _register_batching():
-    from . import batching
+    from xjit._src.interpreters import batching
 
     def call_rule(prim, param):
         def rule(axis_data, args, dims, **params):

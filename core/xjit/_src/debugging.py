@@ -9,9 +9,10 @@ import sys
 
 import numpy as np
 
-from . import core, lowering, tree_util
+from xjit._src import core, tree_util
+from xjit._src.interpreters import mlir as lowering
 from .array import ArrayImpl
-from .callbacks import emit_callback
+from xjit._src.callback import emit_callback
 
 
 def _host(x):
@@ -98,7 +99,7 @@ def debug_callback(callback, *args, ordered: bool = False, partitioned: bool = F
     effects; its return value is ignored."""
     if not callable(callback):
         raise TypeError(f"first argument to jax.debug.callback must be callable, got {callback!r}")
-    from .callbacks import FlatCallback
+    from xjit._src.callback import FlatCallback
     flat, in_tree = tree_util.tree_flatten((args, kwargs))
     flat = [x if isinstance(x, (core.Tracer, ArrayImpl)) else np.asarray(x) for x in flat]
     debug_callback_p.bind(*flat, callback=FlatCallback(callback, in_tree), ordered=ordered,

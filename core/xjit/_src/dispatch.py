@@ -17,7 +17,8 @@ import numpy as np
 from jaxlib import _jax
 from jaxlib import xla_client as xc
 
-from . import backend, core, dtypes, errors, lowering
+from xjit._src import xla_bridge as backend, core, dtypes, errors
+from xjit._src.interpreters import mlir as lowering
 from .array import ArrayImpl
 from .config import config
 

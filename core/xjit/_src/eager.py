@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import functools
 
-from . import core, dispatch, lowering, tree_util
+from xjit._src import core, dispatch, tree_util
+from xjit._src.interpreters import mlir as lowering
 from .array import ArrayImpl
 from .config import config
-from .tracing import close_jaxpr, trace_to_jaxpr
+from xjit._src.interpreters.partial_eval import close_jaxpr, trace_to_jaxpr
 
 _flags = config._values
 _PLAIN = object()  # a signature that always takes the plain eager path

@@ -12,7 +12,7 @@ import string
 import numpy as np
 
 from . import core, dtypes
-from .jit import jit
+from xjit._src.pjit import jit
 from .. import lax
 from .. import numpy as jnp
 from .numpy.einsum import einsum

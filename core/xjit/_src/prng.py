@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import core, dtypes, lowering
+from xjit._src import core, dtypes
+from xjit._src.interpreters import mlir as lowering
 from .core import ShapedArray
 from .lax import structural as st
-from .lowering import i64_array, ttype
+from xjit._src.interpreters.mlir import i64_array, ttype
 
 UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32),
                64: np.dtype(np.uint64)}
@@ -463,7 +464,7 @@ bitcast_convert_type_p = _prim("bitcast_convert_type", _bitcast_eval, _bitcast_l
 
 def bitcast_convert_type(operand, new_dtype):
     """Reinterpret the bits of ``operand`` as ``new_dtype``."""
-    from .lax.api import asarray_device
+    from xjit._src.lax.lax import asarray_device
     new_dtype = dtypes.canonicalize_dtype(new_dtype)
     return bitcast_convert_type_p.bind(asarray_device(operand), new_dtype=new_dtype)
 
@@ -475,7 +476,7 @@ def bitcast_convert_type(operand, new_dtype):
 
 
 def _register_batching():
-    from . import batching
+    from xjit._src.interpreters import batching
 
     def front(x, d, size):
         return batching.bdim_at_front(x, d, size)

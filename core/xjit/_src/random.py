@@ -19,8 +19,8 @@ import numpy as np
 
 from . import core, dtypes, prng
 from .config import config
-from .jit import jit
-from .lax import api as lax
+from xjit._src.pjit import jit
+from xjit._src.lax import lax
 from .lax import structural as st
 from .numpy import lax_numpy as jnp
 

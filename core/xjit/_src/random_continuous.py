@@ -11,8 +11,8 @@ from functools import partial
 import numpy as np
 
 from . import core, dtypes
-from .jit import jit
-from .lax import api as lax
+from xjit._src.pjit import jit
+from xjit._src.lax import lax
 from . import random as R
 from .random_gamma import check_all_safe_to_cast, check_broadcast_shapes, gamma, loggamma
 

@@ -13,8 +13,8 @@ from functools import partial
 import numpy as np
 
 from . import core, dtypes
-from .jit import jit
-from .lax import api as lax
+from xjit._src.pjit import jit
+from xjit._src.lax import lax
 from .lax import control_flow as cf
 from . import random as R
 from .random_gamma import check_broadcast_shapes

@@ -14,13 +14,14 @@ from functools import partial
 
 import numpy as np
 
-from . import core, dtypes, lowering
-from .ad import defjvp2
-from .batching import batch_rules, bdim_at_front, vmap
+from xjit._src import core, dtypes
+from xjit._src.interpreters import mlir as lowering
+from xjit._src.interpreters.ad import defjvp2
+from xjit._src.interpreters.batching import batch_rules, bdim_at_front, vmap
 from .config import disable_jit
 from .core import Primitive
-from .jit import jit
-from .lax import api as lax
+from xjit._src.pjit import jit
+from xjit._src.lax import lax
 from .lax import control_flow as cf
 from .lax.slicing import lower_fun
 from . import random as R

@@ -15,7 +15,7 @@ import math
 import numpy as np
 from jaxlib import _jax
 
-from . import backend
+from xjit._src import xla_bridge as backend
 
 Sharding = _jax.Sharding
 

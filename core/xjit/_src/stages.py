@@ -8,7 +8,8 @@ from __future__ import annotations
 import functools
 import time
 
-from . import dispatch, lowering, tree_util
+from xjit._src import dispatch, tree_util
+from xjit._src.interpreters import mlir as lowering
 from .array import ArrayImpl
 from . import core
 

@@ -40,7 +40,7 @@ class Finding:
 
 def lint(fun, *args, **kwargs) -> list[Finding]:
     """Trace ``fun`` at these arguments and report what would surprise a user."""
-    from ..jit import JitFunction
+    from xjit._src.pjit import JitFunction
     jf = fun if isinstance(fun, JitFunction) else JitFunction(fun)
     user_fun = pyinspect.unwrap(jf._fun)
     dyn, dkw, static_key = jf._split(args, kwargs)

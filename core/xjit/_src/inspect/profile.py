@@ -9,7 +9,8 @@ import time
 
 import numpy as np
 
-from .. import core, dispatch, lowering, tree_util
+from xjit._src import core, dispatch, tree_util
+from xjit._src.interpreters import mlir as lowering
 
 
 @dataclasses.dataclass
@@ -41,7 +42,7 @@ def profile(fun, *args, repeat: int = 10, **kwargs) -> Profile:
     already in the function's cache (``cache_hit``), trace/lower/compile are
     the times it cost when it was first compiled; otherwise they are measured
     now (without touching the cache's executable)."""
-    from ..jit import JitFunction
+    from xjit._src.pjit import JitFunction
     if repeat < 1:
         raise ValueError(f"repeat must be at least 1, got {repeat}")
     jf = fun if isinstance(fun, JitFunction) else JitFunction(fun)

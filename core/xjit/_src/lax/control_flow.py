@@ -25,8 +25,8 @@ import numpy as np
 from .. import core, dtypes, tree_util
 from ..config import config
 from ..core import Tracer
-from ..tracing import DebugInfo, JaxprTrace, arg_names_of, trace_to_jaxpr
-from . import api as lax
+from xjit._src.interpreters.partial_eval import DebugInfo, JaxprTrace, arg_names_of, trace_to_jaxpr
+from xjit._src.lax import lax
 from . import control_flow_errors as errs
 
 _flags = config._values
@@ -459,7 +459,7 @@ def map(f, xs, *, batch_size=None):
     (``batch_size`` slices at a time through ``vmap`` when given)."""
     if batch_size is None:
         return scan(lambda _, x: ((), f(x)), (), xs)[1]
-    from ..batching import vmap
+    from xjit._src.interpreters.batching import vmap
     leaves, tree = tree_util.tree_flatten(xs)
     n = leaves[0].shape[0]
     nb, rem = divmod(n, batch_size)

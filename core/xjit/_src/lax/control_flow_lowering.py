@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import lowering
+from xjit._src.interpreters import mlir as lowering
 from ..core import ShapedArray
-from ..lowering import i64_array, lower_jaxpr, ttype
+from xjit._src.interpreters.mlir import i64_array, lower_jaxpr, ttype
 from .control_flow import cond_p, scan_p, while_p
 
 _I32 = ShapedArray((), np.int32)

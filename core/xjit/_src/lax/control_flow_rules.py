@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import ad, batching, core
-from ..ad import Zero, is_undefined_primal
+from xjit._src.interpreters import ad, batching
+from xjit._src import core
+from xjit._src.interpreters.ad import Zero, is_undefined_primal
 from ..ad_jit import transpose_jaxpr
-from ..tracing import close_jaxpr, trace_to_jaxpr
-from . import api as lax
+from xjit._src.interpreters.partial_eval import close_jaxpr, trace_to_jaxpr
+from xjit._src.lax import lax
 from .control_flow import cond_p, scan_p, while_p
 
 # --------------------------------------------------------------------------

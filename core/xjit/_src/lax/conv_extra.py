@@ -9,7 +9,7 @@ from typing import Union
 
 import numpy as np
 
-from . import api as lax
+from xjit._src.lax import lax
 from .convolution import (ConvDimensionNumbers, _dilate, _specs_from_strings,
                           conv_dimension_numbers, conv_general_dilated, padtype_to_pads)
 

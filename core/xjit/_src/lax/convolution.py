@@ -15,10 +15,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import core, dtypes, lowering
+from xjit._src import core, dtypes
+from xjit._src.interpreters import mlir as lowering
 from ..core import Primitive, ShapedArray
-from ..lowering import i64_array, ttype
-from . import api
+from xjit._src.interpreters.mlir import i64_array, ttype
+from xjit._src.lax import lax as api
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -331,7 +332,7 @@ def _conv_transpose_rhs(ct, lhs, rhs_aval, *, window_strides, padding, lhs_dilat
 
 
 def _conv_transpose(ct, lhs, rhs, **params):
-    from ..ad import Zero, instantiate_zeros, is_undefined_primal
+    from xjit._src.interpreters.ad import Zero, instantiate_zeros, is_undefined_primal
     if type(ct) is Zero:
         return [None if not is_undefined_primal(lhs) else Zero(lhs.aval),
                 None if not is_undefined_primal(rhs) else Zero(rhs.aval)]
@@ -345,7 +346,7 @@ def _conv_transpose(ct, lhs, rhs, **params):
 def _merge(x, src, dst):
     """Fold axis ``src`` of ``x`` into axis ``dst`` (as its outer part);
     ``dst`` is numbered as in ``x`` without ``src``."""
-    from ..batching import moveaxis
+    from xjit._src.interpreters.batching import moveaxis
     x = moveaxis(x, src, dst)
     shape = list(x.shape)
     shape[dst:dst + 2] = [shape[dst] * shape[dst + 1]]
@@ -361,7 +362,7 @@ def _split(x, axis, outer):
 def _conv_batch(args, dims, **params):
     """vmap: fold the batch into the batch dim (lhs), the output features
     (rhs), or, when both are batched, into feature groups."""
-    from ..batching import moveaxis, not_mapped
+    from xjit._src.interpreters.batching import moveaxis, not_mapped
     lhs, rhs = args
     ld, rd = dims
     lspec, rspec, ospec = params["dimension_numbers"]
@@ -395,7 +396,7 @@ def _conv_batch(args, dims, **params):
 
 
 def _register_rules():
-    from .. import ad, batching
+    from xjit._src.interpreters import ad, batching
 
     def jvp(primals, tangents, **params):
         lhs, rhs = primals

@@ -10,8 +10,8 @@ same slices, pads and concatenations as JAX's, so the printed jaxprs agree.
 """
 from __future__ import annotations
 
-from .. import ad
-from . import api as lax
+from xjit._src.interpreters import ad
+from xjit._src.lax import lax
 from . import sorting as so
 from .assoc_scan import associative_scan
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import core, dtypes, lowering
+from xjit._src import core, dtypes
+from xjit._src.interpreters import mlir as lowering
 from ..core import Primitive, ShapedArray
-from ..lowering import ttype
+from xjit._src.interpreters.mlir import ttype
 
 # dtype classes a primitive accepts, as JAX names them in its errors
 FLOAT = ("floating",)
@@ -343,7 +344,7 @@ def _minmax_lowering(op_name, pick_x):
     real_rule = _simple_lowering(op_name)
 
     def lexicographic(x, y):
-        from . import api as lax
+        from xjit._src.lax import lax
         shape = broadcast_shapes_binary(op_name, core.aval_of(x), core.aval_of(y))
         x, y = (v if v.shape == shape else lax.broadcast_in_dim(v, shape, ()) for v in (x, y))
         rx, ry = lax.real(x), lax.real(y)

@@ -13,10 +13,11 @@ import functools
 
 import numpy as np
 
-from .. import backend, dtypes, lowering
+from xjit._src import xla_bridge as backend, dtypes
+from xjit._src.interpreters import mlir as lowering
 from ..core import ShapedArray
-from ..lowering import ttype
-from . import api as lax
+from xjit._src.interpreters.mlir import ttype
+from xjit._src.lax import lax
 
 _PREFIX = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
 
@@ -137,7 +138,7 @@ def _lapack_call(ctx, op, name, operands, in_avals, out_avals, config="", nbatch
 
 def _inline(ctx, fn, avals, args):
     """Lower ``fn`` (written with lax) inline on the given SSA values."""
-    from ..tracing import trace_to_jaxpr
+    from xjit._src.interpreters.partial_eval import trace_to_jaxpr
     jaxpr, consts = trace_to_jaxpr(fn, list(avals))
     return lowering.lower_jaxpr(ctx, jaxpr, consts, list(args))
 

@@ -16,9 +16,9 @@ import enum
 import numpy as np
 
 from .. import dtypes
-from ..batching import batch_rules, bdim_at_front, not_mapped
+from xjit._src.interpreters.batching import batch_rules, bdim_at_front, not_mapped
 from ..core import ShapedArray
-from . import api as lax
+from xjit._src.lax import lax
 from .linalg import _inline, _lapack_call, _nan_if_failed, _pivots_to_permutation, _prim
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import ad
-from ..ad import Zero
-from ..batching import batch_rules, bdim_at_front, moveaxis, not_mapped
-from . import api as lax
+from xjit._src.interpreters import ad
+from xjit._src.interpreters.ad import Zero
+from xjit._src.interpreters.batching import batch_rules, bdim_at_front, moveaxis, not_mapped
+from xjit._src.lax import lax
 from . import linalg as la
 from . import linalg_general as lag
 from . import slicing as sl

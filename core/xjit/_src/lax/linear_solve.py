@@ -14,10 +14,11 @@ from __future__ import annotations
 import operator
 from typing import Any, NamedTuple
 
-from .. import ad, batching, core, lowering, tree_util
-from ..ad import Zero, instantiate_zeros, is_undefined_primal
-from ..tracing import convert_constvars_jaxpr, trace_to_jaxpr
-from . import api as lax
+from xjit._src.interpreters import ad, batching, mlir as lowering
+from xjit._src import core, tree_util
+from xjit._src.interpreters.ad import Zero, instantiate_zeros, is_undefined_primal
+from xjit._src.interpreters.partial_eval import convert_constvars_jaxpr, trace_to_jaxpr
+from xjit._src.lax import lax
 
 
 class _LinearSolveTuple(NamedTuple):

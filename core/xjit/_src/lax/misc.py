@@ -11,12 +11,13 @@ from typing import Union
 
 import numpy as np
 
-from .. import ad, batching, core, dtypes, lowering, tree_util
-from ..ad import Zero, instantiate_zeros
-from ..batching import moveaxis
+from xjit._src.interpreters import ad, batching, mlir as lowering
+from xjit._src import core, dtypes, tree_util
+from xjit._src.interpreters.ad import Zero, instantiate_zeros
+from xjit._src.interpreters.batching import moveaxis
 from ..core import ShapedArray
-from ..lowering import ttype
-from . import api as lax
+from xjit._src.interpreters.mlir import ttype
+from xjit._src.lax import lax
 from . import elementwise as ew
 from . import structural as st
 from .slicing import GatherDimensionNumbers, gather, lower_fun
@@ -160,7 +161,7 @@ def with_sharding_constraint(x, shardings):
 
 def platform_dependent(*args, default=None, **per_platform):
     """Call the function registered for the platform this runs on."""
-    from .. import backend
+    from xjit._src import xla_bridge as backend
     platform = backend.default_backend()
     aliases = {"cuda": ("cuda", "gpu"), "rocm": ("rocm", "gpu"), "cpu": ("cpu",),
                "tpu": ("tpu",)}.get(platform, (platform,))
@@ -385,7 +386,7 @@ def _unstack_eval(x, *, axis):
 
 
 def _unstack_lower(ctx, ai, ao, x, *, axis):
-    from ..lowering import i64_array
+    from xjit._src.interpreters.mlir import i64_array
     a = ai[0]
     outs = []
     for i, o in enumerate(ao):

@@ -14,12 +14,13 @@ import math
 
 import numpy as np
 
-from .. import ad, batching, core, dtypes, lowering, tree_util
-from ..batching import moveaxis as _moveaxis
-from ..ad import instantiate_zeros
+from xjit._src.interpreters import ad, batching, mlir as lowering
+from xjit._src import core, dtypes, tree_util
+from xjit._src.interpreters.batching import moveaxis as _moveaxis
+from xjit._src.interpreters.ad import instantiate_zeros
 from ..ad_rules import _reduce_sum_transpose
 from ..core import ShapedArray, Tracer
-from . import api as lax
+from xjit._src.lax import lax
 from .slicing import lower_fun
 
 

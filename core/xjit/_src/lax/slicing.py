@@ -15,9 +15,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import core, dtypes, lowering, tracing
+from xjit._src import core, dtypes
+from xjit._src.interpreters import mlir as lowering, partial_eval as tracing
 from ..core import Primitive, ShapedArray
-from ..lowering import i64_array, ttype
+from xjit._src.interpreters.mlir import i64_array, ttype
 
 
 class GatherDimensionNumbers(NamedTuple):
@@ -182,7 +183,7 @@ def _in_bounds_mask(lax, operand_shape, indices, index_map, window_sizes):
 
 def _gather_fill(operand, indices, *, dimension_numbers, slice_sizes, indices_are_sorted,
                  unique_indices, mode, fill_value):
-    from . import api as lax
+    from xjit._src.lax import lax
     dn = dimension_numbers
     mask = _in_bounds_mask(lax, operand.shape, indices, dn.start_index_map, slice_sizes)
     out = gather_p.bind(operand, indices, dimension_numbers=dn, slice_sizes=slice_sizes,
@@ -214,7 +215,7 @@ lowering.rules[gather_p] = _gather_lower
 def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_indices=False,
            indices_are_sorted=False, mode=None, fill_value=None):
     """XLA's gather; ``mode=None`` clamps (XLA's semantics, PROMISE_IN_BOUNDS)."""
-    from . import api as lax
+    from xjit._src.lax import lax
     parsed = GatherScatterMode.from_any(mode) if mode is not None \
         else GatherScatterMode.PROMISE_IN_BOUNDS
     if parsed == GatherScatterMode.FILL_OR_DROP:
@@ -304,7 +305,7 @@ def _plain_scatter_lower(ctx, ai, ao, operand, indices, updates, *, dimension_nu
 
 
 def _clamp_indices(operand, indices, updates, dn):
-    from . import api as lax
+    from xjit._src.lax import lax
     sizes = _scatter_window_sizes(operand, updates, dn)
     dt = indices.dtype
     upper = np.array([operand.shape[d] - sizes[d] for d in dn.scatter_dims_to_operand_dims], dt)
@@ -341,7 +342,7 @@ scatter_max_p = _scatter_prim("scatter-max")
 def _combiner_jaxpr(name, dtype):
     """``{ lambda ; a b. let c = op a b in (c,) }``: shared per (op, dtype) so a
     jaxpr with several scatters prints it once (as JAX does)."""
-    from . import api as lax
+    from xjit._src.lax import lax
     fn = {"add": lax.add, "sub": lax.sub, "mul": lax.mul, "min": lax.min, "max": lax.max}[name]
     if np.dtype(dtype) == np.bool_ and name in ("add", "mul"):
         fn = lax.bitwise_or if name == "add" else lax.bitwise_and
@@ -356,7 +357,7 @@ def _scatter_mode(mode):
 
 def _scatter_bind(prim, combiner, operand, scatter_indices, updates, dimension_numbers,
                   indices_are_sorted, unique_indices, mode):
-    from . import api as lax
+    from xjit._src.lax import lax
     jaxpr = None if combiner is None else _combiner_jaxpr(combiner, core.aval_of(operand).dtype)
     return prim.bind(operand, lax._index_operand(scatter_indices), updates,
                      dimension_numbers=_tuple_dn(ScatterDimensionNumbers, dimension_numbers),
@@ -387,7 +388,7 @@ def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_s
                   indices_are_sorted=False, unique_indices=False, mode=None):
     """Apply ``func`` to each indexed element: a ``scatter`` whose combiner
     ignores the (zero) updates."""
-    from . import api as lax
+    from xjit._src.lax import lax
     aval = core.aval_of(operand)
     updates = lax.full(update_shape, 0, aval.dtype)
     sa = ShapedArray((), aval.dtype)

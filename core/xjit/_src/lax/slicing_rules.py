@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import ad
-from ..ad import Zero, is_undefined_primal, jvp_rules, transpose_rules
-from ..batching import batch_rules, bdim_at_front, moveaxis, not_mapped
-from . import api as lax
+from xjit._src.interpreters import ad
+from xjit._src.interpreters.ad import Zero, is_undefined_primal, jvp_rules, transpose_rules
+from xjit._src.interpreters.batching import batch_rules, bdim_at_front, moveaxis, not_mapped
+from xjit._src.lax import lax
 from . import slicing as sl
 from . import sorting as so
 

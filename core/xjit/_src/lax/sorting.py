@@ -12,9 +12,10 @@ import operator
 
 import numpy as np
 
-from .. import core, dtypes, lowering
+from xjit._src import core, dtypes
+from xjit._src.interpreters import mlir as lowering
 from ..core import Primitive, ShapedArray
-from ..lowering import ttype
+from xjit._src.interpreters.mlir import ttype
 from .slicing import lower_fun
 
 # --------------------------------------------------------------------------
@@ -139,7 +140,7 @@ def _top_k_eval(operand, *, k, axis):
 def _top_k_impl(operand, *, k, axis):
     """The first k of a descending sort that keeps equal values in index order
     (reverse, stable ascending sort, reverse)."""
-    from . import api as lax
+    from xjit._src.lax import lax
     nd = operand.ndim
     idx = lax.broadcasted_iota(np.int32, operand.shape, axis)
     rev_x, rev_i = lax.rev(operand, (axis,)), lax.rev(idx, (axis,))
@@ -216,7 +217,7 @@ def _scan_impl(name):
     def impl(x, *, axis, reverse):
         """Inclusive scan by recursive doubling: after the step with shift s,
         each element combines the 2s elements ending at it."""
-        from . import api as lax
+        from xjit._src.lax import lax
         n = x.shape[axis]
         if reverse:
             x = lax.rev(x, (axis,))

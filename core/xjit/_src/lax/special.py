@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import batching, batching_rules, core, dtypes, lowering
-from ..ad import defjvp, defjvp2
-from . import api as lax
+from xjit._src.interpreters import batching, mlir as lowering
+from xjit._src import batching_rules, core, dtypes
+from xjit._src.interpreters.ad import defjvp, defjvp2
+from xjit._src.lax import lax
 from . import elementwise as ew
 from .control_flow import while_loop
 from .slicing import lower_fun

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes, lowering
+from xjit._src import dtypes
+from xjit._src.interpreters import mlir as lowering
 from ..core import ShapedArray
-from ..lowering import i64_array, ttype
+from xjit._src.interpreters.mlir import i64_array, ttype
 from .elementwise import NUM, _check_unary
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import operator
 
-from .. import core, lowering
+from xjit._src import core
+from xjit._src.interpreters import mlir as lowering
 from ..core import Primitive
-from ..lowering import i64_array, ttype
+from xjit._src.interpreters.mlir import i64_array, ttype
 
 
 def _tile_eval(x, *, reps):
@@ -41,8 +42,8 @@ def tile(operand, reps):
 
 
 def _tile_transpose(ct, *, reps):
-    from ..ad import instantiate_zeros
-    from . import api as lax
+    from xjit._src.interpreters.ad import instantiate_zeros
+    from xjit._src.lax import lax
     ct = instantiate_zeros(ct)
     shape = ct.shape
     wide = []
@@ -52,13 +53,13 @@ def _tile_transpose(ct, *, reps):
 
 
 def _tile_batch(args, dims, *, reps):
-    from ..batching import moveaxis
+    from xjit._src.interpreters.batching import moveaxis
     x, d = args[0], dims[0]
     return tile_p.bind(moveaxis(x, d, 0), reps=(1,) + tuple(reps)), 0
 
 
 def _register_rules():
-    from .. import ad, batching
+    from xjit._src.interpreters import ad, batching
     ad.deflinear(tile_p, _tile_transpose)
     batching.batch_rules[tile_p] = _tile_batch
 

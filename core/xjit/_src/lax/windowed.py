@@ -18,10 +18,11 @@ import operator
 
 import numpy as np
 
-from .. import core, lowering, tree_util
+from xjit._src import core, tree_util
+from xjit._src.interpreters import mlir as lowering
 from ..core import Primitive, ShapedArray
-from ..lowering import i64_array, ttype
-from . import api
+from xjit._src.interpreters.mlir import i64_array, ttype
+from xjit._src.lax import lax as api
 from . import structural as st
 from .convolution import _dilate, padtype_to_pads
 from .elementwise import ge_p, le_p
@@ -153,7 +154,7 @@ lowering.rules[reduce_p] = _reduce_lower
 
 
 def _trace_computation(computation, init_avals):
-    from ..tracing import close_jaxpr, trace_to_jaxpr
+    from xjit._src.interpreters.partial_eval import close_jaxpr, trace_to_jaxpr
     n = len(init_avals)
     scalars = [a.update(shape=(), weak_type=False) for a in init_avals]
 
@@ -384,7 +385,7 @@ def select_and_scatter_add(source, x, select_prim, window_dimensions, window_str
 
 
 def _register_rules():
-    from .. import ad, batching
+    from xjit._src.interpreters import ad, batching
 
     def sum_jvp(primals, tangents, **params):
         out = reduce_window_sum_p.bind(primals[0], **params)

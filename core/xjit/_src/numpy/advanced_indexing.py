@@ -18,8 +18,8 @@ import numpy as np
 from .. import core, dtypes, errors
 from ..array import ArrayImpl
 from ..core import Tracer
-from ..jit import jit
-from ..lax import api as lax
+from xjit._src.pjit import jit
+from xjit._src.lax import lax
 from ..lax import slicing
 
 _ARRAYS = (Tracer, ArrayImpl, np.ndarray)

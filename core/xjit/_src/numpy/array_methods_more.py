@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dtypes, errors
-from ..lax import api as lax
+from xjit._src.lax import lax
 from ..prng import bitcast_convert_type
 from . import advanced_indexing as ai, indexing, manipulation as mp, more_math, more_ops
 from . import sorting

@@ -11,7 +11,7 @@ import operator
 import numpy as np
 
 from .. import dtypes
-from ..lax import api as lax
+from xjit._src.lax import lax
 from ..lax.fft import FftType, fft_p
 from . import util
 from .lax_numpy import asarray, util_dtype

@@ -10,7 +10,7 @@ import numpy as np
 from .. import core, dtypes, errors
 from ..array import ArrayImpl
 from ..core import Tracer
-from ..lax import api as lax
+from xjit._src.lax import lax
 
 
 def _is_int_like(i):

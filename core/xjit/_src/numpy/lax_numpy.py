@@ -13,10 +13,10 @@ from ..array import Array, ArrayImpl
 from ..core import Tracer
 from ..dispatch import device_put, host_value
 from ..eager import fastpath
-from ..jit import jit
-from ..lax import api as lax
+from xjit._src.pjit import jit
+from xjit._src.lax import lax
 from ..lax.structural import copy_p
-from ..tracing import JaxprTrace
+from xjit._src.interpreters.partial_eval import JaxprTrace
 from . import util
 from .util import promote_args, promote_args_inexact, promote_args_numeric, shape_of
 
@@ -88,7 +88,7 @@ def _check_leaves(obj):
 
 
 def device_put_raw(aval, np_val):
-    from ..backend import transfer_to_device
+    from xjit._src.xla_bridge import transfer_to_device
     with np.errstate(over="ignore"):
         return transfer_to_device(aval, np.asarray(np_val, dtype=aval.dtype))
 

@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import dtypes
-from ..lax import api as lax
+from xjit._src.lax import lax
 from ..lax import linalg as lax_linalg
 from ..lax import linalg_general as lax_linalg_general
 from ..lax.sorting import sort as lax_sort

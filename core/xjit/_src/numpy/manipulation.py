@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import core, dtypes
 from ..core import Tracer
-from ..lax import api as lax
+from xjit._src.lax import lax
 from ..lax import sorting as lax_sorting
 from ..lax.misc import unstack_p
 from . import util
@@ -168,7 +168,7 @@ def _argpartition_1d(a, kth):
 
 @jitted("argpartition", ("kth", "axis"))
 def _argpartition(a, kth, axis):
-    from ..batching import vmap
+    from xjit._src.interpreters.batching import vmap
     a = moveaxis(a, axis, -1) if axis != a.ndim - 1 else a
     fn = lambda v: _argpartition_1d(v, kth)  # noqa: E731
     for _ in range(a.ndim - 1):

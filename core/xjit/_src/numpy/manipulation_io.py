@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dtypes
-from ..lax import api as lax
+from xjit._src.lax import lax
 from . import util
 from .lax_numpy import asarray
 
@@ -30,7 +30,7 @@ def load(file, *args, **kwargs):
 def fromfunction(function, shape, *, dtype=float, **kwargs):
     """``function`` vmapped over one index range per axis of ``shape`` (so
     outputs are always full-shaped)."""
-    from ..batching import vmap
+    from xjit._src.interpreters.batching import vmap
     shape = core.canonicalize_shape(shape)
     dt = dtypes.canonicalize_dtype(dtype)
     nd = len(shape)
@@ -78,7 +78,7 @@ def from_dlpack(x, /, *, device=None, copy=None):
 def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     """``func1d`` applied to every 1-D slice along ``axis``, by vmapping it
     over the other axes (outputs replace ``axis`` in place)."""
-    from ..batching import vmap
+    from xjit._src.interpreters.batching import vmap
     util.check_arraylike("apply_along_axis", arr)
     arr = asarray(arr)
     nd = arr.ndim

@@ -10,7 +10,7 @@ import operator
 import numpy as np
 
 from .. import dtypes
-from ..lax import api as lax
+from xjit._src.lax import lax
 from . import util
 from .lax_numpy import (_is_array, abs as _abs, asarray, equal, greater, isinf, isnan, less,
                         logical_not, maximum, minimum, multiply, power, true_divide, util_dtype,

@@ -13,8 +13,8 @@ import numpy as np
 
 from .. import core, dtypes
 from ..core import Tracer
-from ..jit import jit
-from ..lax import api as lax
+from xjit._src.pjit import jit
+from xjit._src.lax import lax
 from ..lax import tile as lax_tile
 from ..lax.convolution import conv_general_dilated
 from ..lax.structural import pad_p
@@ -327,7 +327,7 @@ def _reflected(mirror, edge, odd):
 def _pad_with_function(array, pad_width, func, kwargs):
     """NumPy's callable mode: zero-pad, then let ``func`` rewrite each 1-D
     vector along each axis in turn (vmapped over the other axes)."""
-    from ..batching import vmap
+    from xjit._src.interpreters.batching import vmap
     array = pad_p.bind(array, lax._convert(0, util_dtype(array), False),
                        padding_config=tuple((int(lo), int(hi), 0) for lo, hi in pad_width))
     for axis in range(array.ndim):

@@ -10,7 +10,7 @@ import operator
 import numpy as np
 
 from .. import core, dtypes
-from ..lax import api as lax
+from xjit._src.lax import lax
 from ..lax.sorting import sort as lax_sort
 from . import util
 from .lax_numpy import (arange, asarray, maximum, sqrt, true_divide, util_dtype, where)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..lax import api as lax
+from xjit._src.lax import lax
 from . import util
 from .lax_numpy import asarray, util_dtype
 from .more_ops import jitted

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..lax import api as lax
+from xjit._src.lax import lax
 from . import util
 from .lax_numpy import asarray, isnan, logical_not, true_divide, util_dtype, where
 from .more_math import _const

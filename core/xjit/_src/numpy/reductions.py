@@ -8,10 +8,10 @@ import numpy as np
 
 from .. import core, dtypes
 from ..core import Tracer
-from ..lax import api as lax
+from xjit._src.lax import lax
 from . import util
 from ..eager import fastpath
-from ..jit import jit
+from xjit._src.pjit import jit
 from .lax_numpy import asarray, util_dtype
 from .lax_numpy import where as where_
 

@@ -14,7 +14,7 @@ import numpy as np
 from .. import core, dtypes
 from ..array import ArrayImpl
 from ..core import Tracer
-from ..lax import api as lax
+from xjit._src.lax import lax
 from ..lax import slicing
 from . import advanced_indexing as adv
 from . import indexing

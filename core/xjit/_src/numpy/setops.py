@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import core, dtypes, errors
 from ..core import Tracer
-from ..lax import api as lax
+from xjit._src.lax import lax
 from . import util
 from .lax_numpy import arange, asarray, isnan, where
 from .more_ops import jitted

@@ -6,7 +6,7 @@ import operator
 import numpy as np
 
 from .. import core, dtypes
-from ..lax import api as lax
+from xjit._src.lax import lax
 from . import util
 from .lax_numpy import asarray, util_dtype
 

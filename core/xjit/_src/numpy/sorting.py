@@ -12,8 +12,8 @@ import numpy as np
 
 from .. import core, dtypes, errors
 from ..core import Tracer
-from ..jit import jit
-from ..lax import api as lax
+from xjit._src.pjit import jit
+from xjit._src.lax import lax
 from ..lax import slicing
 from ..lax import sorting as lax_sorting
 from . import util

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from .. import dtypes
-from ..lax import api as lax
+from xjit._src.lax import lax
 from . import util
 from .lax_numpy import asarray, util_dtype
 from .more_ops import _axis, jitted

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import dtypes
 from ..custom_derivatives import custom_jvp
-from ..lax import api as lax
+from xjit._src.lax import lax
 from . import util
 from .lax_numpy import (_is_array, absolute, arctan2, asarray, ceil, floor, imag, left_shift, real,
                         right_shift, util_dtype, where)

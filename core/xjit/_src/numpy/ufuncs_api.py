@@ -15,7 +15,7 @@ import operator
 import numpy as np
 
 from .. import dtypes
-from ..lax import api as lax
+from xjit._src.lax import lax
 from . import lax_numpy as ln, more_math, reductions, util
 from .lax_numpy import asarray, util_dtype
 
@@ -268,7 +268,7 @@ def _reduceat(self, a, indices, axis, dtype, out):
 
 @util.named_jit("outer", ("self",))
 def _outer(self, A, B):
-    from ..batching import vmap
+    from xjit._src.interpreters.batching import vmap
     self._binary_only("outer")
     util.check_arraylike(f"{self.__name__}.outer", A, B)
     flat = [lax.reshape(asarray(x), (np.size(x),)) for x in (A, B)]

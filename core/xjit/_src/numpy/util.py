@@ -8,8 +8,8 @@ from .. import core, dtypes
 from ..array import ArrayImpl
 from ..config import config
 from ..core import Tracer
-from ..jit import jit
-from ..lax import api as lax
+from xjit._src.pjit import jit
+from xjit._src.lax import lax
 from ..lax.elementwise import broadcast_shapes_binary
 
 _SCALARS = (int, float, complex, bool)

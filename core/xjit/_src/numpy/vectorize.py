@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 
-from ..batching import vmap
+from xjit._src.interpreters.batching import vmap
 
 _NAME = r"\w+"
 _CORE = rf"(?:{_NAME}(?:,{_NAME})*)?"

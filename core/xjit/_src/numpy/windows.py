@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core, dtypes
-from ..lax import api as lax
+from xjit._src.lax import lax
 from .lax_numpy import abs as _abs, cos, sqrt
 
 

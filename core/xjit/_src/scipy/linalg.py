@@ -15,7 +15,7 @@ from xjit._src.numpy import linalg as _jnp_linalg
 from xjit._src.numpy.util import check_arraylike, named_jit, promote_dtypes, promote_dtypes_inexact
 from xjit._src.numpy.vectorize import vectorize
 from xjit._src.lax.linear_solve import custom_linear_solve
-from xjit._src.batching import vmap
+from xjit._src.interpreters.batching import vmap
 from xjit import lax
 from xjit import numpy as jnp
 

@@ -15,17 +15,23 @@ import time
 import warnings
 import weakref
 
-from . import core, dispatch, lowering, tree_util
-from .array import ArrayImpl
-from .config import config
-from .inspect import events, explain, nans
-from .tracing import DebugInfo, arg_names_of, close_jaxpr, trace_to_jaxpr
+from xjit._src import core, dispatch, tree_util
+from xjit._src.interpreters import mlir as lowering
+from xjit._src.array import ArrayImpl
+from xjit._src.config import config
+from xjit._src.inspect import events, explain, nans
+from xjit._src.interpreters.partial_eval import (
+    DebugInfo,
+    arg_names_of,
+    close_jaxpr,
+    trace_to_jaxpr,
+)
 
 
 def _context_key():
     """The config part of a cache key, plus the named vmap axes being traced
     (a trace may read their sizes, e.g. ``lax.axis_size``)."""
-    from .batching import _axis_env
+    from xjit._src.interpreters.batching import _axis_env
     if not _axis_env:
         return config.trace_key
     return config.trace_key, tuple((a.name, a.size) for a in _axis_env)
@@ -52,7 +58,7 @@ def _jit_impl(*args, jaxpr, name, donated_invars=()):
     if exe is None:
         exe = _jaxpr_exe_cache[jaxpr] = compile_jaxpr(name, jaxpr, donated_invars)[0]
     if _flags["jax_debug_key_reuse"]:
-        from . import key_reuse
+        from xjit._src import key_reuse
         key_reuse.check_call(jaxpr, args)
     bufs = [dispatch.to_buffer(x) for x in args]
     outs = exe.run(bufs)
@@ -356,7 +362,7 @@ class JitFunction:
         if entry.executable is None:
             entry.compile()
         if _flags["jax_debug_key_reuse"]:  # checked on every call: never on the fast path
-            from . import key_reuse
+            from xjit._src import key_reuse
             key_reuse.check_call(entry.closed, leaves)
         elif not static_key and not kwargs and len(leaves) == len(args) and \
                 all(type(x) is ArrayImpl or type(x) in _PY_SCALARS for x in args):
@@ -402,7 +408,7 @@ class JitFunction:
 
     # -- stages
     def trace(self, *args, **kwargs):
-        from .stages import Traced
+        from xjit._src.stages import Traced
         dyn, dkw, static_key = self._split(args, kwargs)
         leaves, treedef = tree_util.tree_flatten((dyn, dkw))
         avals = [core.aval_of(x) for x in leaves]
@@ -414,7 +420,7 @@ class JitFunction:
         return self.trace(*args, **kwargs).lower()
 
     def eval_shape(self, *args, **kwargs):
-        from .api import ShapeDtypeStruct
+        from xjit._src.api import ShapeDtypeStruct
         entry = self.trace(*args, **kwargs)._entry
         return tree_util.tree_map(lambda a: ShapeDtypeStruct(a.shape, a.dtype),
                                   tree_util.tree_unflatten(entry.out_tree, entry.closed.out_avals))
@@ -538,7 +544,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstra
         dyn, dkw, static_key = jf._split(args, kwargs)
         leaves, treedef = tree_util.tree_flatten((dyn, dkw))
         avals = [core.aval_of(x) for x in leaves]
-        from .batching import AxisData, extend_axis_env
+        from xjit._src.interpreters.batching import AxisData, extend_axis_env
         with extend_axis_env([AxisData(n, s) for n, s in axis_env or ()]):
             jaxpr, consts, out_tree, _ = jf._trace(dyn, dkw, static_key, leaves, treedef, avals)
         if isinstance(fun, JitFunction) and not fun._inline:
@@ -547,7 +553,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstra
             consts = []
         closed = core.ClosedJaxpr(jaxpr, consts)
         if return_shape:
-            from .api import ShapeDtypeStruct
+            from xjit._src.api import ShapeDtypeStruct
             shapes = tree_util.tree_unflatten(
                 out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
                            for a in jaxpr.out_avals])

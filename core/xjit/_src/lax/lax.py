@@ -6,11 +6,11 @@ import operator
 
 import numpy as np
 
-from .. import core, dtypes
-from ..array import ArrayImpl
-from ..core import Tracer
-from . import elementwise as ew
-from . import structural as st
+from xjit._src import core, dtypes
+from xjit._src.array import ArrayImpl
+from xjit._src.core import Tracer
+from xjit._src.lax import elementwise as ew
+from xjit._src.lax import structural as st
 
 
 def is_host_const(x):
@@ -109,7 +109,7 @@ def convert_element_type(operand, new_dtype):
 
 def asarray_device(x):
     if is_host_const(x):
-        from ..dispatch import device_put
+        from xjit._src.dispatch import device_put
         return device_put(x)
     return x
 
@@ -355,7 +355,7 @@ class _PrecisionValue:
 
 
 def _dot_algorithm_types():
-    from .misc import DotAlgorithm, DotAlgorithmPreset
+    from xjit._src.lax.misc import DotAlgorithm, DotAlgorithmPreset
     return (DotAlgorithm, DotAlgorithmPreset)
 
 

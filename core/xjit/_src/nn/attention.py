@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import dtypes
-from .batching import vmap
-from .numpy.einsum import einsum
+from xjit._src import dtypes
+from xjit._src.interpreters.batching import vmap
+from xjit._src.numpy.einsum import einsum
 
 
 def _jnp():
@@ -68,7 +68,7 @@ def _attend(query, key, value, bias, mask, is_causal, scale, q_seqlen, kv_seqlen
         valid = jnp.arange(encoded.shape[1])[None, :] < q_seqlen[:, None]
         encoded = encoded * valid[:, :, None, None].astype(encoded.dtype)
     if return_residual:
-        from .ad_api import stop_gradient
+        from xjit._src.ad_api import stop_gradient
         lse = jnp.transpose(nn.logsumexp(logits, axis=-1).astype(key.dtype), (0, 2, 1))
         return encoded, stop_gradient(lse)
     return encoded

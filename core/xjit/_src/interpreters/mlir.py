@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from . import core, dtypes, errors
+from xjit._src import core, dtypes, errors
 
 rules: dict = {}
 

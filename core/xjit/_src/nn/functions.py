@@ -9,7 +9,7 @@ import numpy as np
 
 from xjit._src import dtypes
 from xjit._src.custom_derivatives import custom_jvp
-from xjit._src.jit import jit
+from xjit._src.pjit import jit
 from xjit._src.numpy import util as jnp_util
 from xjit._src.numpy.util import canonicalize_axis, promote_args_inexact
 from xjit import lax
@@ -267,10 +267,3 @@ def logmeanexp(x, axis=None, where=None, keepdims=False):
 
 
 logmeanexp._name = "logmeanexp"
-
-
-from xjit._src.nn_attention import dot_product_attention  # noqa: E402,F401
-from xjit._src import nn_initializers as initializers  # noqa: E402
-import sys as _sys  # noqa: E402
-
-_sys.modules.setdefault(__name__ + ".initializers", initializers)  # `import xjit.nn.initializers`

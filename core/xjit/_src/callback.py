@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import backend, core, dtypes, lowering, tree_util
-from .array import ArrayImpl
-from .lowering import ttype
+from xjit._src import xla_bridge as backend, core, dtypes, tree_util
+from xjit._src.interpreters import mlir as lowering
+from xjit._src.array import ArrayImpl
+from xjit._src.interpreters.mlir import ttype
 
 
 class FlatCallback:
@@ -63,7 +64,7 @@ def _make_callback_prim(name, has_side_effect):
 
     def impl(*args, callback, result_avals, **_):
         outs = _check_results(name, callback(*map(_host, args)), result_avals)
-        from .dispatch import device_put
+        from xjit._src.dispatch import device_put
         return [device_put(o) for o in outs]
 
     def lower(ctx, avals_in, avals_out, *args, callback, result_avals, **_):

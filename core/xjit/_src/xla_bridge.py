@@ -14,7 +14,7 @@ import numpy as np
 from jaxlib import _jax
 from jaxlib import xla_client as xc
 
-from .config import config
+from xjit._src.config import config
 
 
 class Sharding(_jax.SingleDeviceSharding):
@@ -144,7 +144,7 @@ def default_device():
 def sharding_for(device) -> Sharding:
     """The ``jax.sharding.SingleDeviceSharding`` of arrays placed on ``device``
     (one per device: it is asked for on every transfer)."""
-    from .sharding import SingleDeviceSharding
+    from xjit._src.sharding import SingleDeviceSharding
     return SingleDeviceSharding(device)
 
 
@@ -177,7 +177,7 @@ def _guard_transfer(aval, device, explicit):
         return
     what = f"host-to-device transfer: aval={aval!r}, dst_sharding={sharding_for(device)!r}"
     if level.startswith("disallow"):
-        from .errors import JaxRuntimeError
+        from xjit._src.errors import JaxRuntimeError
         raise JaxRuntimeError(f"INVALID_ARGUMENT: Disallowed {what}")
     logging.getLogger("xjit").warning(what)
 

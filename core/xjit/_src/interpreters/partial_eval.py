@@ -12,9 +12,9 @@ import inspect
 
 import numpy as np
 
-from . import core, errors
-from .config import config
-from .core import JaxprEqn, Literal, ShapedArray, Tracer, Var
+from xjit._src import core, errors
+from xjit._src.config import config
+from xjit._src.core import JaxprEqn, Literal, ShapedArray, Tracer, Var
 
 
 class DebugInfo:
@@ -49,7 +49,7 @@ def arg_names_of(fun, args, kwargs, static_argnums=()):
         bound = sig.bind(*args, **kwargs)
     except (TypeError, ValueError):
         return None
-    from . import tree_util
+    from xjit._src import tree_util
     names = []
     for i, (name, val) in enumerate(bound.arguments.items()):
         param = sig.parameters[name]
@@ -189,7 +189,7 @@ class JaxprTrace(core.Trace):
         return sorted(deps)
 
     def _provenance_lines(self, var):
-        from .pretty import pp_eqn_str
+        from xjit._src.pretty import pp_eqn_str
         producers = {o: e for e in self.eqns for o in e.outvars}
         chain, seen, stack = [], set(), [var]
         while stack:
@@ -231,7 +231,7 @@ def trace_to_jaxpr(fun, in_avals, debug_info=None, check_leaks=False):
         trace.active = False
     if check_leaks and _flags["jax_check_tracer_leaks"]:  # user-facing traces only
         del args, outs
-        from .leak_check import check
+        from xjit._src.leak_check import check
         check(trace)
     return jaxpr, consts
 

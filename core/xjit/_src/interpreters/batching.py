@@ -31,8 +31,8 @@ import operator
 
 import numpy as np
 
-from . import core, tree_util
-from .core import Tracer
+from xjit._src import core, tree_util
+from xjit._src.core import Tracer
 
 not_mapped = None
 
@@ -222,7 +222,7 @@ def _jaxpr_mentions(jaxpr, name):
 
 
 def _lax():
-    from .lax import api
+    from xjit._src.lax import lax as api
     return api
 
 
@@ -311,7 +311,7 @@ def _batched_avals(closed, axis_data, in_dims):
 
 
 def _trace_closed(fun, avals, debug_info):
-    from .tracing import close_jaxpr, trace_to_jaxpr
+    from xjit._src.interpreters.partial_eval import close_jaxpr, trace_to_jaxpr
     jaxpr, consts = trace_to_jaxpr(fun, avals, debug_info)
     batched, tracer_consts = close_jaxpr(jaxpr, consts)
     if tracer_consts:
@@ -535,4 +535,4 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     return vmap_f
 
 
-from . import batching_rules  # noqa: E402,F401  (registers the rules)
+from xjit._src import batching_rules  # noqa: E402,F401  (registers the rules)

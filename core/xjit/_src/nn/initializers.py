@@ -9,7 +9,7 @@ from typing import Protocol
 
 import numpy as np
 
-from . import core, dtypes
+from xjit._src import core, dtypes
 
 __all__ = ["Initializer", "constant", "delta_orthogonal", "glorot_normal", "glorot_uniform", "he_normal",
            "he_uniform", "kaiming_normal", "kaiming_uniform", "lecun_normal", "lecun_uniform",

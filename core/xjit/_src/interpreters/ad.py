@@ -32,9 +32,15 @@ import weakref
 
 import numpy as np
 
-from . import core, dtypes, lowering
-from .core import Literal, Primitive, ShapedArray, Tracer
-from .tracing import DynamicJaxprTracer, JaxprTrace, close_jaxpr, trace_to_jaxpr
+from xjit._src import core, dtypes
+from xjit._src.interpreters import mlir as lowering
+from xjit._src.core import Literal, Primitive, ShapedArray, Tracer
+from xjit._src.interpreters.partial_eval import (
+    DynamicJaxprTracer,
+    JaxprTrace,
+    close_jaxpr,
+    trace_to_jaxpr,
+)
 
 jvp_rules: dict = {}
 trace_jvp_rules: dict = {}  # rules that need the JVPTrace: fn(trace, primals, tangents, **params)
@@ -86,7 +92,7 @@ def tangent_aval(aval):
 
 
 def _lax():
-    from .lax import api
+    from xjit._src.lax import lax as api
     return api
 
 
@@ -490,5 +496,5 @@ def deflinear(prim, transpose_fn):
     transpose_rules[prim] = lambda ct, *args, **params: transpose_fn(ct, **params)
 
 
-from . import ad_api  # noqa: E402,F401  (grad, vjp, ...)
-from . import ad_rules  # noqa: E402,F401  (registers the rules)
+from xjit._src import ad_api  # noqa: E402,F401  (grad, vjp, ...)
+from xjit._src import ad_rules  # noqa: E402,F401  (registers the rules)
