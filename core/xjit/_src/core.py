@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import operator
 import sys
+import threading
 from typing import Any, Callable
 
 import numpy as np
@@ -25,7 +26,12 @@ from .config import config as _config
 # Abstract values
 
 
-class ShapedArray:
+class AbstractValue:
+    """Base of abstract values (what a tracer knows about its value)."""
+    __slots__ = ()
+
+
+class ShapedArray(AbstractValue):
     """The abstract value of an array: shape, dtype and weak type."""
 
     __slots__ = ("shape", "dtype", "weak_type", "_hash")
@@ -104,12 +110,37 @@ def aval_of(x) -> ShapedArray:
 
 class Primitive:
     """A primitive operation: a name plus rules looked up in per-transformation
-    tables keyed by the primitive (abstract eval, lowering, jvp, ...)."""
+    tables keyed by the primitive (abstract eval, lowering, jvp, ...).
+
+    ``def_impl``/``def_abstract_eval`` are JAX's public way to register the
+    first two; they write the same tables the engine's own primitives use."""
 
     multiple_results = False
+    call_primitive = False
+    is_effectful = False
 
     def __init__(self, name: str):
         self.name = name
+
+    def def_impl(self, impl):
+        """``impl(*values, **params)`` runs the primitive on concrete values."""
+        impl_rules[self] = impl
+        return impl
+
+    def def_abstract_eval(self, abstract_eval):
+        """``abstract_eval(*avals, **params)`` returns the output aval (a list
+        of them for ``multiple_results`` primitives)."""
+        abstract_eval_rules[self] = abstract_eval
+        return abstract_eval
+
+    def def_effectful_abstract_eval(self, effectful_abstract_eval):
+        """Like ``def_abstract_eval`` for a rule returning ``(avals, effects)``.
+        Effects are not modelled here (no pass reorders or drops equations by
+        them), so only the avals are kept."""
+        def rule(*avals, **params):
+            return effectful_abstract_eval(*avals, **params)[0]
+        abstract_eval_rules[self] = rule
+        return effectful_abstract_eval
 
     def __repr__(self):
         return self.name
@@ -130,7 +161,7 @@ class Primitive:
         try:
             rule = abstract_eval_rules[self]
         except KeyError:
-            raise NotImplementedError(f"no abstract evaluation rule for primitive {self.name}") from None
+            raise NotImplementedError(f"Abstract evaluation for '{self.name}' not implemented") from None
         return rule(*avals, **params)
 
 
@@ -199,6 +230,9 @@ def user_frame():
 # The IR
 
 
+no_effects: frozenset = frozenset()
+
+
 class Var:
     __slots__ = ("aval", "suffix")
     _count = itertools.count()
@@ -234,7 +268,14 @@ class JaxprEqn:
         self.invars, self.outvars = invars, outvars
         self.primitive, self.params, self.source_info = primitive, params, source_info
 
+    # Effects and the per-equation context are not modelled (see
+    # ``Primitive.def_effectful_abstract_eval``); read as JAX's empty values.
+    effects = property(lambda self: no_effects)
+    ctx = property(lambda self: None)
+
     def replace(self, **kw):
+        kw.pop("effects", None)
+        kw.pop("ctx", None)
         new = JaxprEqn(self.invars, self.outvars, self.primitive, self.params, self.source_info)
         for k, v in kw.items():
             setattr(new, k, v)
@@ -255,6 +296,14 @@ class Jaxpr:
 
     in_avals = property(lambda self: [v.aval for v in self.invars])
     out_avals = property(lambda self: [v.aval for v in self.outvars])
+    effects = property(lambda self: no_effects)
+
+    def replace(self, **kw):
+        kw.pop("effects", None)
+        f = {k: kw.pop(k, getattr(self, k)) for k in self.__slots__}
+        if kw:
+            raise TypeError(f"Jaxpr.replace got unexpected fields {sorted(kw)}")
+        return Jaxpr(**f)
 
     def __str__(self):
         from .pretty import pp_jaxpr
@@ -278,6 +327,18 @@ class ClosedJaxpr:
     in_avals = property(lambda self: self.jaxpr.in_avals)
     out_avals = property(lambda self: self.jaxpr.out_avals)
     eqns = property(lambda self: self.jaxpr.eqns)
+    constvars = property(lambda self: self.jaxpr.constvars)
+    invars = property(lambda self: self.jaxpr.invars)
+    outvars = property(lambda self: self.jaxpr.outvars)
+    effects = property(lambda self: no_effects)
+    literals = property(lambda self: self.consts)  # JAX's name for the same list
+
+    def map_jaxpr(self, f):
+        return ClosedJaxpr(f(self.jaxpr), self.consts)
+
+    def replace(self, *, jaxpr=None, consts=None):
+        return ClosedJaxpr(self.jaxpr if jaxpr is None else jaxpr,
+                           self.consts if consts is None else consts)
 
     def __str__(self):
         return str(self.jaxpr)
@@ -288,17 +349,17 @@ class ClosedJaxpr:
         return self.jaxpr.pretty_print(**kw)
 
 
-class _EqnSource:
+class _EqnSource(threading.local):
     """The source info of the equation an interpreter is evaluating, so a
-    check that fires inside it (NaN replay) can name the user's line."""
-    __slots__ = ("value",)
+    check that fires inside it (NaN replay) can name the user's line. One per
+    thread, as each thread interprets its own jaxprs."""
+    value = None
 
     def get(self):
         return self.value
 
 
 eqn_source = _EqnSource()
-eqn_source.value = None
 
 
 def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
@@ -328,15 +389,139 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
     return [read(v) for v in jaxpr.outvars]
 
 
+def jaxpr_as_fun(closed: ClosedJaxpr, *args):
+    """``closed`` as a Python function of its inputs (curried when no args)."""
+    if not args:
+        return lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs)
+    return eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+
+def new_jaxpr_eqn(invars, outvars, primitive, params, effects=no_effects, source_info=None,
+                  ctx=None):
+    return JaxprEqn(list(invars), list(outvars), primitive, params, source_info)
+
+
+def gensym(suffix=""):
+    """A function making fresh variables (``gensym()(aval)``)."""
+    return Var
+
+
+def jaxprs_in_params(params):
+    """The jaxprs held directly in an equation's params (closed ones opened)."""
+    for val in params.values():
+        for v in (val if isinstance(val, tuple) else (val,)):
+            if isinstance(v, Jaxpr):
+                yield v
+            elif isinstance(v, ClosedJaxpr):
+                yield v.jaxpr
+
+
+def subjaxprs(jaxpr: Jaxpr):
+    """The jaxprs in the params of ``jaxpr``'s equations (not recursively)."""
+    for eqn in jaxpr.eqns:
+        yield from jaxprs_in_params(eqn.params)
+
+
+class Effect:
+    """Base of side-effect kinds (effects are not tracked by this engine)."""
+
+
+class JaxprTypeError(TypeError):
+    pass
+
+
+class InconclusiveDimensionOperation(Exception):
+    """Raised by shape arithmetic on symbolic dimensions (none exist here)."""
+
+
+def check_jaxpr(jaxpr: Jaxpr):
+    """Raise ``JaxprTypeError`` unless every variable is bound before use and
+    every equation's output types are what its primitive's abstract
+    evaluation gives (sub-jaxprs are checked too)."""
+    bound = set(jaxpr.constvars)
+
+    def check_bind(v, where):
+        if v in bound:
+            raise JaxprTypeError(f"Variable '{v}' already bound ({where})")
+        bound.add(v)
+
+    for v in jaxpr.invars:
+        if v in bound:
+            raise JaxprTypeError(f"Variable '{v}' already bound (jaxpr invars)")
+        bound.add(v)
+    for i, eqn in enumerate(jaxpr.eqns):
+        for v in eqn.invars:
+            if type(v) is not Literal and v not in bound:
+                raise JaxprTypeError(f"Variable '{v}' not defined (in equation {i}: {eqn})")
+        try:
+            out = eqn.primitive.abstract_eval(*[v.aval for v in eqn.invars], **eqn.params)
+        except Exception as e:
+            raise JaxprTypeError(f"Equation {i} ({eqn.primitive}) fails to type-check: {e}") from e
+        outs = out if eqn.primitive.multiple_results else [out]
+        for v, a in zip(eqn.outvars, outs):
+            if (v.aval.shape, v.aval.dtype) != (a.shape, a.dtype):
+                raise JaxprTypeError(f"Equation {i} ({eqn.primitive}) output type {v.aval} "
+                                     f"does not match its abstract evaluation {a}")
+            if type(v) is not DropVar:
+                check_bind(v, f"equation {i}")
+        for sub in jaxprs_in_params(eqn.params):
+            check_jaxpr(sub)
+    for v in jaxpr.outvars:
+        if type(v) is not Literal and v not in bound:
+            raise JaxprTypeError(f"Variable '{v}' not defined (jaxpr outvars)")
+
+
+def mapped_aval(size, axis, aval):
+    """``aval`` with axis ``axis`` (of length ``size``) removed."""
+    if axis is None:
+        return aval
+    assert aval.shape[axis] == size, (aval, axis, size)
+    return aval.update(shape=aval.shape[:axis] + aval.shape[axis + 1:])
+
+
+def unmapped_aval(size, axis, aval, explicit_mesh_axis=None):
+    """``aval`` with an axis of length ``size`` inserted at ``axis``."""
+    if axis is None:
+        return aval
+    return aval.update(shape=aval.shape[:axis] + (size,) + aval.shape[axis:])
+
+
+def primal_dtype_to_tangent_dtype(primal_dtype):
+    if getattr(primal_dtype, "extended", False) or not np.issubdtype(primal_dtype, np.inexact):
+        return dtypes.float0
+    return primal_dtype
+
+
+def valid_jaxtype(x) -> bool:
+    try:
+        aval_of(x)
+    except TypeError:
+        return False
+    return True
+
+
+def max_dim(d1, d2):
+    return max(operator.index(d1), operator.index(d2))
+
+
+def min_dim(d1, d2):
+    return min(operator.index(d1), operator.index(d2))
+
+
 # --------------------------------------------------------------------------
 # Traces and tracers
 
 
-class TraceCtx:
-    __slots__ = ("trace",)
+class TraceCtx(threading.local):
+    """The current trace, one per thread: a thread tracing a jit must not
+    turn another thread's eager operations into tracers. A new thread starts
+    at the bottom (eager) trace."""
+
+    def __init__(self):
+        self.trace = eval_trace
 
 
-trace_ctx = TraceCtx()
+trace_ctx = TraceCtx.__new__(TraceCtx)  # its first __init__ runs once eval_trace exists
 
 
 class set_current_trace:
@@ -354,6 +539,31 @@ class set_current_trace:
 
     def __exit__(self, *exc):
         trace_ctx.trace = self.prev
+
+
+class take_current_trace:
+    """Context manager yielding the current trace with the eval trace current:
+    how a custom ``bind`` hands a primitive to the trace it came from."""
+
+    __slots__ = ("prev",)
+
+    def __enter__(self):
+        self.prev = trace_ctx.trace
+        trace_ctx.trace = eval_trace
+        return self.prev
+
+    def __exit__(self, *exc):
+        trace_ctx.trace = self.prev
+
+
+def eval_context():
+    """Context manager making primitives run eagerly (the eval trace current)."""
+    return set_current_trace(eval_trace)
+
+
+def find_top_trace(_):
+    """The trace primitives are handed to now (JAX keeps the argument unused too)."""
+    return trace_ctx.trace
 
 
 class Trace:
@@ -377,6 +587,8 @@ class EvalTrace(Trace):
                 raise errors.UnexpectedTracerError(_leak_message(a))
         rule = impl_rules.get(primitive)
         if rule is None:
+            if primitive not in abstract_eval_rules:  # a user primitive with no rules yet
+                raise NotImplementedError(f"Evaluation rule for '{primitive.name}' not implemented")
             return default_impl(primitive, *args, **params)
         return rule(*args, **params)
 
@@ -385,7 +597,7 @@ class EvalTrace(Trace):
 
 
 eval_trace = EvalTrace()
-trace_ctx.trace = eval_trace
+trace_ctx.__init__()
 
 
 def _leak_message(tracer):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import threading
 
 import numpy as np
 from jaxlib import _jax
@@ -94,9 +95,23 @@ class Backends:
         self.default_platform = next(p for p in order if p in self.clients)
 
 
-@functools.cache
+_backends: Backends | None = None
+_backends_lock = threading.Lock()
+
+
 def backends() -> Backends:
-    return Backends()
+    """The process's clients, created once. Two threads racing here would
+    otherwise each make a CPU client, and arrays of one would then be passed
+    to executables of the other ("on device cpu:0, but replica is assigned to
+    device cpu:0")."""
+    global _backends
+    b = _backends
+    if b is None:
+        with _backends_lock:
+            if _backends is None:
+                _backends = Backends()
+            b = _backends
+    return b
 
 
 def get_client(platform=None):
@@ -139,7 +154,6 @@ def default_device():
     return chosen
 
 
-@functools.cache
 @functools.cache
 def sharding_for(device) -> Sharding:
     """The ``jax.sharding.SingleDeviceSharding`` of arrays placed on ``device``
