@@ -1,6 +1,7 @@
 """Screenshots of the %%xjit panel's tabs (Jaxpr, Lint, Timing) for docs/:
-run a small cell in a real IPython shell, export each tab as HTML and render
-it with headless Chromium.
+run a small cell in a real IPython shell, take the panel's own text/html
+output (the same fragment a notebook shows) with each tab selected in turn,
+and render it with headless Chromium, offline.
 
     .venv/bin/python scripts/screenshot_panels.py [outdir]
 """
@@ -34,23 +35,16 @@ def main(outdir="docs/screenshots"):
     ip.run_cell(CELL)
     ip.run_cell("%%xjit --quiet --repeat 5\nstep(jnp.ones(128))")
     panel = ip.magics_manager.registry["XjitMagics"].panels["step"]
-    fig = panel.timing_figure()
-    from xjit_widgets import render
-    tabs = {
-        "jaxpr": panel.jaxpr_html(),
-        "lint": panel.lint_html(),
-        "timing": fig.to_html(full_html=False, include_plotlyjs=True)
-        + render.timing_html(panel.data.timing),
-    }
+    from xjit_widgets import panel_html
     with tempfile.TemporaryDirectory() as tmp:
-        for name, body in tabs.items():
-            page = pathlib.Path(tmp) / f"{name}.html"
-            page.write_text(f"<html><body style='font-family:sans-serif'><h3>xjit: "
-                            f"{render.esc(panel.title())} — {name.title()} tab</h3>{body}"
-                            "</body></html>", encoding="utf-8")
-            png = out / f"widget-{name}.png"
+        for i, name in enumerate(panel.TABS):
+            body = panel_html(panel.title(), panel.tabs(), selected=i)
+            page = pathlib.Path(tmp) / f"{name.lower()}.html"
+            page.write_text("<!doctype html><html><head><meta charset='utf-8'></head>"
+                            f"<body style='margin:12px'>{body}</body></html>", encoding="utf-8")
+            png = out / f"widget-{name.lower()}.png"
             subprocess.run(["chromium", *CHROMIUM_FLAGS, f"--user-data-dir={tmp}/profile",
-                            "--window-size=1100,900", "--virtual-time-budget=4000",
+                            "--window-size=900,620", "--virtual-time-budget=2000",
                             f"--screenshot={png.resolve()}", page.as_uri()],
                            check=True, capture_output=True, timeout=120)
             print("wrote", png)

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Idempotent set-up: a .venv/ at the repo root with xjit installed editable
-# (pip install -e '.[test]'). Quick when nothing changed: a stamp in .venv holds
-# the hash of pyproject.toml (and of this script); the install reruns only when
-# that hash changes or `import xjit` stops resolving to this checkout.
+# (pip install -e '.[notebook,test]'). Quick when nothing changed: a stamp in
+# .venv holds the hash of pyproject.toml (and of this script); the install reruns
+# only when that hash changes or `import xjit` stops resolving to this checkout.
 #
-# Extra pip requirement specs may be given via XJIT_EXTRAS, e.g.
-#   XJIT_EXTRAS=test,compare bash scripts/setup.sh
+# The extras (pyproject.toml) are always notebook,test: everything the README's
+# commands need (the notebook layer, the test suite, and the ecosystem libraries
+# tests/ecosystem/ runs under the takeover). XJIT_EXTRAS adds more, e.g.
+#   XJIT_EXTRAS=compare bash scripts/setup.sh    # + the real JAX oracle
+# (The engine alone, without JupyterLab, is a plain `pip install .`.)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -13,7 +16,7 @@ cd "$ROOT"
 
 VENV="$ROOT/.venv"
 PY="$VENV/bin/python"
-EXTRAS="${XJIT_EXTRAS:-test}"
+EXTRAS="notebook,test${XJIT_EXTRAS:+,$XJIT_EXTRAS}"
 STAMP="$VENV/.xjit-setup-stamp"
 
 log() { echo "[setup] $*" >&2; }

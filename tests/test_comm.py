@@ -111,7 +111,7 @@ def test_schema_is_valid_draft7_and_shipped_with_the_package():
     docs = json.loads((ROOT / "docs" / "comm-protocol.schema.json").read_text())
     jsonschema.Draft7Validator.check_schema(docs)
     assert protocol.schema() == docs
-    assert docs["definitions"]["protocol"] == {"const": "xjit/1"}
+    assert docs["definitions"]["protocol"] == {"const": "xjit/2"}
     doc = (ROOT / "docs" / "comm-protocol.md").read_text()
     for t in protocol.KERNEL_TYPES + protocol.FRONTEND_TYPES:
         assert f"`{t}`" in doc, f"message type {t} is not documented"
@@ -138,8 +138,8 @@ def test_every_message_the_channel_sends_is_valid(chan):
     f(jnp.ones(4))
     chan.flush()
     fid = chan.test_comm.sent[-1]["functions"][0]["fun_id"]
-    chan.test_comm.receive({"protocol": "xjit/1", "type": "select_function", "fun_id": fid})
-    chan.test_comm.receive({"protocol": "xjit/1", "type": "request_state"})
+    chan.test_comm.receive({"protocol": "xjit/2", "type": "select_function", "fun_id": fid})
+    chan.test_comm.receive({"protocol": "xjit/2", "type": "request_state"})
     assert types(chan.test_comm)[0] == "hello"
     assert {"state", "batch", "function"} <= set(types(chan.test_comm))
     for m in chan.test_comm.sent:
@@ -149,7 +149,7 @@ def test_every_message_the_channel_sends_is_valid(chan):
 def test_invalid_outgoing_message_is_not_sent(chan, caplog):
     n = len(chan.test_comm.sent)
     with caplog.at_level(logging.ERROR, logger="xjit_kernel_ext"):
-        assert chan.send({"protocol": "xjit/1", "type": "debug", "status": "??", "message": ""}) is False
+        assert chan.send({"protocol": "xjit/2", "type": "debug", "status": "??", "message": ""}) is False
     assert len(chan.test_comm.sent) == n
     assert "not sending invalid message" in caplog.text
 
@@ -265,19 +265,19 @@ def test_incoming_that_is_not_json_data_is_ignored(chan, caplog):
 
 
 def test_run_debug_runs_only_the_debug_magic(chan):
-    chan.test_comm.receive({"protocol": "xjit/1", "type": "run_debug"})
+    chan.test_comm.receive({"protocol": "xjit/2", "type": "run_debug"})
     assert chan.shell.magics == [("debug", "")]
     replies = [m for m in chan.test_comm.sent if m["type"] == "debug"]
     assert [r["status"] for r in replies] == ["started", "finished"]
 
 
 def test_select_unknown_function_replies_with_an_error(chan):
-    chan.test_comm.receive({"protocol": "xjit/1", "type": "select_function", "fun_id": 987654})
-    assert chan.test_comm.sent[-1] == {"protocol": "xjit/1", "type": "error",
+    chan.test_comm.receive({"protocol": "xjit/2", "type": "select_function", "fun_id": 987654})
+    assert chan.test_comm.sent[-1] == {"protocol": "xjit/2", "type": "error",
                                        "message": "no jitted function with id 987654"}
 
 
-def test_select_function_returns_jaxpr_with_clickable_equations(chan):
+def test_select_function_returns_every_equation_from_the_listing(chan):
     def body(x):
         y = jnp.sin(x)
         return y * 2.0 + 1.0
@@ -286,34 +286,46 @@ def test_select_function_returns_jaxpr_with_clickable_equations(chan):
     chan.flush()
     fid = next(fn["fun_id"] for m in chan.test_comm.sent if m["type"] == "batch"
                for fn in m["functions"] if fn["name"] == "body")
-    chan.test_comm.receive({"protocol": "xjit/1", "type": "select_function", "fun_id": fid})
+    chan.test_comm.receive({"protocol": "xjit/2", "type": "select_function", "fun_id": fid})
     reply = chan.test_comm.sent[-1]
+    protocol.validate_outgoing(reply)
     assert reply["type"] == "function" and reply["name"] == "body"
-    lines = reply["jaxpr"].split("\n")
-    assert len(lines) == 5 and "sin" in lines[1] and "mul" in lines[2] and "add" in lines[3]
+    assert reply["header"] == "{ lambda ; a:f32[3]. let" and reply["footer"] == "in (d,) }"
+    assert [(e["index"], e["primitive"], e["text"]) for e in reply["equations"]] == [
+        (0, "sin", "b:f32[3] = sin a"), (1, "mul", "c:f32[3] = mul b 2.0:f32[]"),
+        (2, "add", "d:f32[3] = add c 1.0:f32[]")]
+    # each distinct source line is sent once; equations point at it
     src_line = body.__code__.co_firstlineno
-    assert [(e["index"], e["text_line"], e["location"]["lineno"]) for e in reply["equations"]] == [
-        (0, 1, src_line + 1), (1, 2, src_line + 2), (2, 3, src_line + 2)]
-    assert all(e["location"]["filename"] == __file__ for e in reply["equations"])
+    assert [(s["filename"], s["lineno"]) for s in reply["sources"]] == [
+        (__file__, src_line + 1), (__file__, src_line + 2)]
+    assert [e["source"] for e in reply["equations"]] == [0, 1, 1]
 
 
-def test_unflatten_jaxpr_keeps_nested_jaxprs_and_multiple_outvars():
-    flat = ("{ lambda ; a:f32[3] b:i32[]. let c:f32[3] = jit[name=g jaxpr={ lambda ; a:f32[3]. "
-            "let b:f32[3] = cos a in (b,) }] a d:f32[3] _:f32[3] = foo c 1.0:f32[] in (d, c) }")
-    text = serialize.unflatten_jaxpr(flat)
-    assert text.split("\n") == [
-        "{ lambda ; a:f32[3] b:i32[]. let",
-        "    c:f32[3] = jit[name=g jaxpr={ lambda ; a:f32[3]. let b:f32[3] = cos a in (b,) }] a",
-        "    d:f32[3] _:f32[3] = foo c 1.0:f32[]",
-        "  in (d, c) }"]
-    assert serialize.equation_text_lines(text) == [1, 2]
-    semi = "{ lambda ; a:f32[4]. let b:f32[4] = sin a; c:f32[4] = mul b 2.0:f32[] in (c,) }"
-    assert serialize.unflatten_jaxpr(semi).split("\n") == [
-        "{ lambda ; a:f32[4]. let", "    b:f32[4] = sin a", "    c:f32[4] = mul b 2.0:f32[]",
-        "  in (c,) }"]
-    multi = "{ lambda ; a:f32[3]. let\n    b:f32[3] = jit[\n      name=g\n    ] a\n    c:f32[3] = sin b\n  in (c,) }"
-    assert serialize.unflatten_jaxpr(multi) == multi
-    assert serialize.equation_text_lines(multi) == [1, 4]
+def test_ten_thousand_equations_are_sent_whole_and_valid(chan):
+    """No 200,000-character cap: the panel virtualises the list."""
+    def big(x):
+        for _ in range(5000):
+            x = x * 1.0001 + 0.5
+        return x
+    f = xjit.jit(big)
+    f(1.0)
+    chan.flush()
+    fid = next(fn["fun_id"] for m in chan.test_comm.sent if m["type"] == "batch"
+               for fn in m["functions"] if fn["name"] == "big")
+    chan.test_comm.receive({"protocol": "xjit/2", "type": "select_function", "fun_id": fid})
+    reply = chan.test_comm.sent[-1]
+    protocol.validate_outgoing(reply)
+    assert len(reply["equations"]) == 10000
+    assert sum(len(e["text"]) for e in reply["equations"]) > 200_000
+    last = reply["equations"][-1]
+    assert (last["index"], last["primitive"]) == (9999, "add") and last["text"].endswith(" 0.5:f32[]")
+    assert len(reply["sources"]) == 1 and {e["source"] for e in reply["equations"]} == {0}
+
+
+def test_function_without_a_recorded_jaxpr_replies_with_an_empty_listing():
+    reply = protocol.message("function", **serialize.listing(4, "f", None, CellMap()))
+    protocol.validate_outgoing(reply)
+    assert reply["header"] is None and reply["equations"] == []
 
 
 # -- escaping-related guarantees ----------------------------------------------------
@@ -460,7 +472,7 @@ def test_real_kernel_round_trip(kernel):
     comm_id = uuid.uuid4().hex
     kc.shell_channel.send(kc.session.msg("comm_open", {
         "comm_id": comm_id, "target_name": "xjit",
-        "data": {"protocol": "xjit/1", "type": "request_state"}}))
+        "data": {"protocol": "xjit/2", "type": "request_state"}}))
     got = _comm_msgs(kc, comm_id, until=lambda d: d["type"] == "state")
     assert [d["type"] for d in got][:1] == ["hello"] and got[-1]["type"] == "state"
 
@@ -491,12 +503,12 @@ def test_real_kernel_round_trip(kernel):
     assert kinds.count("trace") == 2 and kinds.count("compile") == 2 and kinds.count("cache_miss") == 2
 
     kc.shell_channel.send(kc.session.msg("comm_msg", {"comm_id": comm_id, "data": {
-        "protocol": "xjit/1", "type": "select_function", "fun_id": fn["fun_id"]}}))
+        "protocol": "xjit/2", "type": "select_function", "fun_id": fn["fun_id"]}}))
     reply = _comm_msgs(kc, comm_id, until=lambda d: d["type"] == "function")[-1]
-    assert "sin" in reply["jaxpr"] and "f32[4]" in reply["jaxpr"]
-    assert {e["location"]["cell_id"] for e in reply["equations"]} == {"cell-abc"}
-    assert {e["location"]["lineno"] for e in reply["equations"]} == {4}
-    assert [e["text_line"] for e in reply["equations"]] == [1, 2]
+    assert [e["primitive"] for e in reply["equations"]] == ["sin", "mul"]
+    assert "f32[4]" in reply["header"]
+    assert [(s["cell_id"], s["lineno"]) for s in reply["sources"]] == [("cell-abc", 4)]
+    assert [e["source"] for e in reply["equations"]] == [0, 0]
 
 
 def test_real_kernel_run_debug_prompts_through_the_panel(kernel):
@@ -509,7 +521,7 @@ def test_real_kernel_run_debug_prompts_through_the_panel(kernel):
                                                        "data": {}}))
     _comm_msgs(kc, comm_id, until=lambda d: d["type"] == "state")
     msg = kc.session.msg("comm_msg", {"comm_id": comm_id, "data": {
-        "protocol": "xjit/1", "type": "run_debug"}})
+        "protocol": "xjit/2", "type": "run_debug"}})
     kc.shell_channel.send(msg)
     req = kc.get_stdin_msg(timeout=20)
     assert req["msg_type"] == "input_request"
@@ -524,7 +536,7 @@ def test_real_kernel_run_debug_prompts_through_the_panel(kernel):
             streams.append(m["content"]["text"])
         if m["msg_type"] == "comm_msg" and m["content"]["data"]["type"] == "debug":
             got.append(m["content"]["data"])
-    assert got[-1] == {"protocol": "xjit/1", "type": "debug", "status": "finished",
+    assert got[-1] == {"protocol": "xjit/2", "type": "debug", "status": "finished",
                        "message": "debugger exited"}
     # pdb's output went to iopub with the run_debug message as parent
     assert "42" in "".join(streams)
@@ -533,3 +545,24 @@ def test_real_kernel_run_debug_prompts_through_the_panel(kernel):
     reply = _execute(kc, "input()")
     assert reply["content"]["status"] == "error"
     assert reply["content"]["ename"] == "StdinNotImplementedError"
+
+
+def test_real_kernel_code_in_an_xjit_cell_is_labelled_with_that_cell(kernel):
+    """While a cell runs IPython already counts the next one; code the
+    %%xjit magic runs must still carry its own cell's In [N] and lines."""
+    kc = kernel
+    _execute(kc, "%load_ext xjit")
+    _drain(kc)
+    comm_id = uuid.uuid4().hex
+    kc.shell_channel.send(kc.session.msg("comm_open", {"comm_id": comm_id, "target_name": "xjit",
+                                                       "data": {}}))
+    _comm_msgs(kc, comm_id, until=lambda d: d["type"] == "state")
+    reply = _execute(kc, "%%xjit --quiet --no-lint\nimport xjit\n@xjit.jit\n"
+                         "def in_magic(x):\n    return x + 1.0\nin_magic(1.0)", cell_id="cell-magic")
+    count = reply["content"]["execution_count"]
+    got = _comm_msgs(kc, comm_id, timeout=3)
+    fn = [f for m in got if m["type"] == "batch" for f in m["functions"]
+          if f["name"] == "in_magic"][-1]
+    assert fn["location"]["execution_count"] == count
+    assert fn["location"]["cell_id"] == "cell-magic"
+    assert fn["location"]["lineno"] == 3  # the decorator's line in the cell (%%xjit is line 1)

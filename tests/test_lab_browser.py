@@ -55,11 +55,49 @@ def poly(x):
         y = y + i
     return y * 2.0"""
 
+XJIT_CELL = """\
+%%xjit
+@xjit.jit
+def in_cell(x):
+    return jnp.cos(x) + 1.0
+in_cell(jnp.ones(2))"""
+
+BIG_CELL = """\
+@xjit.jit
+def big(x):
+    for _ in range(5000):
+        x = x * 1.0001 + 0.5
+    return x
+big(1.0)"""
+
+# the time from the cell's reply (its prompt shows the new number) to its
+# %%xjit panel being on screen, measured in the page
+TIME_TO_PANEL_JS = """
+async index => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  const cell = panel.content.widgets[index];
+  const before = cell.model.executionCount;
+  panel.content.activeCellIndex = index;
+  const t0 = performance.now();
+  window.jupyterapp.commands.execute('notebook:run-cell');
+  let reply = null, shown = null;
+  while (performance.now() - t0 < 60000 && (reply === null || shown === null)) {
+    await new Promise(r => requestAnimationFrame(r));
+    const now = performance.now();
+    if (reply === null && cell.model.executionCount !== before && cell.model.executionCount !== null)
+      reply = now;
+    const out = cell.node.querySelector('.jp-OutputArea-output .xjit-panel');
+    if (shown === null && out && out.getBoundingClientRect().height > 0) shown = now;
+  }
+  return {reply: reply - t0, shown: shown - t0};
+}
+"""
+
 
 def _notebook(path: Path):
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    cells = [nbformat.v4.new_code_cell("%load_ext xjit_kernel_ext\n"
+    cells = [nbformat.v4.new_code_cell("%load_ext xjit\n"
                                        "import xjit, xjit.numpy as jnp, xjit_kernel_ext"),
              nbformat.v4.new_code_cell(POLY_CELL)]
     # tall filler so the defining cell is far off screen once the last cell ran
@@ -68,6 +106,8 @@ def _notebook(path: Path):
     cells += [nbformat.v4.new_code_cell("for _ in range(50):\n    poly(jnp.ones(3))\npoly(jnp.ones(4))"),
               nbformat.v4.new_code_cell("findings = xjit_kernel_ext.lint(poly, jnp.ones(3))\n"
                                         "[f.kind for f in findings]"),
+              nbformat.v4.new_code_cell(XJIT_CELL),
+              nbformat.v4.new_code_cell(BIG_CELL),
               nbformat.v4.new_code_cell(NAN_CELL)]
     nb.cells = cells
     nbformat.write(nb, str(path))
@@ -266,6 +306,14 @@ def _row(pg, name):
     return pg.locator(f"#xjit-panel .xjit-function-row[data-fun-name='{name}']")
 
 
+def test_empty_states_point_at_xjit(page):
+    """Before anything ran, the sidebar tells a user what to run: %%xjit."""
+    empties = page.locator("#xjit-panel .xjit-section-functions .xjit-empty").inner_text()
+    assert "%%xjit" in empties
+    text = page.locator("#xjit-panel").inner_text()
+    assert "xjit_kernel_ext" not in text and "_src" not in text
+
+
 def test_functions_section(ran):
     pg = ran
     poly = _row(pg, "poly")
@@ -346,7 +394,7 @@ def test_nan_section_and_debug(ran):
     assert "invalid value (nan) encountered in log" in nan.locator(".xjit-nan-message").inner_text()
     assert "log" in nan.locator(".xjit-nan-eqn").inner_text()
     n_cells = pg.locator(".jp-Notebook .jp-Cell").count()
-    assert nan.locator(".xjit-nan-location").inner_text() == f"In [{5}], line 5"
+    assert nan.locator(".xjit-nan-location").inner_text() == f"In [{7}], line 5"
     nan.locator(".xjit-nan-location").click()
     time.sleep(0.4)
     assert "jp-mod-active" in _cell(pg, n_cells - 1).get_attribute("class")
@@ -378,8 +426,72 @@ def test_timeline_section(ran):
     assert counts["execute"] >= 1 and counts["nan"] >= 1 and counts["cache_miss"] >= 3, counts
     titles = svg.locator("rect.xjit-mark-execute title").evaluate_all("els => els.map(e => e.textContent)")
     assert any(re.match(r"poly: \d+ call\(s\)", t) for t in titles), titles
+    # marks carry their function's name where the row has room
+    labels = svg.locator("text.xjit-mark-label").all_text_contents()
+    assert any(t.startswith("poly") for t in labels), labels
     _shot(pg.locator("#xjit-panel .xjit-section-timeline"), "lab-timeline.png")
     _shot(pg, "lab-overview.png")
+
+
+def _cell_with(pg, text):
+    cells = pg.locator(".jp-Notebook .jp-Cell")
+    for i in range(cells.count()):
+        if text in cells.nth(i).locator(".jp-InputArea").inner_text():
+            return i
+    raise AssertionError(f"no cell with {text!r}")
+
+
+def test_xjit_cell_panel_in_the_notebook(ran):
+    """The %%xjit cell's output is the static panel: its tabs switch in the
+    page, code in the cell is labelled with that cell's own number (sidebar
+    too), and on a re-run the panel is on screen within 300 ms of the cell's
+    reply."""
+    pg = ran
+    index = _cell_with(pg, "def in_cell")
+    cell = _cell(pg, index)
+    count = int(re.search(r"\[(\d+)\]", cell.locator(".jp-InputPrompt").inner_text()).group(1))
+    panel = cell.locator(".jp-OutputArea-output .xjit-panel")
+    panel.wait_for()
+    assert panel.locator(".xjit-title").inner_text() == f"xjit: in_cell (In [{count}], line 2)"
+    assert _row(pg, "in_cell").locator(".xjit-function-where").inner_text() == \
+        f"In [{count}], line 2"
+    panel.scroll_into_view_if_needed()
+    for tab in ("jaxpr", "lint", "timing"):
+        panel.locator(f"label.xjit-tablabel:has-text('{tab.title()}')").click()
+        assert panel.locator(f"section.xjit-tab-{tab}").is_visible()
+        _shot(panel, f"widget-{tab}.png")
+    assert panel.locator("svg.xjit-chart text:has-text('compile')").count() >= 1
+    got = [pg.evaluate(TIME_TO_PANEL_JS, index) for _ in range(3)]
+    after_reply = sorted(g["shown"] - g["reply"] for g in got)[1]
+    assert after_reply <= 300, got
+    assert not pg.errors, pg.errors
+
+
+def test_ten_thousand_equation_jaxpr_is_virtualised(ran):
+    pg = ran
+    row = _row(pg, "big")
+    row.wait_for()
+    t0 = time.perf_counter()
+    row.locator(".xjit-function-name").click()
+    pg.locator("#xjit-panel .xjit-jaxpr-fold").wait_for()
+    elapsed = time.perf_counter() - t0
+    assert pg.locator("#xjit-panel .xjit-jaxpr-count").inner_text() == " · 10000 equations"
+    fold = pg.locator("#xjit-panel .xjit-jaxpr-fold")
+    index = _cell_with(pg, "def big")
+    count = re.search(r"\[(\d+)\]", _cell(pg, index).locator(".jp-InputPrompt").inner_text()).group(1)
+    assert fold.inner_text().strip() == f"▸ 10000 equations from In [{count}], line 4"
+    t0 = time.perf_counter()
+    fold.click()
+    pg.locator("#xjit-panel .xjit-eqn[data-eqn-index='0']").wait_for()
+    elapsed = max(elapsed, time.perf_counter() - t0)
+    assert elapsed < 1.0, elapsed  # includes the kernel's reply for the first click
+    assert pg.locator("#xjit-panel .xjit-jaxpr-row").count() < 200  # a window, not 10,002 rows
+    pg.evaluate("document.querySelector('#xjit-panel .xjit-jaxpr-scroll').scrollTop = 1e9")
+    last = pg.locator("#xjit-panel .xjit-eqn[data-eqn-index='9999']")
+    last.wait_for()
+    assert " = add " in last.inner_text()
+    assert pg.locator("#xjit-panel .xjit-jaxpr-row").last.inner_text().startswith("in (")
+    _shot(pg.locator("#xjit-panel .xjit-section-jaxpr"), "lab-jaxpr-10k.png")
 
 
 def test_notebook_switch_reload_and_restart(ran):

@@ -1,5 +1,6 @@
-"""The notebook layer in a real IPython shell: %%xjit panels (widget state
-and text/html fallbacks), escaping, and %debug landing in the user's frame."""
+"""The notebook layer in a real IPython shell: %%xjit panels (their data,
+the static text/html and text/plain outputs, caching across cells), cell
+labels, %xjit_time, escaping, and %debug landing in the user's frame."""
 import os
 import subprocess
 import sys
@@ -54,14 +55,38 @@ def test_no_false_positives_on_a_clean_function(ip):
     assert _panels(ip)["clean"].data.findings == []
 
 
-def test_widget_tabs_and_timing_figure(ip):
+def test_panel_output_is_static_html_with_three_tabs(ip):
     ip.run_cell("%%xjit --quiet\nunrolled(jnp.ones(2))")
-    w = _panels(ip)["unrolled"].widget()
-    tab = w.children[1]
-    assert [tab.get_title(i) for i in range(3)] == ["Jaxpr", "Lint", "Timing"]
-    fig = tab.children[2].children[0]
-    assert [bar.name for bar in fig.data] == ["trace", "lower", "compile", "transfer", "run"]
-    assert "unrolled-loop" in tab.children[1].value
+    p = _panels(ip)["unrolled"]
+    bundle = p._repr_mimebundle_()
+    assert set(bundle) == {"text/plain", "text/html"}  # no widget model to restore
+    html = bundle["text/html"]
+    assert html.count('type="radio"') == 3 and html.count(" checked") == 1
+    for name in ("Jaxpr", "Lint", "Timing"):
+        assert f">{name}</label>" in html
+    assert "unrolled-loop" in html and "<svg" in html and "<script" not in html
+
+
+def test_an_already_compiled_cell_reuses_its_panel(ip):
+    ip.run_cell("%%xjit --quiet\nclean(jnp.ones(7))")
+    p1 = _panels(ip)["clean"]
+    listing, findings, calls = p1.data.listing, p1.data.findings, p1.data.timing.calls
+    ip.run_cell("%%xjit --quiet\nclean(jnp.ones(7))\nclean(jnp.ones(7))")
+    p2 = _panels(ip)["clean"]
+    assert p2 is p1 and p2.data.listing is listing and p2.data.findings is findings
+    assert p2.data.timing.calls == calls + 2
+    ip.run_cell("%%xjit --quiet\nclean(jnp.ones(8))")  # a new signature: a new panel
+    p3 = _panels(ip)["clean"]
+    assert p3 is not p1 and "f32[8]" in p3.data.listing.header
+
+
+def test_code_in_an_xjit_cell_is_labelled_with_that_cell(ip):
+    r = ip.run_cell("%%xjit --quiet --no-lint\n@jax.jit\ndef here(x):\n    return x * 2.0\n"
+                    "here(1.0)")
+    p = _panels(ip)["here"]
+    assert p.data.cell_label(p.data.filename) == f"In [{r.execution_count}]"
+    assert p.data.lineno == 2 and p.data.listing.eqns[0].lineno == 4
+    assert f"here (In [{r.execution_count}], line 2)" == p.title()
 
 
 def test_text_and_html_fallbacks_carry_the_same_information(ip):
@@ -105,9 +130,15 @@ def test_nan_traceback_ends_in_the_user_frame(ip):
 
 
 def test_xjit_time_and_jaxpr_magics(ip, capsys):
-    ip.run_line_magic("xjit_time", "unrolled(jnp.ones(5))")
+    import re
+    ip.run_line_magic("xjit_time", "-n 3 -r 4 unrolled(jnp.ones(5))")
     out = capsys.readouterr().out
-    assert "first run" in out and "unrolled: trace" in out
+    assert re.search(r"first call: [0-9.]+ (ms|s)\n  unrolled: trace [0-9.]+ [µm]?s, lower .*, "
+                     r"compile .*, transfer .*, run ", out), out
+    assert re.search(r"[0-9.]+ [nµm]?s ± [0-9.]+ [nµm]?s per loop \(mean ± std. dev. of 4 runs, "
+                     r"3 loops each\)", out), out
+    with pytest.raises(ValueError, match="-n takes a positive integer"):
+        ip.run_line_magic("xjit_time", "-n 0 unrolled(jnp.ones(5))")
     ip.run_line_magic("xjit_jaxpr", "clean(jnp.ones(2))")
     with pytest.raises(KeyError, match="known"):
         ip.run_line_magic("xjit_show", "nosuchfunction")
@@ -150,3 +181,6 @@ def test_ten_thousand_equation_jaxpr_renders_fast_and_folded():
     html = render.jaxpr_html(listing)
     assert time.perf_counter() - t0 < 1.0
     assert html.count("<summary>") == 1 and "10000 equations from" in html
+    # the notebook output stays small: the fold shows its first equations
+    assert html.count('class="eq ') == render.FOLD_SHOW and len(html) < 100_000
+    assert f"… {10000 - render.FOLD_SHOW} more equations from this line" in html

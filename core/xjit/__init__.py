@@ -17,8 +17,8 @@ from xjit._src.pjit import jit, make_jaxpr  # noqa: E402
 from xjit._src.interpreters.batching import vmap  # noqa: E402
 from xjit._src.ad_api import (  # noqa: E402
     grad, hessian, jacfwd, jacrev, jvp, linearize, value_and_grad, vjp)
-from xjit._src.custom_derivatives import (  # noqa: E402
-    checkpoint, checkpoint_policies, custom_jvp, custom_vjp, remat)
+from xjit._src.custom_derivatives import custom_jvp, custom_vjp  # noqa: E402
+from xjit._src.ad_checkpoint import checkpoint, checkpoint_policies, remat  # noqa: E402
 from xjit._src.api import (  # noqa: E402
     ShapeDtypeStruct, block_until_ready, default_backend, device_count, device_get, device_put,
     devices, eval_shape, local_device_count, local_devices, process_count, process_index, typeof)

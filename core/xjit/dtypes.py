@@ -4,35 +4,14 @@ from __future__ import annotations
 import numpy as np
 
 from xjit._src import dtypes as _d
-from xjit._src.dtypes import TypePromotionError, finfo, float0, iinfo  # noqa: F401
+from xjit._src.dtypes import (  # noqa: F401
+    TypePromotionError, extended, finfo, float0, iinfo, issubdtype, prng_key)
 
 bfloat16 = _d.bfloat16.type
 
 
-class extended(np.generic):
-    """Abstract base of the extended (non-NumPy) dtypes, such as key types."""
-
-
-class prng_key(extended):
-    """Abstract base of the PRNG key dtypes."""
-
-
-_ABSTRACT_EXTENDED = (extended, prng_key)
-
-
 def _is_extended(dt):
-    return getattr(dt, "extended", False)
-
-
-def issubdtype(a, b) -> bool:
-    """``np.issubdtype`` that also knows bfloat16 & co. and key dtypes."""
-    if _is_extended(a):
-        return b in _ABSTRACT_EXTENDED or (_is_extended(b) and a == b)
-    if _is_extended(b) or b in _ABSTRACT_EXTENDED:
-        return a in _ABSTRACT_EXTENDED and (b is extended or a is b)
-    if a in _ABSTRACT_EXTENDED:
-        return False
-    return _d.issubdtype(a, b)
+    return _d._is_extended_dtype(dt)
 
 
 def canonicalize_dtype(dtype, allow_extended_dtype=False):

@@ -17,6 +17,7 @@ confirmed from ``post_run_cell``'s ``result.execution_count``.
 from __future__ import annotations
 
 import re
+import sys
 
 _IPYTHON_INPUT = re.compile(r"^<ipython-input-(\d+)-")
 
@@ -76,3 +77,42 @@ class CellMap:
             "cell_id": self.cell_id_of(count),
             "execution_count": count,
         }
+
+
+def running_cell_count(shell) -> int:
+    """The ``In [N]`` number of the cell being run now.
+
+    While a cell runs, IPython has already advanced ``execution_count`` to
+    the next cell's number, so code a magic compiles must not use it. The
+    running cell's own code was compiled (and recorded with its number)
+    just before it started: the innermost frame whose file IPython recorded
+    names it. Outside any recorded frame (a magic called from a script), the
+    newest recorded number is the running cell's.
+    """
+    fmap = getattr(getattr(shell, "compile", None), "_filename_map", None) or {}
+    frame = sys._getframe(1)
+    while frame is not None:
+        count = fmap.get(frame.f_code.co_filename)
+        if isinstance(count, int):
+            return count
+        frame = frame.f_back
+    counts = [c for c in fmap.values() if isinstance(c, int)]
+    if counts:
+        return max(counts)
+    return int(getattr(shell, "execution_count", 1) or 1)
+
+
+def cell_label_for(shell):
+    """Name a source file the way a notebook user knows it (``In [3]``)."""
+    fmap = getattr(getattr(shell, "compile", None), "_filename_map", {}) or {}
+
+    def label(filename):
+        count = fmap.get(filename) if filename else None
+        if isinstance(count, int):
+            return f"In [{count}]"
+        m = _IPYTHON_INPUT.match(filename or "")
+        if m:
+            return f"In [{m.group(1)}]"
+        from xjit_widgets.render import short_file
+        return short_file(filename)
+    return label

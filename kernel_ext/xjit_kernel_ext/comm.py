@@ -12,7 +12,7 @@ One ``XjitChannel`` per kernel. It
   cells, e.g. from widget callbacks; it polls the counters once a second
   when idle), and IPython's ``post_run_cell`` hook flushes at cell end
   (see ``batching``);
-* validates every message it sends and receives against the ``xjit/1``
+* validates every message it sends and receives against the ``xjit/2``
   schema. An invalid incoming message is dropped with a logged warning: the
   only actions a panel can trigger are the three fixed requests below, and no
   field of a message is ever evaluated or executed.
@@ -32,6 +32,7 @@ import time
 from . import serialize
 from .batching import CallCounter, EventBatcher
 from .cells import CellMap
+from .findings import findings_for
 from .protocol import TARGET, ProtocolError, message, validate_incoming, validate_outgoing
 
 log = logging.getLogger("xjit_kernel_ext")
@@ -207,14 +208,13 @@ class XjitChannel:
             )
 
     def function_reply(self, fun_id: int) -> dict:
+        """A function's whole jaxpr as structured equations (no size cap:
+        the panel renders it as a virtualised list)."""
         import xjit.inspect
         for info in xjit.inspect.functions():
             if info.fun_id == fun_id:
-                jaxpr = serialize.unflatten_jaxpr(info.jaxpr) if info.jaxpr else None
-                return message(
-                    "function", fun_id=int(fun_id), name=str(info.name),
-                    jaxpr=serialize._clip(jaxpr) if jaxpr is not None else None,
-                    equations=serialize.equations(jaxpr, getattr(info, "eqn_lines", []), self.cells))
+                lst = xjit.inspect.jaxpr_listing(fun_id)
+                return message("function", **serialize.listing(fun_id, info.name, lst, self.cells))
         return message("error", message=f"no jitted function with id {fun_id}")
 
     def run_debug(self, reply_to=None):
@@ -318,16 +318,17 @@ class XjitChannel:
 
     def _lint_traced(self):
         """Lint every function the cell traced (at its latest signature), so
-        the Findings section covers all functions without being asked."""
+        the Findings section covers all functions without being asked. The
+        findings are shared with ``%%xjit``'s panels (``findings``)."""
         import xjit.inspect
         with self._lock:
             todo, self._to_lint = self._to_lint, {}
+        if not todo:
+            return
+        infos = {i.fun_id: i for i in xjit.inspect.functions()}
         for fid, name in todo.items():
-            try:
-                findings = xjit.inspect.lint_function(fid)
-            except Exception:  # advisory: a function that cannot be re-traced abstractly
-                continue
-            self.publish_findings(str(name), findings)
+            if fid in infos:
+                self.publish_findings(str(name), findings_for(infos[fid]))
 
     # -- findings ------------------------------------------------------------------
     def publish_findings(self, fun_name: str, findings) -> None:

@@ -1,13 +1,15 @@
 """``%%xjit`` and friends: run a cell as usual, then show one panel per jitted
 function the cell traced, compiled or called (Jaxpr / Lint / Timing).
 
-Only xjit's public inspection API is used: ``xjit.inspect.subscribe`` to see
-which functions a cell touched, ``functions()``, ``jaxpr_listing``,
-``lint_function`` and ``profile`` to fill the panels.
+Only xjit's public API is used: ``xjit.inspect.subscribe`` to see which
+functions a cell traced or compiled, ``functions()`` (call counters) for the
+ones it merely called, and ``jaxpr_listing``, ``lint_function``,
+``abstract_args`` and ``profile`` to fill the panels (see ``panels``).
 """
 from __future__ import annotations
 
 import ast
+import re
 import shlex
 import sys
 import time
@@ -17,6 +19,10 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 import xjit
 import xjit.inspect as xi
 
+from .cells import cell_label_for, running_cell_count
+from .panels import PanelBook
+from .timing import time_statement
+
 
 class _Collector:
     """Which functions a cell touched, in first-touched order: those traced
@@ -25,28 +31,31 @@ class _Collector:
 
     def __init__(self):
         self.fun_ids: list[int] = []
+        self.compiled: set[int] = set()  # compiled while collecting
         self._sub = None
 
     def __call__(self, event):
         if event.fun_id and event.fun_id not in self.fun_ids:
             self.fun_ids.append(event.fun_id)
+        if event.kind == "compile":
+            self.compiled.add(event.fun_id)
 
     def __enter__(self):
-        from xjit._src.inspect import events
-        self._events = events
-        self._prev_capture = events.state.capture_args
         self._calls_before = {i.fun_id: i.calls for i in xi.functions()}
-        events.state.capture_args = True
         self._sub = xi.subscribe(self, kinds={"cache_miss", "trace", "compile"})
         return self
 
     def __exit__(self, *exc):
         self._sub.unsubscribe()
-        self._events.state.capture_args = self._prev_capture
+        self.infos = {}
         for info in xi.functions():
+            self.infos[info.fun_id] = info
             if info.calls > self._calls_before.get(info.fun_id, 0) and \
                     info.fun_id not in self.fun_ids:
                 self.fun_ids.append(info.fun_id)
+
+
+_USAGE = "--repeat takes a positive integer, e.g. %%xjit --repeat 10"
 
 
 def _parse(line):
@@ -66,9 +75,9 @@ def _parse(line):
             try:
                 opts["repeat"] = int(words[i])
             except (IndexError, ValueError):
-                raise ValueError("--repeat takes a positive integer, e.g. %%xjit --repeat 10") from None
+                raise ValueError(_USAGE) from None
             if opts["repeat"] < 1:
-                raise ValueError("--repeat takes a positive integer, e.g. %%xjit --repeat 10")
+                raise ValueError(_USAGE)
         else:
             raise ValueError(f"unknown %%xjit option {w!r}; options: --nans, --repeat N, "
                              "--no-lint, --quiet")
@@ -76,64 +85,31 @@ def _parse(line):
     return opts
 
 
-def cell_label_for(shell):
-    """Name a source file the way a notebook user knows it (``In[3]``)."""
-    fmap = getattr(getattr(shell, "compile", None), "_filename_map", {}) or {}
-
-    def label(filename):
-        if filename in fmap and fmap[filename] is not None:
-            return f"In[{fmap[filename]}]"
-        from xjit_widgets.render import short_file
-        return short_file(filename)
-    return label
-
-
-def build_panel(info, *, lint=True, repeat=5, label=None):
-    """A FunctionPanel for one jitted function (as reported by inspect)."""
-    from xjit._src.inspect import events
-    from xjit_widgets import FunctionPanel, PanelData, Timing
-    listing = xi.jaxpr_listing(info.fun_id)
-    findings = None
-    if lint:
-        try:
-            findings = xi.lint_function(info.fun_id)
-        except Exception as e:  # lint is advisory: report, don't fail the cell
-            findings = [xi.Finding("lint-error", f"lint failed: {type(e).__name__}: {e}",
-                                   info.filename, info.lineno)]
-    first = {"trace": info.trace_s, "lower": info.lower_s, "compile": info.compile_s}
-    steady, flops, memory = None, None, {}
-    saved = events.last_args.get(info.fun_id)
-    fun = xi.function(info.fun_id)
-    if saved is not None and fun is not None and repeat:
-        args, kwargs = saved
-        try:
-            prof = xi.profile(fun, *args, repeat=repeat, **kwargs)
-        except Exception:  # e.g. donated arguments that are gone: show what we have
-            prof = None
-        if prof is not None:
-            first.update(transfer=prof.transfer_in_s + prof.transfer_out_s, run=prof.run_s)
-            steady, flops = prof.run_s, prof.flops
-            memory = {k: v for k, v in (("argument bytes", prof.argument_bytes),
-                                        ("output bytes", prof.output_bytes),
-                                        ("temp bytes", prof.temp_bytes)) if v is not None}
-    timing = Timing(first, steady, info.calls, info.cache_hits, info.cache_misses,
-                    list(info.recompile_reasons), flops, memory)
-    return FunctionPanel(PanelData(info.name, info.filename, info.lineno, listing, findings,
-                                   timing, label or cell_label_for(None)))
+def _publish(panel):
+    from IPython.display import display
+    display(panel._repr_mimebundle_(), raw=True)
 
 
 @magics_class
 class XjitMagics(Magics):
     def __init__(self, shell):
         super().__init__(shell)
-        self.panels: dict[str, object] = {}  # function name -> latest panel
+        self.book = PanelBook()
+
+    @property
+    def panels(self) -> dict:
+        """Function name -> its latest panel."""
+        return self.book.by_name
 
     # -- running code the way IPython would
-    def _run(self, source, ns):
-        """Execute ``source``; return the value of a trailing expression."""
+    def _run(self, source, ns, first_line: int = 1):
+        """Execute ``source`` as part of the running cell (its line numbers
+        and ``In [N]`` those of the cell); return the value of a trailing
+        expression. ``first_line``: the cell line ``source`` starts at."""
         __tracebackhide__ = True  # noqa: F841 (IPython hides this frame)
-        filename = self.shell.compile.cache(source, self.shell.execution_count)
-        tree = ast.parse(source, filename)
+        padded = "\n" * (first_line - 1) + source
+        filename = self.shell.compile.cache(padded, running_cell_count(self.shell))
+        tree = ast.parse(padded, filename)
         last = None
         if tree.body and isinstance(tree.body[-1], ast.Expr):
             last = ast.Expression(tree.body.pop().value)
@@ -142,26 +118,25 @@ class XjitMagics(Magics):
             return eval(compile(last, filename, "eval"), ns)
         return None
 
-    def _observe(self, source, opts):
+    def _observe(self, source, opts, first_line: int = 2):
         __tracebackhide__ = True  # noqa: F841
         ns = self.shell.user_ns
         with _Collector() as col:
             if opts["nans"]:
                 with xjit.debug_nans(True), xjit.debug_infs(True):
-                    value = self._run(source, ns)
+                    value = self._run(source, ns, first_line)
             else:
-                value = self._run(source, ns)
-        return value, col.fun_ids
+                value = self._run(source, ns, first_line)
+        return value, col
 
-    def _panels(self, fun_ids, opts):
+    def _panels(self, col, opts):
         label = cell_label_for(self.shell)
-        infos = {i.fun_id: i for i in xi.functions()}
         out = []
-        for fid in fun_ids:
-            if fid in infos:
-                p = build_panel(infos[fid], lint=opts["lint"], repeat=opts["repeat"], label=label)
-                self.panels[infos[fid].name] = p
-                out.append(p)
+        for fid in col.fun_ids:
+            info = col.infos.get(fid)
+            if info is not None:
+                out.append(self.book.panel(info, lint=opts["lint"], repeat=opts["repeat"],
+                                           cell_label=label))
         return out
 
     @cell_magic
@@ -171,35 +146,32 @@ class XjitMagics(Magics):
         __tracebackhide__ = True  # noqa: F841
         opts = _parse(line)
         try:
-            value, fun_ids = self._observe(cell, opts)
+            value, col = self._observe(cell, opts)
         except BaseException as e:
             tb = xi.filter_traceback(e.__traceback__)
             raise e.with_traceback(tb) from None
-        if value is not None:
+        if value is not None and not cell.rstrip().endswith(";"):  # `;` hides it, as in IPython
             self.shell.displayhook(value)
-        panels = self._panels(fun_ids, opts)
+        panels = self._panels(col, opts)
         if not opts["quiet"]:
-            from IPython.display import display
             for p in panels:
-                display(p)
+                _publish(p)
         return None
 
     @line_magic
     def xjit_show(self, line):
         """Show the panels collected by earlier %%xjit cells (optionally one by name)."""
-        from IPython.display import display
         name = line.strip()
         if name and name not in self.panels:
             known = ", ".join(sorted(self.panels)) or "none yet"
             raise KeyError(f"no xjit panel for {name!r}; known: {known}")
         for n, p in self.panels.items():
             if not name or n == name:
-                display(p)
+                _publish(p)
 
     @line_magic
     def xjit_jaxpr(self, line):
         """%xjit_jaxpr f(x, y): the jaxpr viewer for one call."""
-        from IPython.display import display
         from xjit_widgets import FunctionPanel, PanelData, Timing
         call = ast.parse(line.strip(), mode="eval").body
         if not isinstance(call, ast.Call):
@@ -211,30 +183,83 @@ class XjitMagics(Magics):
                   for k in call.keywords}
         closed = xjit.make_jaxpr(fun)(*args, **kwargs)
         name = getattr(fun, "__name__", "function")
-        panel = FunctionPanel(PanelData(name, None, None, xi.listing(closed),
-                                        xi.lint(fun, *args, **kwargs), Timing({}, None),
-                                        cell_label_for(self.shell)))
-        display(panel)
+        _publish(FunctionPanel(PanelData(name, None, None, xi.listing(closed),
+                                         xi.lint(fun, *args, **kwargs), Timing({}, None),
+                                         cell_label_for(self.shell))))
 
     @line_magic
     def xjit_time(self, line):
-        """%xjit_time stmt: like %timeit, split into trace / lower / compile /
-        transfer / run, with block_until_ready handled for you."""
+        """%xjit_time [-n LOOPS] [-r RUNS] stmt: time ``stmt`` as %timeit does
+        (mean ± std. dev. over RUNS runs of LOOPS loops, each waiting for
+        the results with block_until_ready), after a first call split into
+        trace / lower / compile / transfer / run for each jitted function."""
+        loops, runs, stmt = _parse_time(line)
         ns = self.shell.user_ns
         with _Collector() as col:
             t0 = time.perf_counter()
-            value = self._run(line, ns)
+            value = self._run(stmt, ns)
             xjit.block_until_ready(value)
-            total = time.perf_counter() - t0
-        panels = self._panels(col.fun_ids, {"lint": False, "repeat": 7})
-        lines = [f"first run (incl. compile): {total * 1e3:.3f} ms"]
-        for p in panels:
-            t = p.data.timing
-            phases = ", ".join(f"{k} {v * 1e3:.3f} ms" for k, v in t.first.items() if v is not None)
-            steady = f"; steady run {t.steady_s * 1e6:.1f} µs" if t.steady_s else ""
-            lines.append(f"{p.data.name}: {phases}{steady}")
+            first = time.perf_counter() - t0
+        code = _compile_statement(stmt)
+        report = time_statement(lambda: xjit.block_until_ready(code(ns)), loops, runs)
+        panels = self._panels(col, {"lint": False, "repeat": 5})
+        lines = [f"first call: {_fmt(first)}"]
+        for fid, p in zip([f for f in col.fun_ids if f in col.infos], panels):
+            earlier = "" if fid in col.compiled else "compiled earlier, its first call: "
+            lines.append(f"  {p.data.name}: {earlier}" + _first_split(p.data.timing))
+        lines.append(report.summary())
         sys.stdout.write("\n".join(lines) + "\n")
         return None
+
+
+def _fmt(s):
+    from xjit_widgets.units import seconds
+    return seconds(s)
+
+
+def _first_split(t) -> str:
+    from xjit_widgets.chart import PHASES
+    parts = [f"{p} {_fmt(t.first[p])}" for p in PHASES if t.first.get(p) is not None]
+    return ", ".join(parts) + (f" ({t.note})" if t.note else "")
+
+
+_TIME_OPTION = re.compile(r"\s*-([nr])(?:\s+|(?=\d))(\S+)")
+
+
+def _parse_time(line):
+    """``[-n LOOPS] [-r RUNS] stmt`` -> (loops or None, runs, stmt)."""
+    loops, runs, rest = None, 7, line
+    while (m := _TIME_OPTION.match(rest)) is not None:
+        try:
+            value = int(m.group(2))
+        except ValueError:
+            value = 0
+        if value < 1:
+            raise ValueError(f"%xjit_time -{m.group(1)} takes a positive integer")
+        if m.group(1) == "n":
+            loops = value
+        else:
+            runs = value
+        rest = rest[m.end():]
+    if not rest.strip():
+        raise ValueError("%xjit_time expects a statement, e.g. %xjit_time f(x)")
+    return loops, runs, rest.strip()
+
+
+def _compile_statement(stmt):
+    """A callable running ``stmt`` in a namespace and returning the value of
+    its last expression (None for a statement)."""
+    tree = ast.parse(stmt, "<xjit_time>")
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = compile(ast.Expression(tree.body.pop().value), "<xjit_time>", "eval")
+    body = compile(tree, "<xjit_time>", "exec") if tree.body else None
+
+    def run(ns):
+        if body is not None:
+            exec(body, ns)
+        return eval(last, ns) if last is not None else None
+    return run
 
 
 def load(ipython):

@@ -1,4 +1,4 @@
-"""The ``xjit/1`` comm protocol: message construction helpers and validation.
+"""The ``xjit/2`` comm protocol: message construction helpers and validation.
 
 The schema lives in ``docs/comm-protocol.schema.json`` (this package ships it
 as ``comm-protocol.schema.json``, a symlink in the source tree that setuptools
@@ -17,7 +17,7 @@ from typing import Any
 
 import jsonschema
 
-PROTOCOL = "xjit/1"
+PROTOCOL = "xjit/2"
 TARGET = "xjit"
 
 KERNEL_TYPES = ("hello", "state", "batch", "function", "findings", "debug", "error")
@@ -25,7 +25,7 @@ FRONTEND_TYPES = ("request_state", "run_debug", "select_function")
 
 
 class ProtocolError(ValueError):
-    """A message that does not conform to ``xjit/1``."""
+    """A message that does not conform to ``xjit/2``."""
 
 
 @functools.lru_cache(maxsize=None)

@@ -1,4 +1,4 @@
-"""Turn ``xjit.inspect`` objects into ``xjit/1`` protocol dictionaries.
+"""Turn ``xjit.inspect`` objects into ``xjit/2`` protocol dictionaries.
 
 Strings are passed through untouched: escaping is the renderer's job, and the
 panel only ever assigns them as text (never as HTML). Everything else is made
@@ -7,12 +7,10 @@ an event can never break the comm.
 """
 from __future__ import annotations
 
-import re
-
 from .cells import CellMap
 from .protocol import jsonable
 
-MAX_TEXT = 200_000  # the schema's cap on jaxpr / message text
+MAX_TEXT = 200_000  # the schema's cap on message text
 
 
 def _seconds(x):
@@ -78,95 +76,28 @@ def finding(f, fun_name: str, cells: CellMap) -> dict:
     }
 
 
-_EQN_START = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*:[^\s=]+ )+= ")
-
-
-def unflatten_jaxpr(jaxpr: str) -> str:
-    """The multi-line form of a jaxpr the printer put on one line.
-
-    Short jaxprs print flat (``{ lambda ; a:f32[3]. let b:f32[3] = sin a in
-    (b,) }``), which leaves nothing per equation to click. Split at the
-    top-level ``let``, at each top-level equation start (typed out-variables
-    then ``=``; invars print untyped and literals start with a digit, so they
-    never match) and at the top-level ``in``; brackets of nested jaxprs and
-    parameters are skipped. Anything unexpected returns the text unchanged.
-    """
-    if "\n" in jaxpr or not jaxpr.startswith("{ lambda") or not jaxpr.endswith("}"):
-        return jaxpr
-    depth, cuts, let_at, in_at, skip = 0, [], None, None, 0
-    for i, ch in enumerate(jaxpr):
-        if i < skip:
-            continue
-        if ch in "{[(":
-            depth += 1
-        elif ch in "}])":
-            depth -= 1
-        elif depth == 1 and ch == " ":
-            rest = jaxpr[i + 1:]
-            if let_at is None:
-                if rest.startswith("let "):
-                    let_at = i + 4
-            elif rest.startswith("in ") or rest.startswith("in("):
-                in_at = i
-                break
-            elif (m := _EQN_START.match(rest)) and i > let_at:
-                cuts.append(i)
-                skip = i + 1 + m.end()  # the rest of this equation's outvars
-    if let_at is None or in_at is None:
-        return jaxpr
-    body_start = let_at + 1
-    starts = [body_start] + [c + 1 for c in cuts if c + 1 > body_start]
-    ends = starts[1:] + [in_at]
-    # the flat form separates equations with "; "
-    eqns = [jaxpr[a:b].strip().removesuffix(";").rstrip() for a, b in zip(starts, ends)]
-    lines = [jaxpr[:let_at].rstrip()] + ["    " + e for e in eqns if e]
-    lines.append("  " + jaxpr[in_at + 1:].strip())
-    return "\n".join(lines)
-
-
-def equation_text_lines(jaxpr: str) -> list[int]:
-    """Line numbers (0-based) of the printed jaxpr where each top-level
-    equation starts, in equation order.
-
-    The printer puts ``let`` at the end of the header line, one top-level
-    equation per line at a fixed indent (continuation lines of an equation
-    with a nested jaxpr are indented deeper), and closes with ``in (...)``
-    at a shallower indent.
-    """
-    lines = jaxpr.split("\n")
-    if len(lines) < 2 or not lines[0].rstrip().endswith("let"):
-        return []
-    starts, indent = [], None
-    for i, line in enumerate(lines[1:], start=1):
-        stripped = line.lstrip(" ")
-        depth = len(line) - len(stripped)
-        if indent is None:
-            if stripped.startswith("in "):
-                break
-            indent = depth
-        if depth < indent:
-            break
-        if depth == indent and stripped and not stripped.startswith("]"):
-            starts.append(i)
-    return starts
-
-
-def equations(jaxpr: str | None, eqn_lines, cells: CellMap) -> list[dict]:
-    """Per-equation source positions, each with the printed line (0-based) of
-    ``jaxpr`` where the equation starts (pass the text the panel shows)."""
-    starts = equation_text_lines(jaxpr) if jaxpr else []
-    out = []
-    for item in eqn_lines or []:
-        try:
-            index, filename, lineno = item
-            index = int(index)
-        except (TypeError, ValueError):
-            continue
-        if index < 0:
-            continue
-        out.append({
-            "index": index,
-            "text_line": starts[index] if index < len(starts) else None,
-            "location": cells.location(filename, lineno),
-        })
-    return out
+def listing(fun_id: int, name: str, lst, cells: CellMap) -> dict:
+    """The ``function`` reply's fields for an ``xjit.inspect.JaxprListing``
+    (or None when no jaxpr is recorded): every top-level equation with its
+    printed text, primitive and source line. Source lines repeat across an
+    unrolled loop's equations, so each distinct one is sent once in
+    ``sources`` and equations refer to it by index."""
+    if lst is None:
+        return {"fun_id": int(fun_id), "name": str(name), "header": None, "footer": None,
+                "sources": [], "equations": []}
+    index: dict = {}
+    sources: list = []
+    eqns = []
+    for rec in lst.eqns:
+        src = None
+        if rec.filename is not None or rec.lineno is not None:
+            key = (rec.filename, rec.lineno)
+            src = index.get(key)
+            if src is None:
+                src = index[key] = len(sources)
+                sources.append(cells.location(rec.filename, rec.lineno))
+        eqns.append({"index": int(rec.index), "text": str(rec.text),
+                     "primitive": str(rec.primitive)[:200], "nested": bool(rec.nested),
+                     "source": src})
+    return {"fun_id": int(fun_id), "name": str(name), "header": str(lst.header),
+            "footer": str(lst.footer), "sources": sources, "equations": eqns}

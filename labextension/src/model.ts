@@ -10,6 +10,7 @@ import {
   IExecutes,
   IFinding,
   IFunctionSummary,
+  ILocation,
   KernelMessage
 } from './protocol';
 
@@ -34,7 +35,9 @@ export interface ITimelineItem {
 export interface ISelection {
   fun_id: number;
   name: string;
-  jaxpr: string | null;
+  header: string | null; // null: no jaxpr recorded
+  footer: string | null;
+  sources: ILocation[];
   equations: IEquation[];
   loading: boolean;
 }
@@ -121,7 +124,9 @@ export class PanelModel {
           this.selection = {
             fun_id: msg.fun_id,
             name: msg.name,
-            jaxpr: msg.jaxpr,
+            header: msg.header,
+            footer: msg.footer,
+            sources: msg.sources,
             equations: msg.equations,
             loading: false
           };
@@ -160,7 +165,9 @@ export class PanelModel {
     this.selection = {
       fun_id: funId,
       name: f ? f.name : String(funId),
-      jaxpr: null,
+      header: null,
+      footer: null,
+      sources: [],
       equations: [],
       loading: true
     };

@@ -1,5 +1,5 @@
 /**
- * The `xjit/1` comm protocol, front-end side (see docs/comm-protocol.md).
+ * The `xjit/2` comm protocol, front-end side (see docs/comm-protocol.md).
  *
  * Every message received from the kernel and every request sent to it is
  * validated with ajv against the same JSON Schema the kernel uses
@@ -9,7 +9,7 @@
 import Ajv, { ValidateFunction } from 'ajv';
 import schema from './schema.json';
 
-export const PROTOCOL = 'xjit/1';
+export const PROTOCOL = 'xjit/2';
 export const TARGET = 'xjit';
 
 export interface ILocation {
@@ -65,14 +65,17 @@ export interface IFinding {
   count?: number | null;
 }
 
+/** One top-level equation; `source` indexes the reply's `sources`. */
 export interface IEquation {
   index: number;
-  text_line: number | null;
-  location: ILocation;
+  text: string;
+  primitive: string;
+  nested: boolean;
+  source: number | null;
 }
 
 interface IBase {
-  protocol: 'xjit/1';
+  protocol: 'xjit/2';
 }
 
 export interface IHello extends IBase {
@@ -99,7 +102,9 @@ export interface IFunctionReply extends IBase {
   type: 'function';
   fun_id: number;
   name: string;
-  jaxpr: string | null;
+  header: string | null;
+  footer: string | null;
+  sources: ILocation[];
   equations: IEquation[];
 }
 export interface IFindings extends IBase {
@@ -127,9 +132,9 @@ export type KernelMessage =
   | IError;
 
 export type Request =
-  | { protocol: 'xjit/1'; type: 'request_state' }
-  | { protocol: 'xjit/1'; type: 'run_debug' }
-  | { protocol: 'xjit/1'; type: 'select_function'; fun_id: number };
+  | { protocol: 'xjit/2'; type: 'request_state' }
+  | { protocol: 'xjit/2'; type: 'run_debug' }
+  | { protocol: 'xjit/2'; type: 'select_function'; fun_id: number };
 
 const KERNEL_TYPES = [
   'hello',

@@ -3,7 +3,8 @@
  * compile, run, cache miss, NaN) against wall-clock time. Each mark is a
  * rectangle as long as the work took (at least a few pixels wide so short
  * events stay visible); aggregated calls are one bar from first to last call.
- * Hover text is set with `textContent` on <title> elements.
+ * Each mark is labelled with its function's name where the row has room
+ * (the hover text has the details). Text is set with `textContent`.
  */
 import { ITimelineItem } from './model';
 
@@ -54,6 +55,13 @@ function fmtSeconds(s: number | null): string {
   return `${s.toFixed(2)} s`;
 }
 
+const CHAR_W = 6; // px per character of a mark label (10px sans-serif, roughly)
+
+/** The short label drawn next to a mark: the function, and the call count. */
+export function markLabel(item: ITimelineItem): string {
+  return item.kind === 'execute' && item.count > 1 ? `${item.fun_name} ×${item.count}` : item.fun_name;
+}
+
 export function describe(item: ITimelineItem): string {
   const what = item.kind === 'execute' ? `${item.count} call(s)` : item.kind;
   return `${item.fun_name}: ${what}, ${fmtSeconds(item.duration_s)}`;
@@ -98,6 +106,8 @@ export function renderTimeline(
   const t1 = Math.max(...items.map(it => it.end));
   const span = Math.max(t1 - t0, 1e-3);
   const x = (t: number) => layout.labelWidth + ((t - t0) / span) * plotW;
+  // a label (the function's name) right of each mark, where the row has room
+  const labelEnd: number[] = ROWS.map(() => -Infinity);
   for (const item of items) {
     const row = ROWS.findIndex(r => r.kind === item.kind);
     if (row < 0) {
@@ -110,12 +120,36 @@ export function renderTimeline(
       y: row * layout.rowHeight + 3,
       width: w.toFixed(1),
       height: layout.rowHeight - 6,
-      class: `xjit-mark xjit-mark-${item.kind}`
+      class: `xjit-mark xjit-mark-${item.kind}`,
+      'data-fun-name': item.fun_name
     });
     const title = el('title', {});
     title.textContent = describe(item);
     rect.appendChild(title);
     svg.appendChild(rect);
+    const text = markLabel(item);
+    const width = text.length * CHAR_W;
+    // inside a wide mark, else right of it, else left of it
+    let lx: number | null = null;
+    let inside = false;
+    if (w >= width + 4 && x0 + 2 >= labelEnd[row]) {
+      lx = x0 + 2;
+      inside = true;
+    } else if (x0 + w + 2 >= labelEnd[row] && x0 + w + 2 + width <= layout.width) {
+      lx = x0 + w + 2;
+    } else if (x0 - width - 2 >= Math.max(labelEnd[row], layout.labelWidth)) {
+      lx = x0 - width - 2;
+    }
+    if (lx !== null) {
+      const label = el('text', {
+        x: lx.toFixed(1),
+        y: row * layout.rowHeight + layout.rowHeight - 4,
+        class: inside ? 'xjit-mark-label xjit-mark-label-inside' : 'xjit-mark-label'
+      });
+      label.textContent = text;
+      svg.appendChild(label);
+      labelEnd[row] = lx + width + 4;
+    }
   }
   const axis = el('text', {
     x: layout.labelWidth,

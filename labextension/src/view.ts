@@ -6,9 +6,12 @@
  * (function names, messages, file names), so every string goes through
  * `textContent` or an attribute; nothing here ever assigns HTML.
  */
-import { PanelModel } from './model';
-import { IEquation, IFunctionSummary, ILocation } from './protocol';
+import { JaxprView, jumpable, locationLabel } from './jaxpr';
+import { ISelection, PanelModel } from './model';
+import { IFunctionSummary, ILocation } from './protocol';
 import { renderTimeline } from './timeline';
+
+export { jumpable, locationLabel };
 
 export interface IActions {
   selectFunction(funId: number): void;
@@ -60,22 +63,6 @@ export function fmtSeconds(s: number | null): string {
   return `${s.toFixed(2)}s`;
 }
 
-export function locationLabel(loc: ILocation): string {
-  const line = loc.lineno !== null ? `, line ${loc.lineno}` : '';
-  if (loc.execution_count !== null) {
-    return `In [${loc.execution_count}]${line}`;
-  }
-  if (loc.filename) {
-    const base = loc.filename.split(/[\\/]/).pop() || loc.filename;
-    return `${base}${loc.lineno !== null ? ':' + loc.lineno : ''}`;
-  }
-  return 'unknown location';
-}
-
-export function jumpable(loc: ILocation): boolean {
-  return loc.cell_id !== null || loc.execution_count !== null;
-}
-
 const STATUS_TEXT: { [key: string]: string } = {
   'no-kernel': 'No notebook kernel. Open a notebook to see its jitted functions.',
   waiting: 'Waiting for the kernel extension: run  %load_ext xjit  in the notebook.',
@@ -91,6 +78,8 @@ export class PanelView {
   private _findings: HTMLElement;
   private _nan: HTMLElement;
   private _timeline: HTMLElement;
+  private _jaxprView: JaxprView | null = null;
+  private _jaxprFor: ISelection | null = null;
 
   constructor(private _actions: IActions) {
     this.node = h('div', { class: 'xjit-panel' });
@@ -139,7 +128,10 @@ export class PanelView {
     const body = this._functions;
     const fns = model ? Array.from(model.functions.values()) : [];
     if (fns.length === 0) {
-      this._empty(body, 'No jitted functions yet.');
+      this._empty(
+        body,
+        'No jitted functions yet. Run a cell with  %%xjit  (after  %load_ext xjit) and each function it jits shows up here.'
+      );
       return;
     }
     body.replaceChildren(
@@ -201,9 +193,16 @@ export class PanelView {
     );
   }
 
+  /** The selected function's jaxpr; the list (with its scroll position
+   * and open folds) is kept until another reply replaces the selection. */
   private _renderJaxpr(model: PanelModel | null): void {
     const body = this._jaxpr;
     const sel = model ? model.selection : null;
+    if (sel === this._jaxprFor && sel !== null) {
+      return;
+    }
+    this._jaxprFor = sel;
+    this._jaxprView = null;
     if (!sel) {
       this._empty(body, 'Click a function to see its jaxpr.');
       return;
@@ -213,18 +212,33 @@ export class PanelView {
       body.replaceChildren(title, h('div', { class: 'xjit-empty', text: 'Loading…' }));
       return;
     }
-    if (sel.jaxpr === null) {
+    if (sel.header === null || sel.footer === null) {
       body.replaceChildren(title, h('div', { class: 'xjit-empty', text: 'No jaxpr recorded.' }));
       return;
     }
-    body.replaceChildren(title, renderJaxpr(sel.jaxpr, sel.equations, this._actions));
+    title.appendChild(
+      h('span', { class: 'xjit-jaxpr-count', text: ` · ${sel.equations.length} equations` })
+    );
+    this._jaxprView = new JaxprView(
+      { header: sel.header, footer: sel.footer, sources: sel.sources, equations: sel.equations },
+      { jumpTo: loc => this._actions.jumpTo(loc) }
+    );
+    body.replaceChildren(title, this._jaxprView.node);
+  }
+
+  /** The jaxpr list on show (tests and the browser check read it). */
+  get jaxprView(): JaxprView | null {
+    return this._jaxprView;
   }
 
   private _renderFindings(model: PanelModel | null): void {
     const body = this._findings;
     const groups = model ? model.findingsByKind() : new Map();
     if (groups.size === 0) {
-      this._empty(body, 'No findings. Run  xjit_kernel_ext.lint(f, *args)  to check a function.');
+      this._empty(
+        body,
+        'No findings. Functions traced in a cell are linted after it runs; %%xjit shows the findings under the cell too.'
+      );
       return;
     }
     const out: HTMLElement[] = [];
@@ -327,40 +341,4 @@ export class PanelView {
     const width = Math.max(body.clientWidth || 0, 240);
     body.replaceChildren(renderTimeline(model.timeline, { width, rowHeight: 16, labelWidth: 56 }));
   }
-}
-
-/**
- * The jaxpr as one line per <div>. Lines where an equation starts (and its
- * continuation lines) are clickable and jump to the source line that
- * created the equation.
- */
-export function renderJaxpr(text: string, equations: IEquation[], actions: IActions): HTMLElement {
-  const lines = text.split('\n');
-  const owner: (IEquation | null)[] = lines.map(() => null);
-  const starts = equations
-    .filter(e => e.text_line !== null && e.text_line < lines.length)
-    .sort((a, b) => (a.text_line as number) - (b.text_line as number));
-  starts.forEach((eqn, i) => {
-    const from = eqn.text_line as number;
-    const next = i + 1 < starts.length ? (starts[i + 1].text_line as number) : lines.length - 1;
-    for (let l = from; l < Math.max(next, from + 1); l++) {
-      owner[l] = eqn;
-    }
-  });
-  const pre = h('pre', { class: 'xjit-jaxpr' });
-  lines.forEach((line, i) => {
-    const eqn = owner[i];
-    const div = h('div', { class: 'xjit-jaxpr-line', text: line || ' ' });
-    if (eqn) {
-      div.className += ' xjit-eqn';
-      div.setAttribute('data-eqn-index', String(eqn.index));
-      div.setAttribute('title', `equation ${eqn.index} — ${locationLabel(eqn.location)}`);
-      if (jumpable(eqn.location)) {
-        div.setAttribute('role', 'button');
-        div.addEventListener('click', () => actions.jumpTo(eqn.location));
-      }
-    }
-    pre.appendChild(div);
-  });
-  return pre;
 }

@@ -16,7 +16,7 @@ function ev(kind: IEvent['kind'], time: number, over: Partial<IEvent> = {}): IEv
 }
 
 function batch(over: Partial<IBatch>): IBatch {
-  return { protocol: 'xjit/1', type: 'batch', seq: 1, events: [], executes: [], functions: [], dropped: 0, ...over };
+  return { protocol: 'xjit/2', type: 'batch', seq: 1, events: [], executes: [], functions: [], dropped: 0, ...over };
 }
 
 describe('PanelModel', () => {
@@ -44,7 +44,7 @@ describe('PanelModel', () => {
   test('state replaces everything; reset clears it', () => {
     const m = new PanelModel();
     m.apply(batch({ functions: [fn({ fun_id: 7, name: 'old' })] }));
-    m.apply({ protocol: 'xjit/1', type: 'state', functions: [fn()], findings: [], nan: null, events: [], executes: [] });
+    m.apply({ protocol: 'xjit/2', type: 'state', functions: [fn()], findings: [], nan: null, events: [], executes: [] });
     expect(Array.from(m.functions.keys())).toEqual([1]);
     m.select(1);
     m.reset('restarting');
@@ -57,9 +57,9 @@ describe('PanelModel', () => {
     const m = new PanelModel();
     const finding = (kind: string, fun_name: string) =>
       ({ kind, message: 'm', suggestion: '', location: loc, fun_name, count: null });
-    m.apply({ protocol: 'xjit/1', type: 'findings', fun_name: 'f', findings: [finding('print', 'f'), finding('unrolled-loop', 'f')] });
-    m.apply({ protocol: 'xjit/1', type: 'findings', fun_name: 'g', findings: [finding('print', 'g')] });
-    m.apply({ protocol: 'xjit/1', type: 'findings', fun_name: 'f', findings: [finding('print', 'f')] });
+    m.apply({ protocol: 'xjit/2', type: 'findings', fun_name: 'f', findings: [finding('print', 'f'), finding('unrolled-loop', 'f')] });
+    m.apply({ protocol: 'xjit/2', type: 'findings', fun_name: 'g', findings: [finding('print', 'g')] });
+    m.apply({ protocol: 'xjit/2', type: 'findings', fun_name: 'f', findings: [finding('print', 'f')] });
     const groups = m.findingsByKind();
     expect(Array.from(groups.keys())).toEqual(['print']);
     expect(groups.get('print')!.map(f => f.fun_name)).toEqual(['g', 'f']);
@@ -70,19 +70,19 @@ describe('PanelModel', () => {
     m.apply(batch({ functions: [fn()] }));
     m.select(1);
     expect(m.selection!.loading).toBe(true);
-    m.apply({ protocol: 'xjit/1', type: 'function', fun_id: 2, name: 'g', jaxpr: 'x', equations: [] });
+    m.apply({ protocol: 'xjit/2', type: 'function', fun_id: 2, name: 'g', header: 'x', footer: 'y', sources: [], equations: [] });
     expect(m.selection!.loading).toBe(true);
-    m.apply({ protocol: 'xjit/1', type: 'function', fun_id: 1, name: 'f', jaxpr: '{ lambda }', equations: [] });
-    expect(m.selection).toMatchObject({ fun_id: 1, jaxpr: '{ lambda }', loading: false });
+    m.apply({ protocol: 'xjit/2', type: 'function', fun_id: 1, name: 'f', header: '{ lambda ; . let', footer: 'in () }', sources: [], equations: [] });
+    expect(m.selection).toMatchObject({ fun_id: 1, header: '{ lambda ; . let', loading: false });
   });
 
   test('debug lifecycle and the timeline cap', () => {
     const m = new PanelModel();
-    m.apply({ protocol: 'xjit/1', type: 'debug', status: 'started', message: '%debug' });
+    m.apply({ protocol: 'xjit/2', type: 'debug', status: 'started', message: '%debug' });
     m.debugOutput('> \x1b[32mboom\x1b[39m()\n');
     m.debugPrompt('ipdb> ');
     expect(m.debug).toMatchObject({ status: 'running', prompt: 'ipdb> ', output: '> boom()\n' });
-    m.apply({ protocol: 'xjit/1', type: 'debug', status: 'finished', message: 'debugger exited' });
+    m.apply({ protocol: 'xjit/2', type: 'debug', status: 'finished', message: 'debugger exited' });
     expect(m.debug).toMatchObject({ status: 'finished', prompt: null });
     m.apply(batch({ events: Array.from({ length: 200 }, (_, i) => ev('trace', i)) }));
     for (let i = 0; i < 15; i++) {

@@ -25,7 +25,7 @@ const fixtures: { valid: ICase[]; invalid: ICase[] } = JSON.parse(
 const check = (c: ICase) =>
   c.direction === 'kernel' ? checkKernelMessage(c.message) : checkRequest(c.message);
 
-describe('xjit/1 validation', () => {
+describe('xjit/2 validation', () => {
   test.each(fixtures.valid.map(c => [(c.message as any).type, c]))('valid %s', (_, c) => {
     expect(check(c as ICase)).toBeNull();
   });
@@ -42,9 +42,9 @@ describe('xjit/1 validation', () => {
   });
 
   test('errors say which field is wrong', () => {
-    const err = checkKernelMessage({ protocol: 'xjit/1', type: 'hello' });
+    const err = checkKernelMessage({ protocol: 'xjit/2', type: 'hello' });
     expect(err).toMatch(/xjit_version/);
-    expect(checkKernelMessage({ protocol: 'xjit/1', type: 'request_state' })).toMatch(/unknown type/);
+    expect(checkKernelMessage({ protocol: 'xjit/2', type: 'request_state' })).toMatch(/unknown type/);
     expect(checkKernelMessage(null)).toMatch(/not an object/);
   });
 });

@@ -3,8 +3,9 @@
  * the right actions, the jaxpr lines map to equations.
  */
 import { PanelModel } from '../src/model';
-import { IActions, PanelView, renderJaxpr } from '../src/view';
-import { ILocation } from '../src/protocol';
+import { IActions, PanelView } from '../src/view';
+import { FOLD_RUN, JaxprView, ROW_HEIGHT, blocks } from '../src/jaxpr';
+import { IEquation, ILocation } from '../src/protocol';
 import { renderTimeline } from '../src/timeline';
 
 const EVIL = '<img src=x onerror="window.__pwned=1">&amp;<script>window.__pwned=2</script>';
@@ -23,9 +24,9 @@ function actions(): IActions & { calls: any[] } {
 
 function model(): PanelModel {
   const m = new PanelModel();
-  m.apply({ protocol: 'xjit/1', type: 'hello', xjit_version: EVIL });
+  m.apply({ protocol: 'xjit/2', type: 'hello', xjit_version: EVIL });
   m.apply({
-    protocol: 'xjit/1', type: 'batch', seq: 1, dropped: 0, executes: [],
+    protocol: 'xjit/2', type: 'batch', seq: 1, dropped: 0, executes: [],
     functions: [{
       fun_id: 3, name: EVIL, location: loc(1), calls: 51, cache_hits: 49, cache_misses: 2,
       trace_s: 0.0002, lower_s: 0.0001, compile_s: 0.05, run_s: 0.00002,
@@ -37,7 +38,7 @@ function model(): PanelModel {
     }]
   });
   m.apply({
-    protocol: 'xjit/1', type: 'findings', fun_name: EVIL,
+    protocol: 'xjit/2', type: 'findings', fun_name: EVIL,
     findings: [{ kind: 'unrolled-loop', message: EVIL, suggestion: 'use lax.fori_loop', location: loc(6), fun_name: EVIL, count: 20 }]
   });
   return m;
@@ -95,7 +96,7 @@ describe('PanelView', () => {
     expect(view.node.querySelector('.xjit-nan-location')!.textContent).toBe('In [4], line 3');
     (view.node.querySelector('.xjit-debug-button') as HTMLButtonElement).click();
     expect(a.calls).toEqual([['debug']]);
-    m.apply({ protocol: 'xjit/1', type: 'debug', status: 'started', message: '%debug' });
+    m.apply({ protocol: 'xjit/2', type: 'debug', status: 'started', message: '%debug' });
     m.debugPrompt('ipdb> ');
     view.render(m);
     expect((view.node.querySelector('.xjit-debug-button') as HTMLButtonElement).disabled).toBe(true);
@@ -103,6 +104,34 @@ describe('PanelView', () => {
     input.value = 'p x';
     input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter' }));
     expect(a.calls[1]).toEqual(['input', 'p x']);
+  });
+
+  test('empty states point at %%xjit, never at internals', () => {
+    const view = new PanelView(actions());
+    const m = new PanelModel();
+    m.apply({ protocol: 'xjit/2', type: 'hello', xjit_version: '1' });
+    view.render(m);
+    const empties = Array.from(view.node.querySelectorAll('.xjit-empty')).map(e => e.textContent || '');
+    expect(empties[0]).toContain('%%xjit');
+    expect(empties.join(' ')).not.toMatch(/xjit_kernel_ext|_src|inspect\./);
+  });
+
+  test('the selected jaxpr list survives later batches (scroll and folds kept)', () => {
+    const view = new PanelView(actions());
+    const m = model();
+    m.select(3);
+    m.apply({
+      protocol: 'xjit/2', type: 'function', fun_id: 3, name: 'f', header: '{ lambda ; a:f32[]. let',
+      footer: 'in (b,) }', sources: [loc(2)],
+      equations: [{ index: 0, text: 'b:f32[] = sin a', primitive: 'sin', nested: false, source: 0 }]
+    });
+    view.render(m);
+    const list = view.jaxprView;
+    expect(list).not.toBeNull();
+    expect(view.node.querySelector('.xjit-jaxpr-count')!.textContent).toBe(' · 1 equations');
+    m.apply({ protocol: 'xjit/2', type: 'batch', seq: 2, dropped: 0, executes: [], functions: [], events: [] });
+    view.render(m);
+    expect(view.jaxprView).toBe(list);
   });
 
   test('status line for each connection state', () => {
@@ -117,33 +146,77 @@ describe('PanelView', () => {
   });
 });
 
-describe('renderJaxpr', () => {
-  const text = '{ lambda ; a:f32[3]. let\n    b:f32[3] = jit[\n      name=g\n    ] a\n    c:f32[3] = sin b\n  in (c,) }';
-  const eqns = [
-    { index: 0, text_line: 1, location: loc(2) },
-    { index: 1, text_line: 4, location: loc(3) }
-  ];
+describe('JaxprView', () => {
+  const outside: ILocation = { filename: '/usr/lib/x.py', lineno: 4, cell_id: null, execution_count: null };
+  const eqn = (index: number, source: number | null, text = `v${index}:f32[] = sin u`): IEquation => ({
+    index, text, primitive: 'sin', nested: text.includes('\n'), source
+  });
+  const data = (equations: IEquation[]) => ({
+    header: '{ lambda ; a:f32[]. let', footer: 'in (z,) }', sources: [loc(2), loc(3), outside], equations
+  });
+  const texts = (v: JaxprView) =>
+    Array.from(v.node.querySelectorAll('.xjit-jaxpr-row')).map(r => r.textContent);
 
-  test('equation lines (with continuations) are clickable and jump', () => {
+  test('equations are clickable rows that jump to their line; other files are not', () => {
     const a = actions();
-    const pre = renderJaxpr(text, eqns, a);
-    const lines = Array.from(pre.querySelectorAll('.xjit-jaxpr-line'));
-    expect(lines.map(l => l.textContent)).toEqual(text.split('\n'));
-    expect(lines.map(l => l.getAttribute('data-eqn-index'))).toEqual([null, '0', '0', '0', '1', null]);
-    (lines[4] as HTMLElement).click();
-    (lines[2] as HTMLElement).click();
+    const view = new JaxprView(data([eqn(0, 0), eqn(1, 1), eqn(2, 2), eqn(3, null)]), a);
+    const rows = Array.from(view.node.querySelectorAll('.xjit-eqn')) as HTMLElement[];
+    expect(rows.map(r => r.getAttribute('data-eqn-index'))).toEqual(['0', '1', '2', '3']);
+    rows[1].click();
+    rows[0].click();
+    rows[2].click();
+    rows[3].click();
     expect(a.calls).toEqual([['jump', loc(3)], ['jump', loc(2)]]);
+    expect(rows[2].getAttribute('role')).toBeNull();
+    expect(rows[2].getAttribute('title')).toContain('x.py:4');
+    expect(texts(view)[0]).toBe('{ lambda ; a:f32[]. let');
+    expect(texts(view)[5]).toBe('in (z,) }');
   });
 
-  test('equations from files outside the notebook are not clickable', () => {
-    const a = actions();
-    const outside = { filename: '/usr/lib/x.py', lineno: 4, cell_id: null, execution_count: null };
-    const pre = renderJaxpr(text, [{ index: 0, text_line: 1, location: outside }], a);
-    const line = pre.querySelectorAll('.xjit-jaxpr-line')[1] as HTMLElement;
-    expect(line.getAttribute('role')).toBeNull();
-    expect(line.getAttribute('title')).toContain('x.py:4');
-    line.click();
-    expect(a.calls).toEqual([]);
+  test('a run of more than FOLD_RUN equations from one line folds, and opens on click', () => {
+    const eqns = [eqn(0, 0)];
+    for (let i = 1; i <= 50; i++) {
+      eqns.push(eqn(i, 1));
+    }
+    eqns.push(eqn(51, 0));
+    expect(blocks(eqns).map(b => b.equations.length)).toEqual([1, 50, 1]);
+    const view = new JaxprView(data(eqns), actions());
+    expect(view.rows.length).toBe(5); // header, eqn, fold, eqn, footer
+    const fold = view.node.querySelector('.xjit-jaxpr-fold') as HTMLElement;
+    expect(fold.textContent).toBe('    ▸ 50 equations from In [4], line 3');
+    fold.click();
+    expect(view.rows.length).toBe(5 + 50);
+    expect((view.node.querySelector('.xjit-jaxpr-fold') as HTMLElement).textContent).toContain('▾');
+    const short = Array.from({ length: FOLD_RUN }, (_, i) => eqn(i, 1));
+    expect(new JaxprView(data(short), actions()).rows.length).toBe(FOLD_RUN + 2);
+  });
+
+  test('an equation with a sub-jaxpr shows its first line and opens to all', () => {
+    const nested = eqn(0, 0, 'b:f32[] = pjit[\n  name=g\n  jaxpr={ lambda ; c:f32[]. let  in (c,) }\n] a');
+    const view = new JaxprView(data([nested]), actions());
+    expect(texts(view)[1]).toBe('  ▸ b:f32[] = pjit[ …');
+    (view.node.querySelector('.xjit-jaxpr-toggle') as HTMLElement).click();
+    expect(texts(view).slice(1, 5)).toEqual([
+      '  ▾ b:f32[] = pjit[', '      name=g', '      jaxpr={ lambda ; c:f32[]. let  in (c,) }', '    ] a'
+    ]);
+  });
+
+  test('10,000 equations: every one is in the list, only a window is in the DOM', () => {
+    const eqns: IEquation[] = [];
+    for (let i = 0; i < 10000; i++) {
+      eqns.push(eqn(i, i % 3 === 2 ? null : i % 2));
+    }
+    const t0 = Date.now();
+    const view = new JaxprView(data(eqns), actions());
+    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(view.rows.length).toBe(10002);
+    const spacer = view.node.querySelector('.xjit-jaxpr-spacer') as HTMLElement;
+    expect(spacer.style.height).toBe(`${10002 * ROW_HEIGHT}px`);
+    expect(view.node.querySelectorAll('.xjit-jaxpr-row').length).toBeLessThan(100);
+    const user = EVIL;
+    const evil = new JaxprView(data([eqn(0, 0, user)]), actions());
+    expect(evil.node.querySelector('img')).toBeNull();
+    expect(texts(evil)[1]).toBe('    ' + user);
   });
 });
 
@@ -165,5 +238,10 @@ describe('renderTimeline', () => {
     expect(rects[1].querySelector('title')!.textContent).toBe('f: 10000 call(s), 500.0 ms');
     expect(rects[0].querySelector('title')!.textContent).toContain(EVIL);
     expect(svg.querySelector('img')).toBeNull();
+    // marks are labelled with their function (as text) where there is room
+    const labels = Array.from(svg.querySelectorAll('.xjit-mark-label')).map(t => t.textContent);
+    expect(labels).toContain('f ×10000');
+    expect(labels).toContain('log'); // left of the last instant: no room right of it
+    expect(svg.querySelector('.xjit-mark-label-inside')!.textContent).toBe('f ×10000');
   });
 });

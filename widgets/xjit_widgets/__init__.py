@@ -1,4 +1,6 @@
-"""Notebook views of xjit.inspect data (ipywidgets + plotly), each with
-text/plain and text/html fallbacks."""
+"""Notebook views of xjit.inspect data: one panel per jitted function with
+Jaxpr / Lint / Timing tabs, displayed as self-contained HTML (CSS tabs,
+inline SVG chart, no script) with a plain-text twin."""
 from .panel import FunctionPanel, PanelData, Timing  # noqa: F401
 from .render import jaxpr_html, lint_html, timing_html  # noqa: F401
+from .static import panel_html  # noqa: F401

@@ -1,28 +1,42 @@
 """One panel per jitted function: tabs Jaxpr / Lint / Timing.
 
-``FunctionPanel`` is an ipywidgets ``Tab`` (the Timing tab holds a plotly
-``FigureWidget`` stacked bar: first call vs steady state) and also knows how
-to render itself as text/plain and text/html, so it reads the same in
-nbconvert output, on GitHub and in a terminal.
+A ``FunctionPanel`` displays as a self-contained ``text/html`` fragment
+(CSS tabs, the timing chart as inline SVG, no script; see ``static``) with
+a ``text/plain`` twin. The same output is what JupyterLab shows live, what
+a reopened notebook shows without a kernel, and what nbconvert, GitHub and
+the exported HTML show: there is no widget model to restore and nothing
+to download, so the panel is on screen as soon as its output message is.
+
+Renderings are cached per panel: a panel is rebuilt only when its data
+changes (the kernel extension keeps one per function and signature).
 """
 from __future__ import annotations
 
 import dataclasses
 
 from . import render
+from .static import new_uid, panel_html
 
 
 @dataclasses.dataclass
 class Timing:
     """Where one function's time went, for the Timing tab."""
-    first: dict            # phase -> seconds for the first call (trace/lower/compile/transfer/run)
-    steady_s: float | None  # minimum run time of later calls (block_until_ready)
+    first: dict                   # phase -> seconds of the first call (trace/lower/compile/transfer/run)
+    steady_s: float | None        # typical run time of later calls: median (or mean with a std)
     calls: int = 0
     cache_hits: int = 0
     cache_misses: int = 0
-    reasons: list = dataclasses.field(default_factory=list)
+    reasons: list = dataclasses.field(default_factory=list)  # recompile reasons, oldest first
     flops: float | None = None
-    memory: dict = dataclasses.field(default_factory=dict)
+    memory: dict = dataclasses.field(default_factory=dict)   # label -> bytes
+    steady_std_s: float | None = None   # with steady_s the mean: %timeit's mean ± std
+    steady_min_s: float | None = None   # with steady_s the median: fastest of the runs
+    steady_runs: int = 0
+    note: str = ""                      # why something was not measured
+
+
+def notebook_label(filename) -> str:
+    return render.short_file(filename)
 
 
 @dataclasses.dataclass
@@ -33,82 +47,63 @@ class PanelData:
     listing: object | None       # xjit.inspect.JaxprListing
     findings: list | None        # list of xjit.inspect.Finding, None when lint is off
     timing: Timing
-    cell_label: object = render.short_file
+    cell_label: object = notebook_label
 
 
 class FunctionPanel:
-    """Tabs for one function; build the widget lazily (tests and nbconvert
-    use the text/html forms without a front end)."""
+    """Tabs for one function, rendered on demand and cached."""
 
     TABS = ("Jaxpr", "Lint", "Timing")
 
     def __init__(self, data: PanelData):
         self.data = data
-        self._widget = None
+        self.uid = new_uid()
+        self._jaxpr_html: str | None = None
+        self._lint_html: str | None = None
 
-    # -- plain renderings
     def title(self) -> str:
         d = self.data
-        return f"{d.name} ({d.cell_label(d.filename)}:{d.lineno})"
+        return f"{d.name} ({render.where(d.cell_label, d.filename, d.lineno)})"
 
-    def jaxpr_html(self):
-        d = self.data
-        return render.jaxpr_html(d.listing, d.cell_label) if d.listing else "<i>not traced</i>"
+    def update_timing(self, timing: Timing) -> None:
+        """New call statistics; the Jaxpr and Lint renderings are kept."""
+        self.data.timing = timing
 
-    def lint_html(self):
-        d = self.data
-        return render.lint_html(d.findings, d.cell_label) if d.findings is not None else \
-            "<i>lint disabled</i>"
+    # -- tab contents
+    def jaxpr_html(self) -> str:
+        if self._jaxpr_html is None:
+            d = self.data
+            self._jaxpr_html = (render.jaxpr_html(d.listing, d.cell_label, f"{self.uid}-j")
+                                if d.listing else "<i>not traced</i>")
+        return self._jaxpr_html
 
+    def lint_html(self) -> str:
+        if self._lint_html is None:
+            d = self.data
+            self._lint_html = (render.lint_html(d.findings, d.cell_label)
+                               if d.findings is not None else "<i>lint disabled</i>")
+        return self._lint_html
+
+    def timing_html(self) -> str:
+        return render.timing_html(self.data.timing, f"{self.data.name}: where the time goes")
+
+    def tabs(self) -> list:
+        return [("Jaxpr", self.jaxpr_html()), ("Lint", self.lint_html()),
+                ("Timing", self.timing_html())]
+
+    # -- whole-panel renderings
     def text(self) -> str:
         d = self.data
         parts = [f"== xjit: {self.title()} ==", "-- Jaxpr --",
-                 render.jaxpr_text(d.listing) if d.listing else "(not traced)"]
-        if d.findings is not None:
-            parts += ["-- Lint --", render.lint_text(d.findings, d.cell_label)]
-        parts += ["-- Timing --", render.timing_text(d.timing)]
+                 render.jaxpr_text(d.listing) if d.listing else "(not traced)",
+                 "-- Lint --",
+                 render.lint_text(d.findings, d.cell_label) if d.findings is not None
+                 else "(lint disabled)",
+                 "-- Timing --", render.timing_text(d.timing)]
         return "\n".join(parts)
 
     def html(self) -> str:
-        t = render.esc(self.title())
-        sections = [("Jaxpr", self.jaxpr_html())]
-        if self.data.findings is not None:
-            sections.append(("Lint", self.lint_html()))
-        sections.append(("Timing", render.timing_html(self.data.timing)))
-        body = "".join(f"<h4>{name}</h4>{content}" for name, content in sections)
-        return f"<div class='xjit-panel'><h3>xjit: {t}</h3>{body}</div>"
+        return panel_html(self.title(), self.tabs(), uid=self.uid)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        bundle = {"text/plain": self.text(), "text/html": self.html()}
-        widget = self.widget()
-        if widget is not None:
-            bundle.update(widget._repr_mimebundle_(include=include, exclude=exclude) or {})
-            bundle["text/plain"] = self.text()
-        return bundle
-
-    # -- the live widget
-    def timing_figure(self):
-        import plotly.graph_objects as go
-        t = self.data.timing
-        fig = go.FigureWidget()
-        for phase in render.PHASES:
-            first = (t.first.get(phase) or 0.0) * 1e3
-            steady = ((t.steady_s or 0.0) * 1e3) if phase == "run" else 0.0
-            fig.add_bar(name=phase, x=["first call", "steady state"], y=[first, steady])
-        fig.update_layout(barmode="stack", height=260, margin=dict(l=40, r=10, t=30, b=30),
-                          yaxis_title="ms", title=f"{self.data.name}: where the time goes")
-        return fig
-
-    def widget(self):
-        if self._widget is None:
-            try:
-                import ipywidgets as w
-            except ImportError:
-                return None
-            timing = w.VBox([self.timing_figure(), w.HTML(render.timing_html(self.data.timing))])
-            children = [w.HTML(self.jaxpr_html()), w.HTML(self.lint_html()), timing]
-            tab = w.Tab(children=children)
-            for i, name in enumerate(self.TABS):
-                tab.set_title(i, name)
-            self._widget = w.VBox([w.HTML(f"<b>xjit: {render.esc(self.title())}</b>"), tab])
-        return self._widget
+        return {"text/plain": self.text(), "text/html": self.html()}

@@ -1,28 +1,23 @@
-"""HTML and plain-text renderings of xjit.inspect data.
+"""HTML and plain-text renderings of xjit.inspect data, one per tab.
 
 Every user-provided string (function and variable names, file names, printed
 values, messages) goes through ``html.escape`` before it reaches markup: the
-views build HTML, never evaluate it. The plain-text forms carry the same
-information for terminals, nbconvert and GitHub.
+views build HTML, never evaluate it, and carry no script. The plain-text
+forms hold the same information for terminals and logs.
 """
 from __future__ import annotations
 
 import html
 import os
 import re
+import textwrap
 
-FOLD_RUN = 20        # consecutive equations from one line folded beyond this many
-MAX_INLINE = 2000    # equations rendered before the rest is folded away
+from .chart import PHASES, timing_svg
+from .units import nbytes, seconds
 
-_STYLE = """<style>
-.xjit-jaxpr{font-family:monospace;font-size:12px;line-height:1.45;white-space:pre}
-.xjit-jaxpr .p{color:#7a3e9d;font-weight:bold}.xjit-jaxpr .v{color:#1f5fa8}
-.xjit-jaxpr .t{color:#777}.xjit-jaxpr .k{color:#a33}.xjit-jaxpr .src{color:#999;float:right;padding-left:2em}
-.xjit-jaxpr .eq:hover,.xjit-jaxpr .eq.hl{background:#fff3b0}
-.xjit-jaxpr details>summary{cursor:pointer;color:#555}
-.xjit-lint td,.xjit-timing td{padding:2px 8px;vertical-align:top}
-.xjit-lint .kind{font-family:monospace;color:#a33}
-</style>"""
+FOLD_RUN = 20         # consecutive equations from one line folded beyond this many
+FOLD_SHOW = 100       # equations written inside one fold
+MAX_RENDERED = 2000   # equations written in all
 
 _TOKEN = re.compile(r"(?P<type>:[a-z0-9_]+\[[0-9,]*\])|(?P<var>\b[a-z]+\b)")
 
@@ -37,18 +32,27 @@ def short_file(filename) -> str:
     return os.path.basename(filename) if not filename.startswith("<") else filename
 
 
+def where(cell_label, filename, lineno) -> str:
+    """``In [3], line 7`` for notebook code, ``file.py:7`` otherwise."""
+    label = cell_label(filename)
+    if lineno is None:
+        return label
+    return f"{label}, line {lineno}" if label.startswith("In [") else f"{label}:{lineno}"
+
+
 def _highlight_eqn(rec) -> str:
     """Syntax-highlighted equation text with type tooltips on variables."""
     types = dict(rec.outvars + rec.invars)
     text = rec.text
     out, pos = [], 0
     prim_at = text.find(" = ") + 3 if rec.outvars else 0
+    prim = rec.primitive.split("[")[0]
     for m in _TOKEN.finditer(text):
         out.append(esc(text[pos:m.start()]))
         tok = m.group(0)
         if m.group("type"):
             out.append(f'<span class="t">{esc(tok)}</span>')
-        elif m.start() == prim_at and tok == rec.primitive.split("[")[0]:
+        elif m.start() == prim_at and tok == prim:
             out.append(f'<span class="p">{esc(tok)}</span>')
         elif tok in types:
             out.append(f'<span class="v" title="{esc(tok)}: {esc(types[tok])}">{esc(tok)}</span>')
@@ -61,19 +65,40 @@ def _highlight_eqn(rec) -> str:
     return "".join(out)
 
 
-def _eqn_html(rec, cell_label) -> str:
-    src = (f'<span class="src">{esc(cell_label(rec.filename))}:{rec.lineno}</span>'
+# where a summary's open/closed marker goes: in the indent, so folded and
+# plain lines align (the static style draws ▸/▾ there)
+_MARK = '  <span class="mk"></span> '
+
+
+class _Sources:
+    """A short CSS class per source line, so hovering one equation can light
+    up every equation from the same line with CSS alone (``:has``)."""
+
+    def __init__(self):
+        self.classes: dict = {}
+
+    def cls(self, rec) -> str:
+        key = (rec.filename, rec.lineno)
+        if key not in self.classes:
+            self.classes[key] = f"s{len(self.classes)}"
+        return self.classes[key]
+
+    def style(self, uid: str) -> str:
+        if not self.classes:
+            return ""
+        rules = ",".join(f"#{uid}:has(.{c}:hover) .{c}" for c in self.classes.values())
+        return f"<style>{rules}{{background:#fff3b0}}</style>"
+
+
+def _eqn_html(rec, cell_label, sources) -> str:
+    src = (f'<span class="src">{esc(where(cell_label, rec.filename, rec.lineno))}</span>'
            if rec.lineno is not None else "")
-    body = _highlight_eqn(rec)
+    body = "    " + _highlight_eqn(rec).replace("\n", "\n    ")  # each line indented
     if rec.nested and "\n" in rec.text:  # fold the sub-jaxpr under its first line
         first, rest = body.split("\n", 1)
-        body = f"<details><summary>{first}{src}</summary>{rest}</details>"
-        src = ""
-    key = esc(f"{rec.filename}:{rec.lineno}")
-    return (f'<div class="eq" data-src="{key}" '
-            f'onmouseover="this.parentNode.querySelectorAll(\'[data-src=&quot;\'+this.dataset.src+\'&quot;]\').forEach(e=>e.classList.add(\'hl\'))" '
-            f'onmouseout="this.parentNode.querySelectorAll(\'.hl\').forEach(e=>e.classList.remove(\'hl\'))">'
-            f"    {body}{src}</div>")
+        return (f'<details class="eq {sources.cls(rec)}"><summary>{_MARK}{first[4:]}{src}'
+                f"</summary>{rest}</details>")
+    return f'<div class="eq {sources.cls(rec)}">{body}{src}</div>'
 
 
 def _runs(eqns):
@@ -88,75 +113,106 @@ def _runs(eqns):
         yield run
 
 
-def jaxpr_html(listing, cell_label=short_file) -> str:
+def jaxpr_html(listing, cell_label=short_file, uid: str = "xjit-jaxpr") -> str:
     """The jaxpr as HTML: highlighted, sub-jaxprs foldable, each equation
-    tagged with its source line; long runs from one line (unrolled loops) and
-    very long jaxprs are folded so the view stays light."""
-    parts = [_STYLE, '<div class="xjit-jaxpr">', esc(listing.header)]
-    shown = 0
+    tagged with its source line. A long run of equations from one line (an
+    unrolled loop) is folded under one summary line, showing its first
+    ``FOLD_SHOW``; at most ``MAX_RENDERED`` equations are written in all,
+    so a notebook output stays small (the sidebar lists every equation).
+    ``uid`` must be unique in the page (it scopes the hover rules)."""
+    sources = _Sources()
+    parts = [esc(listing.header)]
+    rendered = hidden = 0
     for run in _runs(listing.eqns):
-        rows = "".join(_eqn_html(r, cell_label) for r in run)
-        if len(run) > FOLD_RUN or shown > MAX_INLINE:
-            where = f"{esc(cell_label(run[0].filename))}:{run[0].lineno}"
-            parts.append(f"<details><summary>    … {len(run)} equations from {where}</summary>"
-                         f"{rows}</details>")
+        if rendered >= MAX_RENDERED:
+            hidden += len(run)
+            continue
+        folded = len(run) > FOLD_RUN
+        visible = run[:FOLD_SHOW] if folded else run
+        visible = visible[:MAX_RENDERED - rendered]
+        rows = "".join(_eqn_html(r, cell_label, sources) for r in visible)
+        rendered += len(visible)
+        hidden += len(run) - len(visible)
+        if len(visible) < len(run):
+            rows += (f'<div class="more">    … {len(run) - len(visible)} more equations from '
+                     "this line</div>")
+        if folded:
+            loc = esc(where(cell_label, run[0].filename, run[0].lineno))
+            parts.append(f'<details class="fold"><summary>{_MARK}… {len(run)} equations from '
+                         f"{loc}</summary>{rows}</details>")
         else:
             parts.append(rows)
-        shown += len(run)
-    parts.append("  " + esc(listing.footer) + "</div>")
-    return "".join(parts)
+    if hidden:
+        parts.append(f'<div class="more">    ({hidden} of {len(listing.eqns)} equations are not '
+                     "written here; the xjit sidebar in JupyterLab lists every one)</div>")
+    parts.append("  " + esc(listing.footer))
+    return f'{sources.style(uid)}<div class="xjit-jaxpr" id="{esc(uid)}">{"".join(parts)}</div>'
 
 
 def jaxpr_text(listing) -> str:
-    return listing.text
+    """The printed jaxpr, cut after ``MAX_RENDERED`` equations."""
+    if len(listing.eqns) <= MAX_RENDERED:
+        return listing.text
+    lines = [listing.header] + [textwrap.indent(e.text, "    ") for e in listing.eqns[:MAX_RENDERED]]
+    lines.append(f"    ... {len(listing.eqns) - MAX_RENDERED} more equations")
+    lines.append("  " + listing.footer)
+    return "\n".join(lines)
 
 
 def lint_html(findings, cell_label=short_file) -> str:
     if not findings:
         return "<div class='xjit-lint'>No findings.</div>"
     rows = "".join(
-        f"<tr><td class='kind'>{esc(f.kind)}</td><td>{esc(cell_label(f.filename))}:"
-        f"{esc(f.lineno)}</td><td>{esc(f.message)}<br><i>{esc(f.suggestion)}</i></td></tr>"
+        f"<tr><td class='kind'>{esc(f.kind)}</td><td class='where'>"
+        f"{esc(where(cell_label, f.filename, f.lineno))}"
+        f"</td><td>{esc(f.message)}<br><i>{esc(f.suggestion)}</i></td></tr>"
         for f in findings)
-    return f"{_STYLE}<table class='xjit-lint'>{rows}</table>"
+    return f"<table class='xjit-lint'>{rows}</table>"
 
 
 def lint_text(findings, cell_label=short_file) -> str:
     if not findings:
         return "No findings."
-    return "\n".join(f"[{f.kind}] {cell_label(f.filename)}:{f.lineno}: {f.message}\n"
+    return "\n".join(f"[{f.kind}] {where(cell_label, f.filename, f.lineno)}: {f.message}\n"
                      f"    suggestion: {f.suggestion}" for f in findings)
 
 
-PHASES = ("trace", "lower", "compile", "transfer", "run")
+def steady_text(timing) -> str | None:
+    if timing.steady_s is None:
+        return timing.note or None
+    if timing.steady_std_s is not None:
+        return (f"{seconds(timing.steady_s)} ± {seconds(timing.steady_std_s)} "
+                f"(mean ± std. dev. of {timing.steady_runs} runs)")
+    if timing.steady_min_s is not None:
+        return (f"{seconds(timing.steady_s)} median, {seconds(timing.steady_min_s)} min "
+                f"of {timing.steady_runs} runs")
+    return seconds(timing.steady_s)
 
 
 def timing_rows(timing) -> list:
-    """(label, value) rows of a Timing summary, in display order."""
-    rows = [(f"{p} (first call)", timing.first.get(p)) for p in PHASES]
-    rows.append(("run (steady state, min)", timing.steady_s))
-    rows.append(("calls", timing.calls))
+    """(label, text) rows of a Timing summary, in display order."""
+    rows = [(f"{p} (first call)", seconds(timing.first[p])) for p in PHASES
+            if timing.first.get(p) is not None]
+    steady = steady_text(timing)
+    if steady is not None:
+        rows.append(("run (later calls)", steady))
+    rows.append(("calls", str(timing.calls)))
     rows.append(("cache hits / misses", f"{timing.cache_hits} / {timing.cache_misses}"))
     if timing.flops is not None:
         rows.append(("flops", f"{timing.flops:.3g}"))
-    if timing.memory:
-        rows += [(k, f"{v} B") for k, v in timing.memory.items()]
-    for r in timing.reasons:
-        rows.append(("recompile reason", r))
+    rows += [(k, nbytes(v)) for k, v in timing.memory.items()]
+    if timing.cache_misses > 1:  # a first compile has no reason worth a row
+        for i, r in enumerate(timing.reasons, 1):
+            label = f"recompile {i}" if len(timing.reasons) > 1 else "recompile reason"
+            rows.append((label, str(r)))
     return rows
 
 
-def _fmt(v):
-    if isinstance(v, float):
-        return f"{v * 1e3:.3f} ms"
-    return "" if v is None else str(v)
-
-
-def timing_html(timing) -> str:
-    rows = "".join(f"<tr><td>{esc(k)}</td><td>{esc(_fmt(v))}</td></tr>"
-                   for k, v in timing_rows(timing))
-    return f"{_STYLE}<table class='xjit-timing'>{rows}</table>"
+def timing_html(timing, title: str = "") -> str:
+    rows = "".join(f"<tr><td>{esc(k)}</td><td>{esc(v)}</td></tr>" for k, v in timing_rows(timing))
+    chart = timing_svg(timing.first, timing.steady_s, title) if timing.first else ""
+    return f"{chart}<table class='xjit-timing'>{rows}</table>"
 
 
 def timing_text(timing) -> str:
-    return "\n".join(f"{k:<26}{_fmt(v)}" for k, v in timing_rows(timing))
+    return "\n".join(f"{k:<26}{v}" for k, v in timing_rows(timing))

@@ -498,7 +498,7 @@ def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
 
 def stop_gradient(x):
     """``x`` with no gradient flowing through it (integer leaves pass as is)."""
-    from .ad_rules import stop_gradient_p
+    from .interpreters.ad import stop_gradient_p
 
     def stop(v):
         dt = core.aval_of(v).dtype

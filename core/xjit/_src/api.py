@@ -175,10 +175,10 @@ def named_call(fun, *, name=None):
 
 
 class named_scope:
-    """``with named_scope('block'):`` groups the operations staged inside
-    under a name."""
+    """``with named_scope('block'):`` (or ``@named_scope('block')``) groups the
+    operations staged inside under a name on the name stack."""
 
-    __slots__ = ("name",)
+    __slots__ = ("name", "_cm")
 
     def __init__(self, name):
         if not isinstance(name, str):
@@ -186,10 +186,22 @@ class named_scope:
         self.name = name
 
     def __enter__(self):
-        return None
+        from xjit._src import source_info_util
+        self._cm = source_info_util.extend_name_stack(self.name)
+        self._cm.__enter__()
 
     def __exit__(self, *exc):
+        self._cm.__exit__(*exc)
         return False
+
+    def __call__(self, fun):
+        import functools
+
+        @functools.wraps(fun)
+        def scoped(*args, **kwargs):
+            with named_scope(self.name):
+                return fun(*args, **kwargs)
+        return scoped
 
 
 # --------------------------------------------------------------------------

@@ -13,23 +13,37 @@ import numpy as np
 
 from . import core, dtypes, tree_util
 from .array import ArrayImpl
-from .errors import JaxRuntimeError
 
 
-class ErrorCategory:
-    def __init__(self, name):
-        self.name = name
-
-    def __repr__(self):
-        return self.name
+class JaxRuntimeError(ValueError):
+    """A failed check, raised by ``Error.throw``/``check_error`` (and by a
+    ``check`` that runs outside ``checkify``)."""
 
 
-UserCheckError = ErrorCategory("UserCheckError")
-NaNError = ErrorCategory("NaNError")
-DivisionByZeroError = ErrorCategory("DivisionByZeroError")
-OOBError = ErrorCategory("OOBError")
+class JaxException(Exception):
+    """Base of the check categories: ``errors=`` of ``checkify`` is a set of
+    these classes (an ``ErrorCategory`` is one of them)."""
 
-user_checks = frozenset({UserCheckError})
+
+class FailedCheckError(JaxException):
+    """A user ``check`` whose predicate was False."""
+
+
+class NaNError(JaxException):
+    """A primitive produced a NaN."""
+
+
+class DivisionByZeroError(JaxException):
+    """Integer division by zero."""
+
+
+class OOBError(JaxException):
+    """An out-of-bounds index."""
+
+
+ErrorCategory = type[JaxException]
+
+user_checks = frozenset({FailedCheckError})
 nan_checks = frozenset({NaNError})
 div_checks = frozenset({DivisionByZeroError})
 index_checks = frozenset({OOBError})
@@ -63,6 +77,9 @@ class Error:
     def __repr__(self):
         msg = self._first()
         return f"Error({msg!r})" if msg is not None else "Error(None)"
+
+
+init_error = Error()  # no check has failed: what a checkified function starts from
 
 
 tree_util.register_pytree_node(
@@ -101,8 +118,20 @@ core.abstract_eval_rules[check_p] = _check_abstract_eval
 core.impl_rules[check_p] = _check_impl
 
 
+class _SiteMessage:
+    """The message of a check site re-staged by ``check_error``: it formats
+    itself from the site's payload."""
+
+    __slots__ = ("render",)
+
+    def __init__(self, render):
+        self.render = render
+
+
 def _format_user(msg, fmt_tree, vals):
     args, kwargs = tree_util.tree_unflatten(fmt_tree, [np.asarray(v) for v in vals])
+    if isinstance(msg, _SiteMessage):
+        return msg.render(*args)
     return msg.format(*args, **kwargs) + " (`check` failed)"
 
 
@@ -115,6 +144,29 @@ def check(pred, msg, *fmt_args, **fmt_kwargs):
         raise TypeError(f"check takes a scalar pred as argument, got shape {shape}")
     flat, tree = tree_util.tree_flatten((fmt_args, fmt_kwargs))
     check_p.bind(pred, *flat, msg=msg, fmt_tree=tree)
+
+
+def check_error(error: Error) -> None:
+    """Raise :class:`JaxRuntimeError` if ``error`` holds a failed check. Inside
+    a function being checkified, its checks join that function's instead (so
+    an ``Error`` from an inner ``checkify`` flows out of the outer one)."""
+    if not isinstance(error, Error):
+        raise TypeError(f"check_error takes an Error as argument, got type {type(error)} "
+                        "instead.")
+    if not _Tracing.depth and not any(isinstance(p, core.Tracer) for p in error._preds):
+        error.throw()
+        return
+    jnp = _jnp()
+    for pred, payload, render in zip(error._preds, error._payloads, error._messages):
+        flat, tree = tree_util.tree_flatten((tuple(payload), {}))
+        check_p.bind(jnp.logical_not(pred), *flat, msg=_SiteMessage(render), fmt_tree=tree)
+
+
+def debug_check(pred, msg, *fmt_args, **fmt_kwargs) -> None:
+    """A ``check`` that only counts inside ``checkify``; elsewhere (eagerly or
+    under a plain ``jit``) it does nothing."""
+    if _Tracing.depth:
+        check(pred, msg, *fmt_args, **fmt_kwargs)
 
 
 # -- the checking interpreter
@@ -144,7 +196,7 @@ def _eval_checked(jaxpr, consts, args, errors, sites):
         ins = [read(v) for v in eqn.invars]
         name = eqn.primitive.name
         if name == "check":
-            if UserCheckError in errors:
+            if FailedCheckError in errors:
                 pred, *fmt = ins
                 msg, tree = eqn.params["msg"], eqn.params["fmt_tree"]
                 sites.append((jnp.logical_not(pred), fmt,

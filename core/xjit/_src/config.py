@@ -49,7 +49,7 @@ class Config:
     def define(self, name: str, default, doc: str = "", in_key: bool = False, validate=None):
         self._flags[name] = _Flag(name, default, in_key, doc, validate)
         env = os.environ.get(name.upper())
-        self._values[name] = default if env is None else env
+        self._values[name] = default if env is None or validate is None else validate(name, env)
         self._refresh_key()
         return _FlagHolder(self, name)
 
@@ -88,6 +88,11 @@ class Config:
     def _refresh_key(self):
         key = tuple(self._values[n] for n, f in self._flags.items() if f.in_key)
         object.__setattr__(self, "trace_key", key)
+
+    @property
+    def trace_key_names(self):
+        """The flag names of ``trace_key``'s entries, in order (to explain a retrace)."""
+        return tuple(n for n, f in self._flags.items() if f.in_key)
 
     @contextlib.contextmanager
     def override(self, name: str, value):
@@ -221,3 +226,25 @@ debug_key_reuse = config.define_bool(
 high_dynamic_range_gumbel = config.define_bool(
     "jax_high_dynamic_range_gumbel", False,
     "Sample gumbel (and categorical) in mode='high' by default.", in_key=True)
+
+
+def _check_int(name, value):
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be an integer, got {value!r}") from None
+
+
+traceback_filtering = config.define(
+    "jax_traceback_filtering", "auto",
+    "How xjit's internal frames are filtered out of tracebacks: off, tracebackhide, "
+    "remove_frames, quiet_remove_frames, or auto (tracebackhide under IPython, else "
+    "quiet_remove_frames).",
+    validate=_enum(("off", "tracebackhide", "remove_frames", "quiet_remove_frames", "auto")))
+recompile_budget = config.define(
+    "xjit_recompile_budget", 8,
+    "After this many recompiles of one jitted function, warn (naming the argument that keeps "
+    "changing); 0 disables the check.", validate=_check_int)
+recompile_budget_error = config.define_bool(
+    "xjit_recompile_budget_error", False,
+    "Raise instead of warning when a function exceeds xjit_recompile_budget.")

@@ -10,6 +10,7 @@ types are narrowed to their 32-bit counterparts after promotion.
 """
 from __future__ import annotations
 
+import abc
 import functools
 import sys
 import warnings
@@ -439,9 +440,61 @@ def _scalar_type(x) -> type:
     return np.dtype(x).type
 
 
+# --- extended dtypes ---------------------------------------------------------
+
+
+class extended(np.generic):
+    """Scalar type of the extended (non-NumPy) dtypes: ``issubdtype(dt,
+    extended)`` asks whether ``dt`` is one (a key type, a library's own)."""
+
+
+class prng_key(extended):
+    """Scalar type of the PRNG key dtypes (``key<fry>``)."""
+
+
+class ExtendedDType(abc.ABC):
+    """Base of the extended dtypes: an instance names its scalar ``type`` (a
+    subclass of :class:`extended`) and may carry the ``_rules`` that say how
+    its values are stored."""
+
+    extended = True  # what the engine checks to tell them from NumPy dtypes
+    _rules = None
+
+    @property
+    @abc.abstractmethod
+    def type(self) -> type:
+        ...
+
+
+DType = np.dtype
+
+
+def _is_extended_dtype(x) -> bool:
+    return isinstance(x, ExtendedDType) or (
+        not isinstance(x, type) and getattr(x, "extended", False) is True)
+
+
+def supports_inf(dtype) -> bool:
+    """Whether ``dtype`` has infinities (the float8 "fn"/"fnuz" types do not)."""
+    if _is_extended_dtype(dtype):
+        return False
+    dt = np.dtype(dtype)
+    if dt.kind == "f" and dt in _CUSTOM_FLOATS:
+        return bool(np.isinf(np.array(np.inf).astype(dt)))
+    return issubdtype(dt, np.inexact)
+
+
 def issubdtype(a, b) -> bool:
     """``np.issubdtype`` that also places the ml_dtypes types (bfloat16,
-    float8s, int4, ...) under np.floating / np.signedinteger / ..."""
+    float8s, int4, ...) under np.floating / np.signedinteger / ..., and the
+    extended dtypes under their scalar types (``key<fry>`` under
+    ``prng_key`` and ``extended``)."""
+    if _is_extended_dtype(a):
+        if _is_extended_dtype(b):
+            return a == b
+        return isinstance(b, type) and issubclass(a.type, b)
+    if _is_extended_dtype(b):
+        return False
     return _issubtype(_scalar_type(a), _scalar_type(b))
 
 

@@ -11,15 +11,16 @@ from __future__ import annotations
 import functools
 import inspect
 import operator
+import sys
 import time
 import warnings
 import weakref
 
-from xjit._src import core, dispatch, tree_util
-from xjit._src.interpreters import mlir as lowering
+from xjit._src import core, dispatch, monitoring, traceback_util, tree_util
+from xjit._src.interpreters import batching, mlir as lowering
 from xjit._src.array import ArrayImpl
 from xjit._src.config import config
-from xjit._src.inspect import events, explain, nans
+from xjit._src.monitoring import observing as _observing
 from xjit._src.interpreters.partial_eval import (
     DebugInfo,
     arg_names_of,
@@ -48,6 +49,16 @@ def _jit_abstract_eval(*avals, jaxpr, **_):
 core.abstract_eval_rules[jit_p] = _jit_abstract_eval
 core.pp_param_rules[jit_p] = lambda p: {"name": p["name"], "jaxpr": p["jaxpr"]}
 
+
+def _jit_batcher(axis_data, args, dims, *, jaxpr, name, donated_invars=(), **params):
+    """Batch the body into a new jit equation."""
+    batched, out_dims = batching.batch_jaxpr2(jaxpr, axis_data, dims)
+    outs = jit_p.bind(*args, jaxpr=batched, name=name, donated_invars=donated_invars, **params)
+    return outs, out_dims
+
+
+batching.axis_batch_rules[jit_p] = _jit_batcher
+
 _jaxpr_exe_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _flags = config._values  # read directly: attribute access on ``config`` is slower
 
@@ -62,8 +73,11 @@ def _jit_impl(*args, jaxpr, name, donated_invars=()):
         key_reuse.check_call(jaxpr, args)
     bufs = [dispatch.to_buffer(x) for x in args]
     outs = exe.run(bufs)
-    if (_flags["jax_debug_nans"] or _flags["jax_debug_infs"]) and nans.check_jit_outputs(name, outs):
-        nans.replay_deoptimized(lambda *a: core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *a), args, {})
+    if _flags["jax_debug_nans"] or _flags["jax_debug_infs"]:
+        from xjit._src.inspect import nans
+        if nans.check_jit_outputs(name, outs):
+            nans.replay_deoptimized(
+                lambda *a: core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *a), args, {})
     return outs
 
 
@@ -126,7 +140,14 @@ class TraceEntry:
             self.executable = dispatch.Executable(
                 dispatch.compile_text(self.text, device), self.closed.out_avals, self.text, device)
             self.lower_s, self.compile_s = t1 - t0, time.perf_counter() - t1
-            events.record_compile(self)
+            if monitoring.has_duration_listeners():
+                monitoring.record_event_duration_secs(monitoring.LOWER_DURATION, self.lower_s,
+                                                      fun_name=self.name)
+                monitoring.record_event_duration_secs(monitoring.COMPILE_DURATION,
+                                                      self.compile_s, fun_name=self.name)
+            observer = monitoring.jit_observer
+            if observer is not None and self.fid:
+                observer.compiled(self.fid, self)
         return self.executable
 
     def _warn_unusable_donations(self):
@@ -169,9 +190,9 @@ class JitFunction:
                   self._donate_argnames))
         self._name = getattr(fun, "__name__", type(fun).__name__)
         self._inline = inline
-        code = getattr(inspect.unwrap(fun), "__code__", None)
-        self._fid = events.register(self, self._name, code and code.co_filename,
-                                    code and code.co_firstlineno)
+        observer = monitoring.jit_observer
+        self._fid = 0 if observer is None else observer.register(
+            self, self._name, getattr(inspect.unwrap(fun), "__code__", None))
 
     def __repr__(self):
         return f"<PjitFunction of {self._fun!r}>"
@@ -254,25 +275,48 @@ class JitFunction:
         if names is not None and static_key:
             names = arg_names_of(_DynOnly(self), dyn, dkw)
         debug = DebugInfo(fun, traced_for, names)
+        debug.fun = None  # cached jaxprs must not keep the (weakly cached) function alive
         t0 = time.perf_counter()
         jaxpr, consts = trace_to_jaxpr(flat_fun, avals, debug, check_leaks=True)
-        return jaxpr, consts, store[0], time.perf_counter() - t0
+        dt = time.perf_counter() - t0
+        if monitoring.has_duration_listeners():
+            monitoring.record_event_duration_secs(monitoring.TRACE_DURATION, dt,
+                                                  fun_name=self._name)
+        return jaxpr, consts, store[0], dt
 
     def _entry(self, key, dyn, dkw, static_key, leaves, treedef, avals):
         entry = self._cache.get(key)
         if entry is None:
-            self._record_miss(key, dyn, dkw)
-            jaxpr, consts, out_tree, dt = self._trace(dyn, dkw, static_key, leaves, treedef, avals)
+            observer = monitoring.jit_observer if self._fid else None
+            if observer is None:
+                jaxpr, consts, out_tree, dt = self._trace(dyn, dkw, static_key, leaves,
+                                                          treedef, avals)
+            else:
+                observer.cache_miss(self._fid, key, self._dyn_arg_names(dyn, dkw),
+                                    self._static_names())
+                with observer.tracing(self._fid, self._fun) as observations:
+                    jaxpr, consts, out_tree, dt = self._trace(dyn, dkw, static_key, leaves,
+                                                              treedef, avals)
             closed, tracer_consts = close_jaxpr(jaxpr, consts)
             donated = self._donated_leaves(dyn, dkw) or (False,) * len(avals)
             entry = TraceEntry(closed, out_tree, (False,) * len(tracer_consts) + donated, dt,
                                [v.aval for v in closed.jaxpr.invars], self._name)
             entry.fid = self._fid
-            self._record_trace(entry)
+            if not tracer_consts:
+                self._cache[key] = entry
+            if observer is not None:
+                observer.traced(self._fid, key, entry, observations, cached=not tracer_consts)
             if tracer_consts:
                 return entry, tracer_consts
-            self._cache[key] = entry
         return entry, ()
+
+    def _static_names(self):
+        return tuple(self._param_name(i) if self._sig is not None else f"static_argnums[{i}]"
+                     for i in self._static_argnums)
+
+    def _dyn_arg_names(self, dyn, dkw):
+        """One name per dynamic leaf (``x``, ``params['w']``), or None."""
+        return arg_names_of(_DynOnly(self), dyn, dkw) if self._sig is not None else None
 
     def _invalid_argument(self, dyn, dkw, leaves):
         names = arg_names_of(_DynOnly(self), dyn, dkw) if self._sig is not None else None
@@ -286,59 +330,39 @@ class JitFunction:
                                  f"passed to the function at path {path}.")
         return TypeError(f"Invalid arguments to {self._fun!r}")
 
-    # -- what xjit.inspect reports
-    def _record_miss(self, key, dyn, dkw):
-        info = events.info(self._fid)
-        names = arg_names_of(_DynOnly(self), dyn, dkw) if self._sig is not None else None
-        loc = f"{info.filename}:{info.lineno}" if info.filename else "unknown"
-        reasons = explain.explain(self._name, loc, key, list(self._cache), names)
-        info.cache_misses += 1
-        info.recompile_reasons = reasons
-        events.last_key[self._fid] = key
-        if events.state.active:
-            events.emit(events.Event("cache_miss", events.now(), self._name, self._fid,
-                                     info.filename, info.lineno, reasons=reasons))
-
-    def _record_trace(self, entry):
-        info = events.info(self._fid)
-        info.trace_s = entry.trace_s
-        info.jaxpr = None
-        events.last_jaxpr[self._fid] = entry.closed
-        if events.state.active:
-            text, lines = events.jaxpr_text_and_lines(entry.closed)
-            events.emit(events.Event("trace", events.now(), self._name, self._fid, info.filename,
-                                     info.lineno, duration_s=entry.trace_s, jaxpr=text,
-                                     eqn_lines=lines))
-
     def __call__(self, *args, **kwargs):
-        if not kwargs and core.trace_ctx.trace is core.eval_trace:
-            key = [config.trace_key]
-            scalars = False
-            for x in args:
-                t = type(x)
-                if t is ArrayImpl:
-                    key.append(x.aval)
-                elif t in _PY_SCALARS:
-                    key.append(core.aval_of(x))
-                    scalars = True
+        try:  # free until something raises (Python 3.11's zero-cost try)
+            if not kwargs and core.trace_ctx.trace is core.eval_trace:
+                key = [config.trace_key]
+                scalars = False
+                for x in args:
+                    t = type(x)
+                    if t is ArrayImpl:
+                        key.append(x.aval)
+                    elif t in _PY_SCALARS:
+                        key.append(core.aval_of(x))
+                        scalars = True
+                    else:
+                        break
                 else:
-                    break
-            else:
-                entry = self._fast.get(tuple(key))
-                if entry is not None and not _flags["jax_disable_jit"]:
-                    bufs = (_buffers(args, key[1:], entry) if scalars
-                            else [x._buf for x in args])
-                    if entry.single_out and not (events.state.active or _flags["jax_debug_nans"]
-                                                 or _flags["jax_debug_infs"]):
-                        exe = entry.executable  # the hottest path: _execute, inlined
-                        try:
-                            out = exe.exe.execute_sharded(bufs).consume_with_handlers(
-                                exe.handlers)[0]
-                        except dispatch._jax.JaxRuntimeError as e:
-                            raise dispatch._runtime_error(e, args) from None
-                        return ArrayImpl(out, exe.out_avals[0])
-                    return self._execute(entry, args, bufs, args, kwargs)
-        return self._call(args, kwargs)
+                    entry = self._fast.get(tuple(key))
+                    if entry is not None and not _flags["jax_disable_jit"]:
+                        bufs = (_buffers(args, key[1:], entry) if scalars
+                                else [x._buf for x in args])
+                        if entry.single_out and not (_observing.per_call or _flags["jax_debug_nans"]
+                                                     or _flags["jax_debug_infs"]):
+                            exe = entry.executable  # the hottest path: _execute, inlined
+                            try:
+                                out = exe.exe.execute_sharded(bufs).consume_with_handlers(
+                                    exe.handlers)[0]
+                            except dispatch._jax.JaxRuntimeError as e:
+                                raise dispatch._runtime_error(e, args) from None
+                            return ArrayImpl(out, exe.out_avals[0])
+                        return self._execute(entry, args, bufs, args, kwargs)
+            return self._call(args, kwargs)
+        except Exception as e:  # the API boundary: hand the user a traceback without xjit
+            traceback_util.filter_exception(e, sys._getframe())
+            raise
 
     def _call(self, args, kwargs):
         if _flags["jax_disable_jit"]:
@@ -372,7 +396,7 @@ class JitFunction:
 
     def _execute(self, entry, leaves, bufs, args, kwargs):
         """Run a compiled entry on device buffers and rebuild the output tree."""
-        if events.state.active or _flags["jax_debug_nans"] or _flags["jax_debug_infs"]:
+        if _observing.per_call or _flags["jax_debug_nans"] or _flags["jax_debug_infs"]:
             return self._execute_observed(entry, leaves, bufs, args, kwargs)
         exe = entry.executable  # the common case, with Executable.run inlined
         try:
@@ -387,26 +411,29 @@ class JitFunction:
     def _execute_observed(self, entry, leaves, bufs, args, kwargs):
         """``_execute`` while inspect listens or NaN/Inf checks are on."""
         exe = entry.executable
-        if events.state.active:
+        observer = monitoring.jit_observer if _observing.per_call and self._fid else None
+        if observer is not None:
             t0 = time.perf_counter()
         try:
             outs = exe.run(bufs)
         except dispatch._jax.JaxRuntimeError as e:
             raise dispatch._runtime_error(e, leaves) from None
-        if events.state.active:
-            events.record_execute(self._fid, self._name, time.perf_counter() - t0, args, kwargs)
-        if (_flags["jax_debug_nans"] or _flags["jax_debug_infs"]) and \
-                nans.check_jit_outputs(self._name, outs):
-            nans.replay_deoptimized(self._fun, args, kwargs)
-            raise FloatingPointError(
-                f"invalid value encountered in the output of jit({self._name}). The de-optimized "
-                "function (i.e., the function as if the `jit` decorator were removed) did not "
-                "produce invalid values during its execution.")
+        if observer is not None:
+            observer.executed(self._fid, self._name, time.perf_counter() - t0, args, kwargs)
+        if _flags["jax_debug_nans"] or _flags["jax_debug_infs"]:
+            from xjit._src.inspect import nans
+            if nans.check_jit_outputs(self._name, outs):
+                nans.replay_deoptimized(self._fun, args, kwargs)
+                raise FloatingPointError(
+                    f"invalid value encountered in the output of jit({self._name}). The "
+                    "de-optimized function (i.e., the function as if the `jit` decorator were "
+                    "removed) did not produce invalid values during its execution.")
         if entry.single_out:
             return outs[0]
         return tree_util.tree_unflatten(entry.out_tree, outs)
 
     # -- stages
+    @traceback_util.api_boundary
     def trace(self, *args, **kwargs):
         from xjit._src.stages import Traced
         dyn, dkw, static_key = self._split(args, kwargs)
@@ -416,6 +443,7 @@ class JitFunction:
         entry, tracer_consts = self._entry(key, dyn, dkw, static_key, leaves, treedef, avals)
         return Traced(self, entry, treedef)
 
+    @traceback_util.api_boundary
     def lower(self, *args, **kwargs):
         return self.trace(*args, **kwargs).lower()
 
@@ -433,6 +461,7 @@ class JitFunction:
         return len(self._cache)
 
 
+traceback_util.register_boundary(JitFunction.__call__.__code__)
 _fun_caches: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
@@ -540,6 +569,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstra
     jf = fun if isinstance(fun, JitFunction) else JitFunction(fun, static_argnums)
 
     @functools.wraps(fun)
+    @traceback_util.api_boundary
     def make(*args, **kwargs):
         dyn, dkw, static_key = jf._split(args, kwargs)
         leaves, treedef = tree_util.tree_flatten((dyn, dkw))
@@ -570,3 +600,6 @@ def _wrap_in_jit_eqn(inner, tracer_consts, name):
     eqn = core.JaxprEqn(invars, outvars, jit_p,
                         {"jaxpr": inner, "name": name, "donated_invars": (False,) * len(invars)})
     return core.Jaxpr([], invars, outvars, [eqn])
+
+
+from xjit._src import ad_jit  # noqa: E402,F401  (jit_p's JVP, transpose and partial-eval rules)

@@ -23,6 +23,7 @@ import numpy as np
 from xjit._src import core, dtypes
 from xjit._src.interpreters import mlir as lowering
 from .core import ShapedArray
+from .lax import slicing as sl
 from .lax import structural as st
 from xjit._src.interpreters.mlir import i64_array, ttype
 
@@ -47,10 +48,10 @@ threefry_impl = PRNGImpl("threefry2x32", "fry", (2,))
 PRNG_IMPLS = {"threefry2x32": threefry_impl}
 
 
-class KeyTy:
+class KeyTy(dtypes.ExtendedDType):
     """The extended dtype of typed key arrays (``key<fry>``)."""
 
-    extended = True
+    type = dtypes.prng_key
     kind = "V"
     itemsize = 8
 
@@ -429,8 +430,8 @@ def _fix_select(ctx, ai, ao, args, p):
 for _p, _fix in ((st.broadcast_in_dim_p, _fix_bid), (st.reshape_p, None), (st.squeeze_p, None),
                  (st.transpose_p, _fix_transpose), (st.rev_p, None), (st.slice_p, _fix_slice),
                  (st.concatenate_p, None), (st.stack_p, None), (st.copy_p, None),
-                 (st.dynamic_slice_p, _fix_dynamic_slice),
-                 (st.dynamic_update_slice_p, _fix_dus), (st.select_n_p, _fix_select)):
+                 (sl.dynamic_slice_p, _fix_dynamic_slice),
+                 (sl.dynamic_update_slice_p, _fix_dus), (st.select_n_p, _fix_select)):
     _key_aware(_p, _fix)
 
 

@@ -1,4 +1,6 @@
-"""Shardings for the single-device case (``jax.sharding``).
+"""Shardings for the single-device case (``jax.sharding``), and the sharding
+operations of explicit-sharding code (``reshard``, ``auto_axes``,
+``explicit_axes``).
 
 xjit runs every computation on one device, so every sharding here places the
 whole array on one device; ``Mesh``/``NamedSharding``/``PartitionSpec`` exist
@@ -8,26 +10,16 @@ carry them (``x.sharding`` after ``device_put(x, sharding)``).
 """
 from __future__ import annotations
 
-import collections
-import enum
-import math
+import functools
 
-import numpy as np
 from jaxlib import _jax
 
+from xjit._src import mesh as mesh_lib
+from xjit._src import tree_util
 from xjit._src import xla_bridge as backend
+from xjit._src.mesh import AbstractMesh, AxisType, Mesh, make_mesh  # noqa: F401
 
 Sharding = _jax.Sharding
-
-
-class AxisType(enum.Enum):
-    """How a mesh axis is partitioned: by the compiler, explicitly, or by hand."""
-    Auto = enum.auto()
-    Explicit = enum.auto()
-    Manual = enum.auto()
-
-    def __repr__(self):
-        return self.name
 
 
 class _Unconstrained:
@@ -71,74 +63,6 @@ class PartitionSpec:
                 yield from p
             elif p is not None and p is not PartitionSpec.UNCONSTRAINED:
                 yield p
-
-
-class Mesh:
-    """A named-axis array of devices."""
-
-    def __init__(self, devices, axis_names, axis_types=None):
-        if isinstance(axis_names, str):
-            axis_names = (axis_names,)
-        self.devices = np.asarray(devices, dtype=object)
-        self.axis_names = tuple(axis_names)
-        if self.devices.ndim != len(self.axis_names):
-            raise ValueError(
-                "Mesh requires the ndim of its first argument (`devices`) to equal the length "
-                "of its second argument (`axis_names`), but got "
-                f"devices.ndim == {self.devices.ndim} and len(axis_names) == "
-                f"{len(self.axis_names)}.")
-        if axis_types is None:
-            axis_types = (AxisType.Auto,) * len(self.axis_names)
-        elif isinstance(axis_types, AxisType):
-            axis_types = (axis_types,) * len(self.axis_names)
-        self.axis_types = tuple(axis_types)
-        if len(self.axis_types) != len(self.axis_names):
-            raise ValueError("Number of axis names should match the number of axis_types. Got "
-                             f"axis_names={self.axis_names} and axis_types={self.axis_types}")
-
-    shape = property(lambda self: collections.OrderedDict(self.shape_tuple))
-    shape_tuple = property(lambda self: tuple(zip(self.axis_names, self.devices.shape)))
-    axis_sizes = property(lambda self: tuple(self.devices.shape))
-    size = property(lambda self: self.devices.size)
-    empty = property(lambda self: self.devices.size == 0)
-    device_ids = property(lambda self: np.vectorize(lambda d: d.id, otypes=[int])(self.devices))
-    is_multi_process = property(lambda self: False)
-    local_mesh = property(lambda self: self)
-
-    def _key(self):
-        return (self.axis_names, self.axis_types, self.devices.shape,
-                tuple(d.id for d in self.devices.flat))
-
-    def __eq__(self, other):
-        return isinstance(other, Mesh) and self._key() == other._key()
-
-    def __hash__(self):
-        return hash(self._key())
-
-    def __repr__(self):
-        return (f"Mesh(axis_sizes={self.axis_sizes}, axis_names={self.axis_names}, "
-                f"axis_types={self.axis_types})")
-
-    def __str__(self):
-        sizes = ", ".join(f"{n!r}: {s}" for n, s in self.shape_tuple)
-        return f"Mesh({sizes}, axis_types={self.axis_types})"
-
-
-def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
-    """A mesh of the first ``prod(axis_shapes)`` devices (axes Explicit by default)."""
-    axis_shapes = tuple(axis_shapes)
-    devices = list(backend.devices() if devices is None else devices)
-    need = math.prod(axis_shapes)
-    if len(devices) < need:
-        raise ValueError(f"Number of devices {len(devices)} must be >= the product of "
-                         f"mesh_shape {axis_shapes}")
-    if isinstance(axis_names, str):
-        axis_names = (axis_names,)
-    if axis_types is None:
-        axis_types = (AxisType.Explicit,) * len(tuple(axis_names))
-    grid = np.empty(need, dtype=object)
-    grid[:] = devices[:need]
-    return Mesh(grid.reshape(axis_shapes), axis_names, axis_types)
 
 
 class DuplicateSpecError(Exception):
@@ -199,15 +123,23 @@ class NamedSharding(backend.Sharding):
                     f"most one positional dimension, but {spec} has duplicate entries for "
                     f"`{name}`")
             seen.add(name)
-        super().__init__(mesh.devices.flat[0])
+        # An abstract mesh has no devices: such a sharding describes a type
+        # (ShapeDtypeStruct(..., sharding=...)) and sits on the default device.
+        abstract = isinstance(mesh, AbstractMesh)
+        super().__init__(backend.devices()[0] if abstract else mesh.devices.flat[0])
         self.mesh = mesh
         self.spec = spec
 
     memory_kind = property(lambda self: "device")
     num_devices = property(lambda self: self.mesh.size)
-    device_set = property(lambda self: set(self.mesh.devices.flat))
+    device_set = property(lambda self: set(self._device_assignment))
     addressable_devices = device_set
-    _device_assignment = property(lambda self: tuple(self.mesh.devices.flat))
+
+    @property
+    def _device_assignment(self):
+        if isinstance(self.mesh, AbstractMesh):
+            return (self._device,)
+        return tuple(self.mesh.devices.flat)
     is_fully_addressable = property(lambda self: True)
 
     @property
@@ -222,6 +154,8 @@ class NamedSharding(backend.Sharding):
         return hash((self.mesh, self.spec))
 
     def __repr__(self):
+        if isinstance(self.mesh, AbstractMesh):  # no devices, so no memory kind
+            return f"NamedSharding(mesh={self.mesh}, spec={self.spec})"
         return f"NamedSharding(mesh={self.mesh}, spec={self.spec}, memory_kind=device)"
 
     def check_compatible_aval(self, shape):
@@ -261,3 +195,104 @@ def place(x, sharding):
         aval = aval.dtype.physical_aval(aval)
     buf = _jax.ArrayImpl(aval, sharding, [arr._buf], committed=True, _skip_checks=True)
     return ArrayImpl(buf, arr.aval)
+
+
+def make_single_device_sharding(device):
+    """``jax.sharding.make_single_device_sharding``: the whole array on ``device``."""
+    return SingleDeviceSharding(device)
+
+
+# -- sharding operations --------------------------------------------------
+
+
+def _named(sharding, api):
+    """A NamedSharding from a NamedSharding, or from a PartitionSpec and the
+    mesh in context."""
+    if isinstance(sharding, PartitionSpec):
+        mesh = mesh_lib.get_concrete_mesh()
+        if mesh is None:
+            abstract = mesh_lib.get_abstract_mesh()
+            if abstract.empty:
+                raise ValueError(
+                    "Using PartitionSpec when you are not under a mesh context is not allowed. "
+                    "Please pass a NamedSharding instance or enter into a mesh context via "
+                    f"`jax.set_mesh`. Got {sharding}")
+            mesh = abstract
+        return NamedSharding(mesh, sharding)
+    if isinstance(sharding, backend.Sharding):
+        return sharding
+    raise TypeError(f"{api} expects a PartitionSpec or a Sharding, got {sharding!r} of type "
+                    f"{type(sharding).__name__}")
+
+
+def reshard(xs, out_shardings):
+    """``xs`` (a pytree) laid out by ``out_shardings`` (a prefix tree of
+    NamedShardings or PartitionSpecs). One device holds every shard, so the
+    values are unchanged; concrete arrays carry the new sharding."""
+    from xjit._src.array import ArrayImpl
+    leaves, tree = tree_util.tree_flatten(xs)
+    specs = tree_util.broadcast_prefix(out_shardings, xs,
+                                       is_leaf=lambda v: isinstance(v, PartitionSpec))
+    out = []
+    for x, spec in zip(leaves, specs):
+        sharding = _named(spec, "reshard")
+        shape = getattr(x, "shape", ())
+        getattr(sharding, "check_compatible_aval", lambda s: None)(shape)
+        if isinstance(sharding, NamedSharding) and len(sharding.spec) < len(shape):
+            # as JAX normalizes a spec to the value's rank: P('x') -> P('x', None)
+            padded = PartitionSpec(*sharding.spec, *[None] * (len(shape) - len(sharding.spec)))
+            sharding = NamedSharding(sharding.mesh, padded)
+        concrete = not isinstance(getattr(sharding, "mesh", None), AbstractMesh)
+        out.append(place(x, sharding) if concrete and isinstance(x, ArrayImpl) else x)
+    return tree_util.tree_unflatten(tree, out)
+
+
+def _with_axis_types(axes, kind):
+    """A context putting ``axes`` (None: all) of the context mesh in ``kind``."""
+    context = mesh_lib.get_abstract_mesh()
+    names = context.axis_names if axes is None else \
+        ((axes,) if isinstance(axes, str) else tuple(axes))
+    return mesh_lib.use_abstract_mesh(context.update_axis_types({n: kind for n in names}))
+
+
+def auto_axes(f=None, /, *, axes=None, out_sharding=None):
+    """Run ``f`` with mesh ``axes`` (default all) made Auto, then lay its
+    outputs out by ``out_sharding``. Used as ``auto_axes(f, ...)`` or as a
+    decorator ``@auto_axes(out_sharding=...)``."""
+    if f is None:
+        return functools.partial(auto_axes, axes=axes, out_sharding=out_sharding)
+
+    @functools.wraps(f)
+    def wrapped(*args, **kwargs):
+        sharding = kwargs.pop("out_sharding", out_sharding)
+        if sharding is None:
+            raise TypeError("Missing required keyword argument: 'out_sharding'")
+        if mesh_lib.get_abstract_mesh().empty:
+            return f(*args, **kwargs)
+        with _with_axis_types(axes, AxisType.Auto):
+            out = f(*args, **kwargs)
+        return reshard(out, sharding)
+
+    return wrapped
+
+
+def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
+    """Run ``f`` with mesh ``axes`` (default all) made Explicit, its arguments
+    laid out by ``in_sharding``."""
+    if f is None:
+        return functools.partial(explicit_axes, axes=axes, in_sharding=in_sharding)
+
+    @functools.wraps(f)
+    def wrapped(*args, **kwargs):
+        sharding = kwargs.pop("in_sharding", in_sharding)
+        if mesh_lib.get_abstract_mesh().empty:
+            raise ValueError("Context mesh cannot be empty. Please use `jax.set_mesh` API to "
+                             "enter into a mesh context when using `explicit_axes` API.")
+        if sharding is None:
+            raise TypeError("Missing required keyword argument: 'in_sharding'")
+        args = reshard(args, sharding) if not isinstance(sharding, PartitionSpec) else \
+            tuple(reshard(a, sharding) for a in args)
+        with _with_axis_types(axes, AxisType.Explicit):
+            return f(*args, **kwargs)
+
+    return wrapped

@@ -1,5 +1,10 @@
-"""Functionalized runtime checks (``xjit.experimental.checkify``)."""
+"""Functionalized runtime checks (``xjit.experimental.checkify``), as
+``jax.experimental.checkify``."""
 from xjit._src.checkify import (  # noqa: F401
-    DivisionByZeroError, Error, JaxRuntimeError, NaNError, OOBError, UserCheckError,
-    all_checks, automatic_checks, check, checkify, div_checks, float_checks, index_checks,
-    nan_checks, user_checks)
+    Error, ErrorCategory, JaxRuntimeError, all_checks, automatic_checks, check, check_error,
+    checkify, debug_check, div_checks, float_checks, index_checks, init_error, nan_checks,
+    user_checks)
+
+__all__ = ["Error", "ErrorCategory", "JaxRuntimeError", "all_checks", "automatic_checks",
+           "check", "check_error", "checkify", "debug_check", "div_checks", "float_checks",
+           "index_checks", "init_error", "nan_checks", "user_checks"]

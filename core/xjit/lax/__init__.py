@@ -112,7 +112,7 @@ from xjit._src.lax.control_flow import (  # noqa: E402,F401
 from xjit._src.lax.sorting import (  # noqa: E402,F401
     cumlogsumexp, cummax, cummin, cumprod, cumsum, sort, sort_key_val, top_k)
 from xjit._src.ad_api import stop_gradient  # noqa: E402,F401
-from xjit._src.ad_rules import split  # noqa: E402,F401
+from xjit._src.lax.structural import split  # noqa: E402,F401
 from xjit._src.lax.convolution import (  # noqa: E402,F401
     ConvDimensionNumbers, conv, conv_dimension_numbers, conv_general_dilated,
     conv_with_general_padding, padtype_to_pads)

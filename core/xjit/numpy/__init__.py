@@ -4,22 +4,32 @@ from xjit._src.numpy.lax_numpy import abs, bool, ndarray, pow, round  # noqa: F4
 from xjit._src.numpy.reductions import (  # noqa: F401
     all, amax, amin, any, argmax, argmin, count_nonzero, max, mean, min, prod, std, sum, var)
 from xjit._src.numpy.shape_ops import (  # noqa: F401
-    atleast_1d, atleast_2d, broadcast_arrays, broadcast_shapes, broadcast_to, concatenate, dot,
-    expand_dims, hstack, inner, matmul, matrix_transpose, moveaxis, outer, permute_dims, ravel,
-    reshape, squeeze, stack, swapaxes, tensordot, transpose, vdot, vstack)
+    atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_shapes, broadcast_to,
+    column_stack, concatenate, dstack, expand_dims, hstack, matrix_transpose, moveaxis,
+    permute_dims, ravel, reshape, squeeze, stack, swapaxes, transpose, vstack)
 from xjit._src.numpy.indexing import nonzero  # noqa: F401
-from xjit._src.numpy.more_ops import (  # noqa: F401
-    append, array_split, atleast_3d, column_stack, convolve, copy, correlate, delete, diag,
-    diagflat, diagonal, dsplit, dstack, flip, fliplr, flipud, geomspace, hsplit, insert, logspace,
-    meshgrid, pad, repeat, roll, rot90, split, tile, trace, tri, tril, triu, vsplit)
-from xjit._src.numpy.more_math import (  # noqa: F401
-    allclose, array_equal, array_equiv, average, copysign, cross, deg2rad, degrees, diff, ediff1d,
-    fmax, fmin, frexp, gcd, heaviside, histogram, histogram_bin_edges, hypot, interp, isclose,
-    kron, lcm, ldexp, logaddexp, logaddexp2, nan_to_num, nanargmax, nanargmin, nanmax, nanmean,
-    nanmin, nanprod, nanstd, nansum, nanvar, piecewise, polyval, ptp, rad2deg, radians, select,
-    signbit, sinc, trapezoid, vander)
+from xjit._src.numpy.tensor_contractions import (  # noqa: F401
+    cross, dot, inner, kron, matmul, matvec, outer, tensordot, vdot, vecdot, vecmat)
+from xjit._src.numpy.array_creation import copy, geomspace, logspace, meshgrid, tri  # noqa: F401
+from xjit._src.numpy.diagonals import diag, diagflat, diagonal, trace, tril, triu  # noqa: F401
+from xjit._src.numpy.repetition import repeat, tile  # noqa: F401
+from xjit._src.numpy.padding import pad  # noqa: F401
+from xjit._src.numpy.reordering import flip, fliplr, flipud, roll, rot90  # noqa: F401
+from xjit._src.numpy.splitting import array_split, dsplit, hsplit, split, vsplit  # noqa: F401
+from xjit._src.numpy.insert_delete import append, delete, insert  # noqa: F401
+from xjit._src.numpy.convolution import convolve, correlate  # noqa: F401
+from xjit._src.numpy.comparison import allclose, array_equal, array_equiv, isclose  # noqa: F401
+from xjit._src.numpy.reductions import (  # noqa: F401
+    average, nanargmax, nanargmin, nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar, ptp)
+from xjit._src.numpy.ufuncs import (  # noqa: F401
+    copysign, deg2rad, degrees, fmax, fmin, frexp, gcd, heaviside, hypot, lcm, ldexp, logaddexp,
+    logaddexp2, nan_to_num, rad2deg, radians, signbit, sinc)
+from xjit._src.numpy.statistics import (  # noqa: F401
+    diff, ediff1d, histogram, histogram_bin_edges, interp, trapezoid)
+from xjit._src.numpy.manipulation import piecewise, select  # noqa: F401
+from xjit._src.numpy.polynomial import polyval, vander  # noqa: F401
+from xjit._src.numpy.einsum import einsum, einsum_path  # noqa: F401
 from xjit.numpy import fft, linalg  # noqa: E402,F401
-from xjit._src.numpy.einsum import einsum  # noqa: E402,F401
 from xjit._src.numpy.quantiles import (  # noqa: E402,F401
     median, nanmedian, nanpercentile, nanquantile, percentile, quantile)
 from xjit._src.numpy import array_methods as _am
@@ -49,7 +59,6 @@ from xjit._src.numpy.statistics import (  # noqa: E402,F401
 from xjit._src.numpy.windows import bartlett, blackman, hamming, hanning, kaiser  # noqa: E402,F401
 from xjit._src.numpy.polynomial import (  # noqa: E402,F401
     poly, polyadd, polyder, polydiv, polyfit, polyint, polymul, polysub, roots)
-from xjit._src.numpy.products import einsum_path, matvec, vecdot, vecmat  # noqa: E402,F401
 from xjit._src.numpy.vectorize import vectorize  # noqa: E402,F401
 from xjit._src.numpy.manipulation_io import (  # noqa: E402,F401
     apply_along_axis, apply_over_axes, array_repr, array_str, from_dlpack, frombuffer, fromfile,

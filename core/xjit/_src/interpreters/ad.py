@@ -33,7 +33,7 @@ import weakref
 import numpy as np
 
 from xjit._src import core, dtypes
-from xjit._src.interpreters import mlir as lowering
+from xjit._src.interpreters import batching, mlir as lowering
 from xjit._src.core import Literal, Primitive, ShapedArray, Tracer
 from xjit._src.interpreters.partial_eval import (
     DynamicJaxprTracer,
@@ -496,5 +496,39 @@ def deflinear(prim, transpose_fn):
     transpose_rules[prim] = lambda ct, *args, **params: transpose_fn(ct, **params)
 
 
+def deflinear2(prim, transpose_fn):
+    """Like ``deflinear``, but the transpose also receives the arguments
+    (``UndefinedPrimal`` for the linear ones), to read their avals:
+    ``transpose_fn(ct, *args, **params)``."""
+    deflinear(prim, None)
+    transpose_rules[prim] = transpose_fn
+
+
+# -- add_any's rules; stop_gradient (an identity whose tangent is zero)
+deflinear2(add_any_p, lambda ct, x, y: [ct, ct])
+
+
+def _add_any_batcher(args, dims):
+    """add_any does not broadcast: an unbatched operand is broadcast to the
+    full batch."""
+    (x, y), (dx, dy) = args, dims
+    if dx == dy:
+        return add_any_p.bind(x, y), dx
+    size = next(core.aval_of(a).shape[d] for a, d in zip(args, dims) if d is not None)
+    return add_any_p.bind(batching.bdim_at_front(x, dx, size),
+                          batching.bdim_at_front(y, dy, size)), 0
+
+
+batching.batch_rules[add_any_p] = _add_any_batcher
+
+stop_gradient_p = Primitive("stop_gradient")
+core.abstract_eval_rules[stop_gradient_p] = lambda x: x
+core.impl_rules[stop_gradient_p] = lambda x: x
+lowering.rules[stop_gradient_p] = lambda ctx, ai, ao, x: x
+defjvp_zero(stop_gradient_p)
+batching.defvectorized(stop_gradient_p)
+
+
+
+
 from xjit._src import ad_api  # noqa: E402,F401  (grad, vjp, ...)
-from xjit._src import ad_rules  # noqa: E402,F401  (registers the rules)

@@ -28,6 +28,7 @@ import contextlib
 import functools
 import inspect
 import operator
+import threading
 
 import numpy as np
 
@@ -52,9 +53,25 @@ class AxisData:
         return f"AxisData(name={self.name!r}, size={self.size})"
 
 
-# Named axes bound by the vmaps being traced (outermost first), so that
-# collectives can find an axis's size and reject names no vmap binds.
-_axis_env: list = []
+class _AxisEnv(threading.local):
+    """Named axes bound by the vmaps being traced (outermost first), so that
+    collectives can find an axis's size and reject names no vmap binds. Each
+    thread traces under its own vmaps."""
+
+    def __init__(self):
+        self.axes = []
+
+    def __iter__(self):
+        return iter(self.axes)
+
+    def __reversed__(self):
+        return reversed(self.axes)
+
+    def __len__(self):
+        return len(self.axes)
+
+
+_axis_env = _AxisEnv()
 
 
 def axis_size(name):
@@ -71,12 +88,13 @@ def axis_exists(name):
 @contextlib.contextmanager
 def extend_axis_env(axes):
     """Bind named axes (``AxisData``) for the duration of a trace."""
-    n = len(_axis_env)
-    _axis_env.extend(axes)
+    env = _axis_env.axes
+    n = len(env)
+    env.extend(axes)
     try:
         yield
     finally:
-        del _axis_env[n:]
+        del env[n:]
 
 
 # prim -> params -> the axis names it communicates over. A collective runs
@@ -281,6 +299,66 @@ def matchaxis(axis_data, src, dst, x):
     if src is not_mapped:
         return broadcast(x, axis_data.size, canonicalize_axis(dst, _ndim(x) + 1))
     raise ValueError(f"vmap has mapped output (axis_name={axis_data.name}) but out_axes is {dst}")
+
+
+# --------------------------------------------------------------------------
+# Rule constructors, for the modules that define primitives
+
+
+def vectorized_batcher(prim):
+    """Unary elementwise: apply as is; the batch axis stays where it is."""
+    def rule(args, dims, **params):
+        return prim.bind(*args, **params), dims[0]
+    return rule
+
+
+def defvectorized(prim):
+    batch_rules[prim] = vectorized_batcher(prim)
+
+
+def _expand_trailing(x, nd):
+    """A batched operand with fewer dims than the others gets trailing unit
+    axes, so that lax's size-1 broadcasting lines it up."""
+    n = _ndim(x)
+    return x if n == nd else _lax().expand_dims(x, tuple(range(n, nd)))
+
+
+def broadcast_batcher(prim):
+    """n-ary elementwise with lax broadcasting (equal ranks, size-1 dims or
+    scalars). If all non-scalar operands agree on shape and batch axis, bind
+    as is; otherwise move batch axes to the front (unbatched operands get a
+    unit axis there) and let the primitive broadcast."""
+    def rule(args, dims, **params):
+        shape, dim = next((core.aval_of(x).shape, d) for x, d in zip(args, dims)
+                          if d is not not_mapped)
+        if all(core.aval_of(x).shape == shape and d == dim
+               for x, d in zip(args, dims) if _ndim(x)):
+            return prim.bind(*args, **params), dim
+        args = [bdim_at_front(x, d, 1) if _ndim(x) else x for x, d in zip(args, dims)]
+        nd = max(_ndim(x) for x in args)
+        args = [x if d is not_mapped else _expand_trailing(x, nd) for x, d in zip(args, dims)]
+        return prim.bind(*args, **params), 0
+    return rule
+
+
+def defbroadcasting(prim):
+    batch_rules[prim] = broadcast_batcher(prim)
+
+
+def reducer_batcher(prim):
+    """A reduction over ``axes``: the axes shift past the batch axis, which
+    stays in the output at its position among the kept axes."""
+    def rule(args, dims, *, axes, **params):
+        x, = args
+        bdim = dims[0]
+        axes = tuple(int(a) + (a >= bdim) for a in axes)
+        out_dim = [i for i in range(_ndim(x)) if i not in axes].index(bdim)
+        return prim.bind(x, axes=axes, **params), out_dim
+    return rule
+
+
+def defreducer(prim):
+    batch_rules[prim] = reducer_batcher(prim)
 
 
 # --------------------------------------------------------------------------
@@ -535,4 +613,3 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     return vmap_f
 
 
-from xjit._src import batching_rules  # noqa: E402,F401  (registers the rules)

@@ -9,6 +9,12 @@ CPU and for CUDA.
 
 ``rules[prim](ctx, avals_in, avals_out, *operands, **params)`` returns the SSA
 name of the result (a list of names for multiple-result primitives).
+
+Rules written JAX's way (``register_lowering(p, rule)`` with ``rule(ctx,
+*ir_values, **params)`` building ops through jaxlib's MLIR bindings) join the
+text through ``func.call``: the rule runs once per signature inside a private
+function of a scratch bindings module, whose generic text is appended to the
+module and called from the body (XLA inlines it). See ``register_lowering``.
 """
 from __future__ import annotations
 
@@ -92,13 +98,14 @@ def bool_array(xs) -> str:
 class LoweringContext:
     """Accumulates the lines of one function body; hands out SSA names."""
 
-    __slots__ = ("lines", "count", "indent", "module_ctx")
+    __slots__ = ("lines", "count", "indent", "module_ctx", "loc")
 
     def __init__(self, module_ctx=None):
         self.lines: list[str] = []
         self.count = 0
         self.indent = "    "
         self.module_ctx = module_ctx if module_ctx is not None else ModuleContext()
+        self.loc = ""  # the location of the equation being lowered (eqn_loc)
 
     def fresh(self) -> str:
         n = self.count
@@ -117,7 +124,7 @@ class LoweringContext:
         lhs = f"{res}:{len(outs)} = " if multi and len(outs) > 1 else (f"{res} = " if outs else "")
         self.lines.append(
             f'{self.indent}{lhs}"{name}"({", ".join(operands)}){reg_s}{attr_s} : '
-            f'({", ".join(in_types)}) -> {out_s}')
+            f'({", ".join(in_types)}) -> {out_s}{self.loc}')
         if not multi:
             return res
         if len(outs) == 1:
@@ -161,6 +168,13 @@ class ModuleContext:
     def __init__(self):
         self.host_callbacks: list = []
         self.platform = None
+        self.op_prefix = ""  # "jit(f)/", the start of every op name
+        self.eqn_count = 0  # equations lowered so far: the next one's number
+        self.functions: list[str] = []  # private functions (bindings-built rules)
+        self.function_names: dict = {}  # rule signature -> function name
+
+    platforms = property(lambda self: (self.platform or _default_platform(),))
+    context = property(lambda self: ir_context())
 
     def add_host_callback(self, fn) -> int:
         self.host_callbacks.append(fn)
@@ -172,6 +186,32 @@ class ModuleText(str):
     compiler can pass them to PJRT."""
 
     host_callbacks: tuple = ()
+
+
+_escaped_files: dict = {}
+
+
+def _mlir_string(s: str) -> str:
+    return s.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def eqn_loc(module_ctx: ModuleContext, eqn) -> str:
+    """The MLIR location every op of ``eqn`` carries: ``loc("jit(f)/tanh#12"
+    ("fn"("file.py":13:0)))``, the primitive and the equation's number in
+    lowering order as the op name, the user's function and line as its place.
+    XLA keeps both as each HLO instruction's metadata (``op_name``,
+    ``source_file``/``source_line``), through fusion, so profiles
+    (``xjit.inspect.device_profile``, XProf) name the equation and line."""
+    k = module_ctx.eqn_count
+    module_ctx.eqn_count = k + 1
+    src = eqn.source_info
+    if src is None:
+        return f' loc("{module_ctx.op_prefix}{eqn.primitive.name}#{k}")'
+    f = _escaped_files.get(src.filename)
+    if f is None:
+        f = _escaped_files[src.filename] = _mlir_string(src.filename)
+    return (f' loc("{module_ctx.op_prefix}{eqn.primitive.name}#{k}"'
+            f'("{src.function}"("{f}":{src.lineno}:0)))')
 
 
 def lower_jaxpr(ctx: LoweringContext, jaxpr: core.Jaxpr, consts, args) -> list[str]:
@@ -188,11 +228,14 @@ def lower_jaxpr(ctx: LoweringContext, jaxpr: core.Jaxpr, consts, args) -> list[s
         env[v] = c if isinstance(c, str) else ctx.constant(np.asarray(c), v.aval)
     for v, a in zip(jaxpr.invars, args):
         env[v] = a
+    outer_loc = ctx.loc
     for eqn in jaxpr.eqns:
+        ctx.loc = eqn_loc(ctx.module_ctx, eqn)
         prim = eqn.primitive
         rule = rules.get(prim)
         if rule is None:
-            raise NotImplementedError(f"MLIR translation rule for primitive '{prim.name}' not found")
+            raise NotImplementedError(f"MLIR translation rule for primitive '{prim.name}' not "
+                                      f"found for platform {ctx.module_ctx.platforms[0]}")
         ins = [read(v) for v in eqn.invars]
         avals_in = [v.aval for v in eqn.invars]
         avals_out = [v.aval for v in eqn.outvars]
@@ -202,6 +245,7 @@ def lower_jaxpr(ctx: LoweringContext, jaxpr: core.Jaxpr, consts, args) -> list[s
                 env[v] = o
         else:
             env[eqn.outvars[0]] = out
+    ctx.loc = outer_loc
     return [read(v) for v in jaxpr.outvars]
 
 
@@ -212,6 +256,7 @@ def lower_module(name: str, closed: core.ClosedJaxpr, donated=(), arg_names=None
     not-yet-aliased output with the same type (``tf.aliasing_output``)."""
     jaxpr = closed.jaxpr
     ctx = LoweringContext()
+    ctx.module_ctx.op_prefix = f"jit({_mlir_string(name)})/"
     in_avals = [v.aval for v in jaxpr.invars]
     out_avals = [v.aval for v in jaxpr.outvars]
     args = [f"%arg{i}" for i in range(len(in_avals))]
@@ -229,7 +274,7 @@ def lower_module(name: str, closed: core.ClosedJaxpr, donated=(), arg_names=None
     text = (f"module @{mod_name} attributes {{mhlo.num_partitions = 1 : i32, "
             f"mhlo.num_replicas = 1 : i32}} {{\n"
             f"  func.func public @main({', '.join(params)}) -> ({results}) {{\n"
-            f"{body}\n{ret}\n  }}\n}}\n")
+            f"{body}\n{ret}\n  }}\n{''.join(ctx.module_ctx.functions)}}}\n")
     if not ctx.module_ctx.host_callbacks:
         return text
     text = ModuleText(text)
@@ -261,3 +306,280 @@ def define_primitive(name, abstract_eval, lower, *, pp=None, multiple_results=Fa
     if pp is not None:
         core.pp_param_rules[p] = pp
     return p
+
+
+# --------------------------------------------------------------------------
+# JAX's registration API: rules over jaxlib's MLIR bindings, and lower_fun
+
+
+def _default_platform():
+    from xjit._src import xla_bridge
+    return xla_bridge.default_backend()
+
+
+_PLATFORM_ALIASES = {"gpu": ("cuda", "rocm")}
+
+
+def register_lowering(prim, rule, platform=None):
+    """Register ``rule(ctx, *operands, **params)`` as ``prim``'s lowering, JAX's way.
+
+    ``rule`` either comes from ``lower_fun`` (then it is emitted inline as
+    text, like the engine's own rules), or builds ops with jaxlib's MLIR
+    bindings on ``ir.Value`` operands and returns the result values. A rule
+    for another ``platform`` than the default backend's is ignored."""
+    if platform is not None:
+        wanted = _PLATFORM_ALIASES.get(platform, (platform,))
+        if _default_platform() not in wanted:
+            return rule
+    rules[prim] = rule if isinstance(rule, LoweredFun) else BindingsRule(prim, rule)
+    return rule
+
+
+class LoweredFun:
+    """The rule ``lower_fun`` returns: ``fun`` (written with lax/jnp calls)
+    staged into a jaxpr at the operands' avals and lowered. Called by the
+    text lowering it emits the equations inline; called from a bindings rule
+    (with a ``LoweringRuleContext``) it returns ``ir.Value`` results."""
+
+    __slots__ = ("fun", "multiple_results")
+
+    def __init__(self, fun, multiple_results=True):
+        self.fun, self.multiple_results = fun, multiple_results
+
+    def _jaxpr(self, avals_in, params):
+        from xjit._src.interpreters import partial_eval as pe
+        fun, multi = self.fun, self.multiple_results
+
+        def flat(*xs):
+            out = fun(*xs, **params)
+            return list(out) if multi else [out]
+        with core.set_current_trace(core.eval_trace):
+            return pe.trace_to_jaxpr(flat, list(avals_in))
+
+    def __call__(self, ctx, *args, **params):
+        if isinstance(ctx, LoweringRuleContext):
+            return _call_from_bindings(self, ctx, args, params)
+        avals_in, avals_out, operands = args[0], args[1], args[2:]
+        jaxpr, consts = self._jaxpr(avals_in, params)
+        outs = lower_jaxpr(ctx, jaxpr, consts, list(operands))
+        return outs if self.multiple_results else outs[0]
+
+
+def lower_fun(fun, multiple_results=True):
+    """A lowering rule computing ``fun(*operands, **params)`` (JAX's ``lower_fun``)."""
+    return LoweredFun(fun, multiple_results)
+
+
+class LoweringRuleContext:
+    """What a bindings rule sees besides its operands (JAX's names)."""
+
+    __slots__ = ("module_context", "primitive", "avals_in", "avals_out", "tokens_in",
+                 "tokens_out", "name_stack")
+
+    def __init__(self, module_context, primitive, avals_in, avals_out):
+        self.module_context, self.primitive = module_context, primitive
+        self.avals_in, self.avals_out = list(avals_in), list(avals_out)
+        self.tokens_in = self.tokens_out = None
+        self.name_stack = ""
+
+    platforms = property(lambda self: self.module_context.platforms)
+
+    def replace(self, **kw):
+        new = LoweringRuleContext(self.module_context, self.primitive, self.avals_in,
+                                  self.avals_out)
+        for k, v in kw.items():
+            setattr(new, k, v)
+        return new
+
+    def set_tokens_out(self, tokens_out):
+        self.tokens_out = tokens_out
+
+
+_fn_counter = iter(range(1 << 62))
+
+
+class BindingsRule:
+    """A text rule wrapping a bindings rule: each distinct (avals, params)
+    signature becomes one private function, built once per process and
+    called once per equation."""
+
+    __slots__ = ("prim", "rule", "cache")
+
+    def __init__(self, prim, rule):
+        self.prim, self.rule, self.cache = prim, rule, {}
+
+    def __call__(self, ctx, avals_in, avals_out, *operands, **params):
+        try:
+            key = (tuple(avals_in), tuple(avals_out), tuple(sorted(params.items())))
+            hash(key)
+        except TypeError:  # unhashable params: build afresh
+            key = None
+        built = self.cache.get(key) if key is not None else None
+        if built is None:
+            built = _build_function(self.prim, self.rule, ctx.module_ctx, avals_in, avals_out,
+                                    params)
+            if key is not None:
+                self.cache[key] = built
+        name, texts = built
+        mctx = ctx.module_ctx
+        if name not in mctx.function_names:
+            mctx.function_names[name] = True
+            mctx.functions.extend(texts)
+        outs = ctx.op("func.call", list(operands), [ttype(a) for a in avals_in],
+                      [ttype(a) for a in avals_out], attrs=f"callee = @{name}")
+        return outs if self.prim.multiple_results else outs[0]
+
+
+def _build_function(prim, rule, module_ctx, avals_in, avals_out, params):
+    """Run ``rule`` in a private function of a scratch module: (its name, the
+    generic text of every function the rule created)."""
+    from jaxlib.mlir import ir
+    from jaxlib.mlir.dialects import func
+    name = f"{_symbol(prim.name)}_{next(_fn_counter)}"
+    with ir_context(), ir.Location.unknown():
+        module = ir.Module.create()
+        with ir.InsertionPoint(module.body):
+            fn = func.FuncOp(name, ([aval_to_ir_type(a) for a in avals_in],
+                                    [aval_to_ir_type(a) for a in avals_out]))
+            fn.attributes["sym_visibility"] = ir.StringAttr.get("private")
+            block = fn.add_entry_block()
+        with ir.InsertionPoint(block):
+            rctx = LoweringRuleContext(module_ctx, prim, avals_in, avals_out)
+            outs = _flatten_results(rule(rctx, *block.arguments, **params))
+            got = [str(v.type) for v in outs]
+            want = [str(aval_to_ir_type(a)) for a in avals_out]
+            if got != want:
+                raise ValueError(f"lowering rule for primitive '{prim.name}' returned values "
+                                 f"of types {got}, but its abstract evaluation says {want}")
+            func.ReturnOp(outs)
+        texts = ["  " + op.get_asm(print_generic_op_form=True) + "\n"
+                 for op in module.body.operations]
+    return name, texts
+
+
+def _flatten_results(outs):
+    from jaxlib.mlir import ir
+    if isinstance(outs, ir.Value):
+        return [outs]
+    if isinstance(outs, (ir.Operation, ir.OpView)):
+        return list(outs.results)
+    flat = []
+    for o in outs:
+        flat.extend(_flatten_results(o) if not isinstance(o, ir.Value) else [o])
+    return flat
+
+
+def _symbol(name):
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+
+
+def _call_from_bindings(lowered, ctx, operands, params):
+    """``lower_fun``'s rule invoked inside a bindings rule: lower the jaxpr to
+    text as a private function, parse it into the rule's context and call it."""
+    from jaxlib.mlir import ir
+    from jaxlib.mlir.dialects import func
+    jaxpr, consts = lowered._jaxpr(ctx.avals_in, params)
+    closed = core.ClosedJaxpr(jaxpr, consts)
+    text = lower_module("lower_fun", closed)
+    block = ir.InsertionPoint.current.block
+    module_op = block.owner
+    while module_op is not None and module_op.name != "builtin.module":
+        module_op = module_op.parent
+    name = f"lower_fun_{next(_fn_counter)}"
+    parsed = ir.Module.parse(text)
+    main = parsed.body.operations[0]
+    main.attributes["sym_name"] = ir.StringAttr.get(name)
+    main.attributes["sym_visibility"] = ir.StringAttr.get("private")
+    for attr in ("arg_attrs", "res_attrs"):
+        if attr in main.attributes:
+            del main.attributes[attr]
+    ir.InsertionPoint(module_op.regions[0].blocks[0]).insert(main.clone())
+    call = func.CallOp([aval_to_ir_type(a) for a in ctx.avals_out],
+                       ir.FlatSymbolRefAttr.get(name), list(operands))
+    return list(call.results)
+
+
+# -- helpers with JAX's names for bindings rules
+
+_ir_ctx = None
+
+
+def make_ir_context():
+    """A new MLIR context with the dialects StableHLO lowering uses loaded."""
+    from jaxlib.mlir import ir
+    from jaxlib.mlir._mlir_libs import _jax_mlir_ext
+    from jaxlib.mlir.dialects import stablehlo
+    ctx = ir.Context()
+    registry = ir.DialectRegistry()
+    _jax_mlir_ext.register_dialects(registry)
+    ctx.append_dialect_registry(registry)
+    ctx.load_all_available_dialects()
+    stablehlo.register_dialect(ctx)
+    return ctx
+
+
+def ir_context():
+    """The context every bindings rule builds in (one per process)."""
+    global _ir_ctx
+    if _ir_ctx is None:
+        _ir_ctx = make_ir_context()
+    return _ir_ctx
+
+
+def dtype_to_ir_type(dtype):
+    from jaxlib.mlir import ir
+    return ir.Type.parse(mlir_dtype(dtype))
+
+
+def aval_to_ir_type(aval):
+    from jaxlib.mlir import ir
+    return ir.Type.parse(ttype(aval))
+
+
+def aval_to_ir_types(aval):
+    return (aval_to_ir_type(aval),)
+
+
+def ir_constant(val):
+    """A ``stablehlo.constant`` holding ``val`` (a NumPy or Python value)."""
+    from jaxlib.mlir import ir
+    from jaxlib.mlir.dialects import stablehlo
+    val = np.asarray(val)
+    attr = ir.DenseElementsAttr.get(val, type=dtype_to_ir_type(val.dtype), shape=val.shape)
+    return stablehlo.ConstantOp(attr).result
+
+
+def dense_int_array(xs):
+    from jaxlib.mlir import ir
+    return ir.DenseI64ArrayAttr.get([int(x) for x in xs])
+
+
+def dense_int_elements(xs):
+    from jaxlib.mlir import ir
+    return ir.DenseIntElementsAttr.get(np.asarray(xs, np.int64))
+
+
+def i32_attr(i):
+    from jaxlib.mlir import ir
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(32), i)
+
+
+def i64_attr(i):
+    from jaxlib.mlir import ir
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), i)
+
+
+def token_type():
+    from jaxlib.mlir.dialects import stablehlo
+    return stablehlo.TokenType.get()
+
+
+def module_to_string(module, enable_debug_info=None):
+    return module.operation.get_asm(enable_debug_info=bool(enable_debug_info))
+
+
+def module_to_bytecode(module):
+    import io
+    out = io.BytesIO()
+    module.operation.write_bytecode(out)
+    return out.getvalue()

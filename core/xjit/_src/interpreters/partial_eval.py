@@ -140,7 +140,9 @@ class JaxprTrace(core.Trace):
         atoms = [x.var if type(x) is DynamicJaxprTracer and x._trace is self else self.to_atom(x)
                  for x in args]
         out_avals = primitive.abstract_eval(*[a.aval for a in atoms], **params)
-        src = core.current_source_info()
+        # an equation staged while another is interpreted (its transpose, an
+        # inlined jaxpr) keeps that one's line, as JAX attributes gradients
+        src = core.eqn_source.value or core.current_source_info()
         if primitive.multiple_results:
             outvars = [Var(a) for a in out_avals]
             self.eqns.append(JaxprEqn(atoms, outvars, primitive, params, src))

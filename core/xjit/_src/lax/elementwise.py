@@ -1,13 +1,17 @@
-"""Elementwise primitives: one table row per primitive (name, accepted dtype
-kinds, StableHLO op) from which the abstract-eval and lowering rules are
-generated. Binary primitives take equal shapes, or a rank-0 operand that is
-broadcast (as JAX 0.10.2 allows)."""
+"""Elementwise primitives: one table row per primitive (name, arity, accepted
+dtype kinds, StableHLO op) from which the abstract-eval, lowering and
+batching rules are generated; the JVP and transpose rules follow, written as
+JAX writes them (same operations in the same order, so differentiated
+jaxprs print the same equations). Binary primitives take equal shapes, or a
+rank-0 operand that is broadcast (as JAX 0.10.2 allows)."""
 from __future__ import annotations
 
 import numpy as np
 
 from xjit._src import core, dtypes
-from xjit._src.interpreters import mlir as lowering
+from xjit._src.interpreters import ad, batching, mlir as lowering
+from xjit._src.interpreters.ad import Zero, defjvp, defjvp2, defjvp_zero, deflinear, deflinear2
+from xjit._src.interpreters.ad import is_undefined_primal
 from ..core import Primitive, ShapedArray
 from xjit._src.interpreters.mlir import ttype
 
@@ -111,11 +115,21 @@ def _simple_lowering(op_name, attrs=None):
     return rule
 
 
-def _define(name, kinds, op_name, nargs, out_dtype=None, attrs=None):
+def naryop(name, nargs, eval_rule, lowering_rule=None):
+    """A primitive applied elementwise to ``nargs`` operands, with its
+    abstract eval, lowering (when given here) and the batching rule its arity
+    calls for: n-ary operands broadcast against each other, a unary one keeps
+    its batch axis where it is."""
     p = Primitive(name)
-    core.abstract_eval_rules[p] = _naryop_eval(name, kinds, out_dtype)
-    lowering.rules[p] = _simple_lowering(op_name, attrs)
+    core.abstract_eval_rules[p] = eval_rule
+    if lowering_rule is not None:
+        lowering.rules[p] = lowering_rule
+    (batching.defbroadcasting if nargs > 1 else batching.defvectorized)(p)
     return p
+
+
+def _define(name, kinds, op_name, nargs, out_dtype=None):
+    return naryop(name, nargs, _naryop_eval(name, kinds, out_dtype), _simple_lowering(op_name))
 
 
 # -- unary
@@ -174,7 +188,6 @@ sub_p = _define("sub", NUM, "stablehlo.subtract", 2)
 mul_p = _define("mul", NUM, "stablehlo.multiply", 2)
 div_p = _define("div", NUM, "stablehlo.divide", 2)
 rem_p = _define("rem", REAL_NUM, "stablehlo.remainder", 2)
-pow_p = Primitive("pow")  # rules below, with integer_pow's
 max_p = _define("max", ANY, "stablehlo.maximum", 2)
 min_p = _define("min", ANY, "stablehlo.minimum", 2)
 atan2_p = _define("atan2", INEXACT, "stablehlo.atan2", 2)
@@ -203,31 +216,17 @@ lowering.rules[square_p] = lambda ctx, ai, ao, x: ctx.op(
 
 
 # -- unary with params
-def _unary_param_prim(name, kinds):
-    p = Primitive(name)
-    rule = _naryop_eval(name, kinds)
-    core.abstract_eval_rules[p] = lambda x, **params: rule(x)
-    return p
-
-
-integer_pow_p = _unary_param_prim("integer_pow", NUM)
-_integer_pow_dtype_rule = core.abstract_eval_rules[integer_pow_p]
+_integer_pow_dtype_rule = _naryop_eval("integer_pow", NUM)
 
 
 def _integer_pow_eval(x, y):
     if y < 0 and x.dtype.kind in "iu":
         raise TypeError(f"Integers cannot be raised to negative powers, got "
                         f"integer_pow({x.str_short(False)}, {y})")
-    return _integer_pow_dtype_rule(x, y=y)
+    return _integer_pow_dtype_rule(x)
 
 
-core.abstract_eval_rules[integer_pow_p] = _integer_pow_eval
-round_p = _unary_param_prim("round", FLOAT)
-abs_p = Primitive("abs")
-real_p = Primitive("real")
-imag_p = Primitive("imag")
-conj_p = Primitive("conj")
-complex_p = Primitive("complex")
+_round_dtype_rule = _naryop_eval("round", FLOAT)
 
 
 def _abs_eval(x):
@@ -245,11 +244,6 @@ def _complex_part_eval(name):
     return rule
 
 
-core.abstract_eval_rules[abs_p] = _abs_eval
-core.abstract_eval_rules[real_p] = _complex_part_eval("real")
-core.abstract_eval_rules[imag_p] = _complex_part_eval("imag")
-core.abstract_eval_rules[conj_p] = lambda x, input_dtype=None: ShapedArray(
-    x.shape, x.dtype if x.dtype.kind == "c" else dtypes.to_complex_dtype(x.dtype), x.weak_type)
 
 
 def _complex_eval(x, y):
@@ -258,12 +252,14 @@ def _complex_eval(x, y):
     return out.update(dtype=np.complex64 if out.dtype == np.float32 else np.complex128)
 
 
-core.abstract_eval_rules[complex_p] = _complex_eval
+def _op_lowering(op_name):
+    return lambda ctx, ai, ao, x: ctx.op(op_name, [x], [ttype(ai[0])], ttype(ao[0]))
 
-lowering.rules[abs_p] = lambda ctx, ai, ao, x: ctx.op("stablehlo.abs", [x], [ttype(ai[0])], ttype(ao[0]))
-lowering.rules[real_p] = lambda ctx, ai, ao, x: ctx.op("stablehlo.real", [x], [ttype(ai[0])], ttype(ao[0]))
-lowering.rules[imag_p] = lambda ctx, ai, ao, x: ctx.op("stablehlo.imag", [x], [ttype(ai[0])], ttype(ao[0]))
-lowering.rules[complex_p] = _simple_lowering("stablehlo.complex")
+
+abs_p = naryop("abs", 1, _abs_eval, _op_lowering("stablehlo.abs"))
+real_p = naryop("real", 1, _complex_part_eval("real"), _op_lowering("stablehlo.real"))
+imag_p = naryop("imag", 1, _complex_part_eval("imag"), _op_lowering("stablehlo.imag"))
+complex_p = naryop("complex", 2, _complex_eval, _simple_lowering("stablehlo.complex"))
 
 
 def _lower_conj(ctx, ai, ao, x, input_dtype=None):
@@ -282,7 +278,9 @@ def _real_dtype(dt):
     return np.dtype(np.float32 if dt == np.complex64 else np.float64)
 
 
-lowering.rules[conj_p] = _lower_conj
+conj_p = naryop("conj", 1, lambda x, input_dtype=None: ShapedArray(
+    x.shape, x.dtype if x.dtype.kind == "c" else dtypes.to_complex_dtype(x.dtype), x.weak_type),
+    _lower_conj)
 
 
 def _lower_integer_pow(ctx, avals_in, avals_out, x, y):
@@ -304,7 +302,7 @@ def _lower_integer_pow(ctx, avals_in, avals_out, x, y):
     return acc
 
 
-lowering.rules[integer_pow_p] = _lower_integer_pow
+integer_pow_p = naryop("integer_pow", 1, _integer_pow_eval, _lower_integer_pow)
 
 
 def _pow_eval(x, y):
@@ -333,8 +331,7 @@ def _lower_pow(ctx, avals_in, avals_out, x, y):
     return _simple_lowering("stablehlo.power")(ctx, [ax, ay], avals_out, x, y)
 
 
-core.abstract_eval_rules[pow_p] = _pow_eval
-lowering.rules[pow_p] = _lower_pow
+pow_p = naryop("pow", 2, _pow_eval, _lower_pow)
 
 
 def _minmax_lowering(op_name, pick_x):
@@ -344,7 +341,6 @@ def _minmax_lowering(op_name, pick_x):
     real_rule = _simple_lowering(op_name)
 
     def lexicographic(x, y):
-        from xjit._src.lax import lax
         shape = broadcast_shapes_binary(op_name, core.aval_of(x), core.aval_of(y))
         x, y = (v if v.shape == shape else lax.broadcast_in_dim(v, shape, ()) for v in (x, y))
         rx, ry = lax.real(x), lax.real(y)
@@ -368,7 +364,7 @@ def _lower_round(ctx, avals_in, avals_out, x, rounding_method=0):
     return ctx.op(op, [x], [ttype(avals_in[0])], ttype(avals_out[0]))
 
 
-lowering.rules[round_p] = _lower_round
+round_p = naryop("round", 1, lambda x, **params: _round_dtype_rule(x), _lower_round)
 
 
 # -- comparisons
@@ -384,9 +380,7 @@ def _compare_type(dtype):
 
 
 def _define_compare(name, kinds):
-    p = Primitive(name)
     base = _naryop_eval(name, kinds)
-    core.abstract_eval_rules[p] = lambda x, y: base(x, y).update(dtype=np.dtype(bool))
 
     def lower(ctx, avals_in, avals_out, x, y):
         aout = avals_out[0]
@@ -396,8 +390,7 @@ def _define_compare(name, kinds):
                  f"compare_type = #stablehlo<comparison_type {_compare_type(avals_in[0].dtype)}>")
         return ctx.op("stablehlo.compare", [x, y], [t, t], ttype(aout), attrs=attrs)
 
-    lowering.rules[p] = lower
-    return p
+    return naryop(name, 2, lambda x, y: base(x, y).update(dtype=np.dtype(bool)), lower)
 
 
 eq_p = _define_compare("eq", ANY)
@@ -407,3 +400,203 @@ lt_p = _define_compare("lt", REAL)
 le_p = _define_compare("le", REAL)
 gt_p = _define_compare("gt", REAL)
 ge_p = _define_compare("ge", REAL)
+
+
+# --------------------------------------------------------------------------
+# JVP and transpose rules (they call the lax API, which imports this module)
+
+from xjit._src.lax import lax  # noqa: E402
+
+
+def _maybe_broadcast(shape, x):
+    """A tangent of a broadcast (rank-0 or size-1) operand at the output shape."""
+    xs = core.aval_of(x).shape
+    if xs == tuple(shape):
+        return x
+    if not xs:
+        return lax.broadcast_in_dim(x, shape, ())
+    dims = [i for i, (a, b) in enumerate(zip(xs, shape)) if a == b]
+    return lax.broadcast_in_dim(lax.reshape(x, [xs[i] for i in dims]), shape, dims)
+
+
+def _unbroadcast(aval, x):
+    """Sum a cotangent back down to a broadcast operand's shape."""
+    xs = core.aval_of(x).shape
+    if xs == aval.shape:
+        return x
+    if not aval.shape:
+        return lax.reduce_sum(x, tuple(range(len(xs))))
+    dims = tuple(i for i, (a, b) in enumerate(zip(xs, aval.shape)) if a != b)
+    return lax.reshape(lax.reduce_sum(x, dims), aval.shape)
+
+
+for _p in (sign_p, floor_p, ceil_p, round_p, is_finite_p, not_p, population_count_p, clz_p,
+           and_p, or_p, xor_p, shift_left_p, shift_right_arithmetic_p, shift_right_logical_p,
+           nextafter_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p):
+    defjvp_zero(_p)
+
+deflinear(neg_p, lambda ct: [lax.neg(ct)])
+defjvp2(exp_p, lambda g, ans, x: lax.mul(g, ans))
+defjvp2(exp2_p, lambda g, ans, x: lax.mul(lax.log(lax._const(x, 2)), lax.mul(g, ans)))
+defjvp(log_p, lambda g, x: lax.div(g, x))
+defjvp(log1p_p, lambda g, x: lax.div(g, lax.add(x, 1)))
+defjvp2(expm1_p, lambda g, ans, x: lax.mul(g, lax.add(ans, 1)))
+defjvp2(tanh_p, lambda g, ans, x: lax.mul(lax.add(g, lax.mul(g, ans)), lax.sub(1, ans)))
+defjvp2(logistic_p, lambda g, ans, x: lax.mul(g, lax.mul(ans, lax.sub(1, ans))))
+defjvp(sin_p, lambda g, x: lax.mul(g, lax.cos(x)))
+defjvp(cos_p, lambda g, x: lax.neg(lax.mul(g, lax.sin(x))))
+defjvp2(tan_p, lambda g, ans, x: lax.mul(g, lax.add(1, lax.square(ans))))
+defjvp(asin_p, lambda g, x: lax.mul(g, lax.rsqrt(lax.sub(1, lax.square(x)))))
+defjvp(acos_p, lambda g, x: lax.mul(g, lax.neg(lax.rsqrt(lax.sub(1, lax.square(x))))))
+defjvp(atan_p, lambda g, x: lax.div(g, lax.add(1, lax.square(x))))
+defjvp(sinh_p, lambda g, x: lax.mul(g, lax.cosh(x)))
+defjvp(cosh_p, lambda g, x: lax.mul(g, lax.sinh(x)))
+defjvp(asinh_p, lambda g, x: lax.mul(g, lax.rsqrt(lax.add(lax.square(x), 1))))
+defjvp(acosh_p, lambda g, x: lax.mul(g, lax.rsqrt(lax.sub(lax.square(x), 1))))
+defjvp(atanh_p, lambda g, x: lax.mul(lax.integer_pow(lax.add(1, x), -1),
+                                        lax.div(g, lax.sub(1, x))))
+defjvp2(sqrt_p, lambda g, ans, x: lax.mul(g, lax.div(lax._const(x, 0.5), ans)))
+defjvp2(rsqrt_p, lambda g, ans, x: lax.mul(g, lax.mul(lax._const(x, -0.5), lax.div(ans, x))))
+defjvp2(cbrt_p, lambda g, ans, x: lax.mul(g, lax.mul(lax._const(x, 1 / 3), lax.integer_pow(ans, -2))))
+defjvp(erf_p, lambda g, x: lax.mul(lax._const(x, 2 / np.sqrt(np.pi)),
+                                      lax.mul(g, lax.exp(lax.neg(lax.square(x))))))
+defjvp(erfc_p, lambda g, x: lax.mul(lax._const(x, -2 / np.sqrt(np.pi)),
+                                       lax.mul(g, lax.exp(lax.neg(lax.square(x))))))
+defjvp2(erf_inv_p, lambda g, ans, x: lax.mul(lax._const(x, np.sqrt(np.pi) / 2),
+                                                lax.mul(g, lax.exp(lax.square(ans)))))
+defjvp(lgamma_p, lambda g, x: lax.mul(g, lax.digamma(x)))
+defjvp(square_p, lambda g, x: lax.mul(g, lax.mul(lax._const(x, 2), x)))
+
+# digamma's rule (polygamma) lives with the special functions, lax/special.py
+
+
+def _abs_jvp(g, ans, x):
+    if core.aval_of(x).dtype.kind == "c":
+        safe = lax.select(lax.eq(ans, lax._const(ans, 0)), lax.full_like(ans, 1), ans)
+        return lax.real(lax.mul(g, lax.div(lax.conj(x), lax.convert_element_type(
+            safe, core.aval_of(x).dtype))))
+    return lax.select(lax.ge(x, lax._const(x, 0)), g, lax.neg(g))
+
+
+defjvp2(abs_p, _abs_jvp)
+
+
+def _integer_pow_jvp(g, x, *, y):
+    if y == 0:
+        return lax.full_like(g, 0)
+    if y == 1:
+        return g
+    return lax.mul(g, lax.mul(lax._const(x, y), x if y == 2 else lax.integer_pow(x, y - 1)))
+
+
+defjvp(integer_pow_p, _integer_pow_jvp)
+
+
+# -- complex parts
+deflinear(real_p, lambda ct: [lax.complex(ct, lax.full_like(ct, 0))])
+deflinear(imag_p, lambda ct: [lax.complex(lax.full_like(ct, 0), lax.neg(ct))])
+deflinear(complex_p, lambda ct: [lax.real(ct), lax.neg(lax.imag(ct))])
+
+
+def _conj_transpose(ct, x, *, input_dtype):
+    if np.dtype(input_dtype).kind == "c":
+        return [lax.conj(ct)]
+    return [lax.real(ct)]
+
+
+deflinear2(conj_p, _conj_transpose)
+
+
+# -- binary
+def _add_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    out = add_p.bind(x, y)
+    shape = core.aval_of(out).shape
+    if type(tx) is Zero:
+        return out, _maybe_broadcast(shape, ty)
+    if type(ty) is Zero:
+        return out, _maybe_broadcast(shape, tx)
+    return out, lax.add(tx, ty)
+
+
+def _sub_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    out = sub_p.bind(x, y)
+    shape = core.aval_of(out).shape
+    if type(tx) is Zero:
+        return out, _maybe_broadcast(shape, lax.neg(ty))
+    if type(ty) is Zero:
+        return out, _maybe_broadcast(shape, tx)
+    return out, lax.sub(tx, ty)
+
+
+def _add_transpose(ct, x, y):
+    return [_unbroadcast(x.aval, ct) if is_undefined_primal(x) else None,
+            _unbroadcast(y.aval, ct) if is_undefined_primal(y) else None]
+
+
+def _sub_transpose(ct, x, y):
+    return [_unbroadcast(x.aval, ct) if is_undefined_primal(x) else None,
+            _unbroadcast(y.aval, lax.neg(ct)) if is_undefined_primal(y) else None]
+
+
+ad.jvp_rules[add_p] = _add_jvp
+ad.jvp_rules[sub_p] = _sub_jvp
+ad.transpose_rules[add_p] = _add_transpose
+ad.transpose_rules[sub_p] = _sub_transpose
+
+
+def _mul_transpose(ct, x, y):
+    if is_undefined_primal(x):
+        return [_unbroadcast(x.aval, lax.mul(ct, y)), None]
+    return [None, _unbroadcast(y.aval, lax.mul(x, ct))]
+
+
+defjvp(mul_p, lambda g, x, y: lax.mul(g, y), lambda g, x, y: lax.mul(x, g))
+ad.transpose_rules[mul_p] = _mul_transpose
+defjvp(div_p, lambda g, x, y: lax.div(g, y),
+       lambda g, x, y: lax.mul(lax.mul(lax.neg(g), x), lax.integer_pow(y, -2)))
+ad.transpose_rules[div_p] = lambda ct, x, y: [_unbroadcast(x.aval, lax.div(ct, y)), None]
+defjvp(rem_p, lambda g, x, y: _maybe_broadcast(np.broadcast_shapes(core.aval_of(x).shape, core.aval_of(y).shape), g),
+       lambda g, x, y: lax.mul(lax.neg(g), lax.mul(lax.sign(lax.div(x, y)),
+                                                  lax.floor(lax.abs(lax.div(x, y))))))
+
+
+def _pow_jvp_lhs(g, ans, x, y):
+    y_int = core.aval_of(y).dtype.kind in "iu"
+    dt = core.aval_of(x).dtype  # both at the base's dtype, strongly typed
+    x, y = lax.convert_element_type(x, dt), lax.convert_element_type(y, dt)
+    if y_int:
+        if core.aval_of(x).shape != core.aval_of(y).shape:
+            shape = np.broadcast_shapes(core.aval_of(x).shape, core.aval_of(y).shape)
+            x, y = _maybe_broadcast(shape, x), _maybe_broadcast(shape, y)
+        is_zero, zeros = lax.eq(y, lax._const(y, 0)), lax.full_like(y, 0)
+        nonzero_y = lax.select(lax.eq(y, lax._const(y, 0)), lax.full_like(y, 1), y)
+        jac = lax.select(is_zero, zeros, lax.mul(nonzero_y, lax.pow(x, lax.sub(y, lax.full_like(y, 1)))))
+    else:
+        jac = lax.mul(y, lax.pow(x, lax.sub(y, lax.full_like(y, 1))))
+    return lax.mul(g, jac)
+
+
+def _pow_jvp_rhs(g, ans, x, y):
+    safe_x = lax.select(lax.eq(x, lax._const(x, 0)), lax.full_like(x, 1), x)
+    return lax.mul(g, lax.mul(lax.log(safe_x), ans))
+
+
+defjvp2(pow_p, _pow_jvp_lhs, _pow_jvp_rhs)
+
+
+def _balanced_eq(x, z, y):
+    return lax.div(lax.select(lax.eq(x, z), lax.full_like(z, 1), lax.full_like(z, 0)),
+                   lax.select(lax.eq(y, z), lax.full_like(z, 2), lax.full_like(z, 1)))
+
+
+defjvp2(max_p, lambda g, ans, x, y: lax.mul(g, _balanced_eq(x, ans, y)),
+        lambda g, ans, x, y: lax.mul(g, _balanced_eq(y, ans, x)))
+defjvp2(min_p, lambda g, ans, x, y: lax.mul(g, _balanced_eq(x, ans, y)),
+        lambda g, ans, x, y: lax.mul(g, _balanced_eq(y, ans, x)))
+defjvp(atan2_p,
+       lambda g, x, y: lax.mul(g, lax.div(y, lax.add(lax.square(x), lax.square(y)))),
+       lambda g, x, y: lax.mul(g, lax.div(lax.neg(x), lax.add(lax.square(x), lax.square(y)))))

@@ -9,7 +9,10 @@ import numpy as np
 from xjit._src import core, dtypes
 from xjit._src.array import ArrayImpl
 from xjit._src.core import Tracer
+from xjit._src.lax import dot_general as dg
 from xjit._src.lax import elementwise as ew
+from xjit._src.lax import reductions as red
+from xjit._src.lax import slicing as sl
 from xjit._src.lax import structural as st
 
 
@@ -79,6 +82,15 @@ def host_convert(x, dtype, weak_type):
 
 
 _strong_scalars: dict = {}  # (type, value, dtype) -> NumPy scalar: conversions are slow
+
+
+def _const(example, val):
+    """A weakly typed scalar ``val`` rounded to ``example``'s dtype, as JAX
+    writes the constants of its rules (printed e.g. ``0.3333333432674408:f32[]``)."""
+    dt = core.aval_of(example).dtype
+    val = np.asarray(val, dt)[()]
+    py = complex(val) if dt.kind == "c" else float(val) if dt.kind == "f" else val
+    return host_convert(py, dt, True)
 
 
 def _convert(x, new_dtype, weak_type=False):
@@ -375,7 +387,7 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     (lc, rc), (lb, rb) = dimension_numbers
     dn = ((tuple(map(int, lc)), tuple(map(int, rc))), (tuple(map(int, lb)), tuple(map(int, rb))))
     pet = None if preferred_element_type is None else dtypes.canonicalize_dtype(preferred_element_type)
-    return st.dot_general_p.bind(lhs, rhs, dimension_numbers=dn,
+    return dg.dot_general_p.bind(lhs, rhs, dimension_numbers=dn,
                                  precision=canonicalize_precision(precision),
                                  preferred_element_type=pet, out_sharding=None)
 
@@ -390,45 +402,45 @@ def dot(lhs, rhs, precision=None, preferred_element_type=None):
 
 
 def _reduce(prim, operand, axes):
-    return prim.bind(operand, axes=tuple(axes), out_sharding=None) if prim is st.reduce_sum_p \
+    return prim.bind(operand, axes=tuple(axes), out_sharding=None) if prim is red.reduce_sum_p \
         else prim.bind(operand, axes=tuple(axes))
 
 
 def reduce_sum(operand, axes):
-    return _reduce(st.reduce_sum_p, operand, axes)
+    return _reduce(red.reduce_sum_p, operand, axes)
 
 
 def reduce_prod(operand, axes):
-    return _reduce(st.reduce_prod_p, operand, axes)
+    return _reduce(red.reduce_prod_p, operand, axes)
 
 
 def reduce_max(operand, axes):
-    return _reduce(st.reduce_max_p, operand, axes)
+    return _reduce(red.reduce_max_p, operand, axes)
 
 
 def reduce_min(operand, axes):
-    return _reduce(st.reduce_min_p, operand, axes)
+    return _reduce(red.reduce_min_p, operand, axes)
 
 
 def reduce_and(operand, axes):
-    return _reduce(st.reduce_and_p, operand, axes)
+    return _reduce(red.reduce_and_p, operand, axes)
 
 
 def reduce_or(operand, axes):
-    return _reduce(st.reduce_or_p, operand, axes)
+    return _reduce(red.reduce_or_p, operand, axes)
 
 
 def reduce_xor(operand, axes):
-    return _reduce(st.reduce_xor_p, operand, axes)
+    return _reduce(red.reduce_xor_p, operand, axes)
 
 
 def argmax(operand, axis, index_dtype):
-    return st.argmax_p.bind(operand, axes=(int(axis),),
+    return red.argmax_p.bind(operand, axes=(int(axis),),
                             index_dtype=dtypes.canonicalize_dtype(index_dtype))
 
 
 def argmin(operand, axis, index_dtype):
-    return st.argmin_p.bind(operand, axes=(int(axis),),
+    return red.argmin_p.bind(operand, axes=(int(axis),),
                             index_dtype=dtypes.canonicalize_dtype(index_dtype))
 
 
@@ -462,12 +474,12 @@ def _dynamic_starts(operand, start_indices):
 
 def dynamic_slice(operand, start_indices, slice_sizes):
     idx = _dynamic_starts(operand, start_indices)
-    return st.dynamic_slice_p.bind(operand, *idx, slice_sizes=tuple(map(int, slice_sizes)))
+    return sl.dynamic_slice_p.bind(operand, *idx, slice_sizes=tuple(map(int, slice_sizes)))
 
 
 def dynamic_update_slice(operand, update, start_indices):
     idx = _dynamic_starts(operand, start_indices)
-    return st.dynamic_update_slice_p.bind(operand, update, *idx)
+    return sl.dynamic_update_slice_p.bind(operand, update, *idx)
 
 
 def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):

@@ -518,14 +518,8 @@ def rng_uniform(a, b, shape):
     return rng_uniform_p.bind(a, b, shape=tuple(map(operator.index, shape)))
 
 
-def _register_batching():
-    from .. import batching_rules
-    batching.batch_rules[mulhi_p] = batching_rules.broadcast_batcher(mulhi_p)
-    batching.batch_rules[reduce_precision_p] = batching_rules.vectorized_batcher(
-        reduce_precision_p)
-
-
-_register_batching()
+batching.defbroadcasting(mulhi_p)
+batching.defvectorized(reduce_precision_p)
 
 
 # -- approximate top-k: one primitive, computed exactly (as JAX does on CPU

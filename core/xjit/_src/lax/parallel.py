@@ -18,7 +18,7 @@ from xjit._src.interpreters import ad, batching, mlir as lowering
 from xjit._src import core, dtypes, tree_util
 from xjit._src.interpreters.batching import moveaxis as _moveaxis
 from xjit._src.interpreters.ad import instantiate_zeros
-from ..ad_rules import _reduce_sum_transpose
+from .reductions import _reduce_sum_transpose
 from ..core import ShapedArray, Tracer
 from xjit._src.lax import lax
 from .slicing import lower_fun

@@ -3,7 +3,7 @@ gathered under JAX's names from the modules that define them, for code that
 inspects jaxprs (``eqn.primitive is lax.add_p``)."""
 from __future__ import annotations
 
-from ..ad_rules import split_p, stop_gradient_p
+from ..interpreters.ad import stop_gradient_p
 from ..prng import bitcast_convert_type_p
 from .control_flow import cond_p, scan_p, while_p
 from .convolution import conv_general_dilated_p
@@ -19,15 +19,16 @@ from .fft import fft_p
 from .linear_solve import linear_solve_p
 from .misc import (approx_top_k_p, empty_p, mulhi_p, optimization_barrier_p, reduce_precision_p,
                    rng_bit_generator_p, rng_uniform_p, unstack_p)
-from .slicing import (gather_p, scatter_add_p, scatter_max_p, scatter_min_p, scatter_mul_p,
-                      scatter_p, scatter_sub_p)
+from .dot_general import dot_general_p
+from .reductions import (argmax_p, argmin_p, reduce_and_p, reduce_max_p, reduce_min_p,
+                         reduce_or_p, reduce_prod_p, reduce_sum_p, reduce_xor_p)
+from .slicing import (dynamic_slice_p, dynamic_update_slice_p, gather_p, scatter_add_p,
+                      scatter_max_p, scatter_min_p, scatter_mul_p, scatter_p, scatter_sub_p)
 from .sorting import (cumlogsumexp_p, cummax_p, cummin_p, cumprod_p, cumsum_p, sort_p,
                       top_k_p)
 from .structural import (
-    argmax_p, argmin_p, broadcast_in_dim_p, clamp_p, concatenate_p, convert_element_type_p,
-    copy_p, dot_general_p, dynamic_slice_p, dynamic_update_slice_p, iota_p, pad_p,
-    reduce_and_p, reduce_max_p, reduce_min_p, reduce_or_p, reduce_prod_p, reduce_sum_p,
-    reduce_xor_p, reshape_p, rev_p, select_n_p, slice_p, squeeze_p, stack_p, transpose_p)
+    broadcast_in_dim_p, clamp_p, concatenate_p, convert_element_type_p, copy_p, iota_p, pad_p,
+    reshape_p, rev_p, select_n_p, slice_p, split_p, squeeze_p, stack_p, transpose_p)
 from .tile import tile_p
 
 __all__ = [name for name in dir() if name.endswith("_p") and not name.startswith("_")]

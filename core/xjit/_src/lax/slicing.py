@@ -16,7 +16,9 @@ from typing import NamedTuple
 import numpy as np
 
 from xjit._src import core, dtypes
-from xjit._src.interpreters import mlir as lowering, partial_eval as tracing
+from xjit._src.interpreters import ad, batching, mlir as lowering, partial_eval as tracing
+from xjit._src.interpreters.ad import Zero, is_undefined_primal
+from xjit._src.interpreters.batching import bdim_at_front, moveaxis, not_mapped
 from ..core import Primitive, ShapedArray
 from xjit._src.interpreters.mlir import i64_array, ttype
 
@@ -183,7 +185,6 @@ def _in_bounds_mask(lax, operand_shape, indices, index_map, window_sizes):
 
 def _gather_fill(operand, indices, *, dimension_numbers, slice_sizes, indices_are_sorted,
                  unique_indices, mode, fill_value):
-    from xjit._src.lax import lax
     dn = dimension_numbers
     mask = _in_bounds_mask(lax, operand.shape, indices, dn.start_index_map, slice_sizes)
     out = gather_p.bind(operand, indices, dimension_numbers=dn, slice_sizes=slice_sizes,
@@ -215,7 +216,6 @@ lowering.rules[gather_p] = _gather_lower
 def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_indices=False,
            indices_are_sorted=False, mode=None, fill_value=None):
     """XLA's gather; ``mode=None`` clamps (XLA's semantics, PROMISE_IN_BOUNDS)."""
-    from xjit._src.lax import lax
     parsed = GatherScatterMode.from_any(mode) if mode is not None \
         else GatherScatterMode.PROMISE_IN_BOUNDS
     if parsed == GatherScatterMode.FILL_OR_DROP:
@@ -305,7 +305,6 @@ def _plain_scatter_lower(ctx, ai, ao, operand, indices, updates, *, dimension_nu
 
 
 def _clamp_indices(operand, indices, updates, dn):
-    from xjit._src.lax import lax
     sizes = _scatter_window_sizes(operand, updates, dn)
     dt = indices.dtype
     upper = np.array([operand.shape[d] - sizes[d] for d in dn.scatter_dims_to_operand_dims], dt)
@@ -342,7 +341,6 @@ scatter_max_p = _scatter_prim("scatter-max")
 def _combiner_jaxpr(name, dtype):
     """``{ lambda ; a b. let c = op a b in (c,) }``: shared per (op, dtype) so a
     jaxpr with several scatters prints it once (as JAX does)."""
-    from xjit._src.lax import lax
     fn = {"add": lax.add, "sub": lax.sub, "mul": lax.mul, "min": lax.min, "max": lax.max}[name]
     if np.dtype(dtype) == np.bool_ and name in ("add", "mul"):
         fn = lax.bitwise_or if name == "add" else lax.bitwise_and
@@ -357,7 +355,6 @@ def _scatter_mode(mode):
 
 def _scatter_bind(prim, combiner, operand, scatter_indices, updates, dimension_numbers,
                   indices_are_sorted, unique_indices, mode):
-    from xjit._src.lax import lax
     jaxpr = None if combiner is None else _combiner_jaxpr(combiner, core.aval_of(operand).dtype)
     return prim.bind(operand, lax._index_operand(scatter_indices), updates,
                      dimension_numbers=_tuple_dn(ScatterDimensionNumbers, dimension_numbers),
@@ -388,7 +385,6 @@ def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_s
                   indices_are_sorted=False, unique_indices=False, mode=None):
     """Apply ``func`` to each indexed element: a ``scatter`` whose combiner
     ignores the (zero) updates."""
-    from xjit._src.lax import lax
     aval = core.aval_of(operand)
     updates = lax.full(update_shape, 0, aval.dtype)
     sa = ShapedArray((), aval.dtype)
@@ -398,3 +394,340 @@ def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_s
                           indices_are_sorted=bool(indices_are_sorted),
                           unique_indices=bool(unique_indices), mode=_scatter_mode(mode),
                           update_jaxpr=jaxpr, update_consts=tuple(consts))
+
+
+# --------------------------------------------------------------------------
+# dynamic_slice / dynamic_update_slice
+
+def _dynamic_slice_eval(x, *idx, slice_sizes):
+    if len(idx) != x.ndim or len(slice_sizes) != x.ndim:
+        raise TypeError(f"dynamic_slice: length of start_indices ({len(idx)}) must match the number "
+                        f"of dimensions of the operand ({x.ndim})")
+    for s, d in zip(slice_sizes, x.shape):
+        if not 0 <= s <= d:
+            raise TypeError(f"slice slice_sizes must be less than or equal to operand shape, got "
+                            f"slice_sizes {tuple(slice_sizes)} for operand shape {x.shape}.")
+    return ShapedArray(slice_sizes, x.dtype, x.weak_type)
+
+
+def _dynamic_slice_lower(ctx, ai, ao, x, *idx, slice_sizes):
+    return ctx.op("stablehlo.dynamic_slice", [x, *idx], [ttype(a) for a in ai], ttype(ao[0]),
+                  attrs=f"slice_sizes = {i64_array(slice_sizes)}")
+
+
+dynamic_slice_p = lowering.define_primitive("dynamic_slice", _dynamic_slice_eval,
+                                             _dynamic_slice_lower)
+
+
+def _dus_eval(x, update, *idx):
+    if update.ndim != x.ndim or any(u > d for u, d in zip(update.shape, x.shape)):
+        raise TypeError("dynamic_update_slice update shape must be smaller than operand shape, got "
+                        f"update shape {update.shape} for operand shape {x.shape}.")
+    if update.dtype != x.dtype:
+        raise TypeError("lax.dynamic_update_slice requires arguments to have the same dtypes, got "
+                        f"{x.dtype.name}, {update.dtype.name}.")
+    return x
+
+
+def _dus_lower(ctx, ai, ao, x, update, *idx):
+    return ctx.op("stablehlo.dynamic_update_slice", [x, update, *idx], [ttype(a) for a in ai],
+                  ttype(ao[0]))
+
+
+dynamic_update_slice_p = lowering.define_primitive("dynamic_update_slice", _dus_eval, _dus_lower)
+
+
+# --------------------------------------------------------------------------
+# JVP, transpose and batching rules (they call the lax API, which imports
+# this module). Gather is linear in its operand; its transpose scatter-adds
+# the cotangent back. Batching moves the batch axis to the front and makes it
+# an operand/indices batching dimension (or an offset/window dimension when
+# only one side is batched); dynamic_slice / dynamic_update_slice batch, as
+# in JAX, into a gather / scatter whose index vector stacks the start indices.
+
+from xjit._src.lax import lax  # noqa: E402
+
+GDN, SDN = GatherDimensionNumbers, ScatterDimensionNumbers
+
+
+def _plus1(ds):
+    return tuple(d + 1 for d in ds)
+
+
+def _size_of(args, dims):
+    return next(core.aval_of(x).shape[d] for x, d in zip(args, dims) if d is not not_mapped)
+
+
+# --------------------------------------------------------------------------
+# gather
+
+
+def _gather_jvp(primals, tangents, **params):
+    x, idx = primals
+    out = gather_p.bind(x, idx, **params)
+    t = tangents[0]
+    if type(t) is Zero:
+        return out, Zero.from_primal_value(out)
+    fill = 0 if params["mode"] == GatherScatterMode.FILL_OR_DROP else None
+    return out, gather_p.bind(t, idx, **dict(params, fill_value=fill))
+
+
+def _scatter_dn_of(dn):
+    return SDN(update_window_dims=dn.offset_dims, inserted_window_dims=dn.collapsed_slice_dims,
+               scatter_dims_to_operand_dims=dn.start_index_map,
+               operand_batching_dims=dn.operand_batching_dims,
+               scatter_indices_batching_dims=dn.start_indices_batching_dims)
+
+
+def _gather_transpose(ct, x, idx, *, dimension_numbers, slice_sizes, indices_are_sorted,
+                      unique_indices, mode, fill_value):
+    a = x.aval
+    if type(ct) is Zero:
+        return [Zero(a), None]
+    zeros = lax.full(a.shape, 0, a.dtype)
+    return [scatter_add(zeros, idx, ct, _scatter_dn_of(dimension_numbers),
+                           indices_are_sorted=indices_are_sorted,
+                           unique_indices=unique_indices, mode=mode), None]
+
+
+def _gather_batch(args, dims, *, dimension_numbers, slice_sizes, **params):
+    x, idx = args
+    xd, idd = dims
+    dn = dimension_numbers
+    if idd is not_mapped:
+        x = moveaxis(x, xd, 0)
+        new = GDN(offset_dims=(0,) + _plus1(dn.offset_dims),
+                  collapsed_slice_dims=_plus1(dn.collapsed_slice_dims),
+                  start_index_map=_plus1(dn.start_index_map),
+                  operand_batching_dims=_plus1(dn.operand_batching_dims),
+                  start_indices_batching_dims=dn.start_indices_batching_dims)
+        sizes = (core.aval_of(x).shape[0],) + tuple(slice_sizes)
+        return gather_p.bind(x, idx, dimension_numbers=new, slice_sizes=sizes, **params), 0
+    idx = moveaxis(idx, idd, 0)
+    if xd is not_mapped:
+        new = dn._replace(offset_dims=_plus1(dn.offset_dims),
+                          start_indices_batching_dims=_plus1(dn.start_indices_batching_dims))
+        return gather_p.bind(x, idx, dimension_numbers=new, slice_sizes=slice_sizes,
+                                **params), 0
+    x = moveaxis(x, xd, 0)
+    new = GDN(offset_dims=_plus1(dn.offset_dims),
+              collapsed_slice_dims=_plus1(dn.collapsed_slice_dims),
+              start_index_map=_plus1(dn.start_index_map),
+              operand_batching_dims=(0,) + _plus1(dn.operand_batching_dims),
+              start_indices_batching_dims=(0,) + _plus1(dn.start_indices_batching_dims))
+    return gather_p.bind(x, idx, dimension_numbers=new, slice_sizes=(1,) + tuple(slice_sizes),
+                            **params), 0
+
+
+ad.jvp_rules[gather_p] = _gather_jvp
+ad.transpose_rules[gather_p] = _gather_transpose
+batching.batch_rules[gather_p] = _gather_batch
+
+
+# --------------------------------------------------------------------------
+# scatter family
+
+
+def _gather_dn_of(dn):
+    return GDN(offset_dims=dn.update_window_dims, collapsed_slice_dims=dn.inserted_window_dims,
+               start_index_map=dn.scatter_dims_to_operand_dims,
+               operand_batching_dims=dn.operand_batching_dims,
+               start_indices_batching_dims=dn.scatter_indices_batching_dims)
+
+
+def _gather_updates(ct, idx, upd_aval, operand_aval, params):
+    """The slices of ``ct`` the scatter wrote: the cotangent of the updates."""
+    dn = params["dimension_numbers"]
+    sizes = _scatter_window_sizes(operand_aval, upd_aval, dn)
+    return gather_p.bind(ct, idx, dimension_numbers=_gather_dn_of(dn), slice_sizes=tuple(sizes),
+                            indices_are_sorted=params["indices_are_sorted"],
+                            unique_indices=params["unique_indices"], mode=params["mode"],
+                            fill_value=0 if params["mode"] == GatherScatterMode.FILL_OR_DROP
+                            else None)
+
+
+def _linear_scatter_jvp(prim):
+    """scatter / scatter-add are linear in (operand, updates) jointly."""
+    def rule(primals, tangents, **params):
+        x, idx, u = primals
+        out = prim.bind(x, idx, u, **params)
+        tx, tu = tangents[0], tangents[2]
+        if type(tx) is Zero and type(tu) is Zero:
+            return out, Zero.from_primal_value(out)
+        return out, prim.bind(ad.instantiate_zeros(tx), idx, ad.instantiate_zeros(tu), **params)
+    return rule
+
+
+def _scatter_add_transpose(ct, x, idx, u, **params):
+    xa, ua = core.aval_of(x), core.aval_of(u)
+    if type(ct) is Zero:
+        return [Zero(xa) if is_undefined_primal(x) else None, None,
+                Zero(ua) if is_undefined_primal(u) else None]
+    t_x = ct if is_undefined_primal(x) else None
+    t_u = _gather_updates(ct, idx, ua, xa, params) if is_undefined_primal(u) else None
+    return [t_x, None, t_u]
+
+
+def _scatter_transpose(ct, x, idx, u, **params):
+    xa, ua = core.aval_of(x), core.aval_of(u)
+    if type(ct) is Zero:
+        return [Zero(xa) if is_undefined_primal(x) else None, None,
+                Zero(ua) if is_undefined_primal(u) else None]
+    t_x = t_u = None
+    if is_undefined_primal(x):  # overwritten positions get no cotangent
+        t_x = scatter_p.bind(ct, idx, lax.full(ua.shape, 0, ua.dtype), **params)
+    if is_undefined_primal(u):
+        t_u = _gather_updates(ct, idx, ua, xa, params)
+    return [t_x, None, t_u]
+
+
+def _scatter_mul_jvp(primals, tangents, **params):
+    x, idx, u = primals
+    out = scatter_mul_p.bind(x, idx, u, **params)
+    tx, tu = tangents[0], tangents[2]
+    if type(tu) is not Zero:
+        raise NotImplementedError("differentiation of scatter-mul with respect to the updates "
+                                  "is not implemented in xjit")
+    if type(tx) is Zero:
+        return out, Zero.from_primal_value(out)
+    return out, scatter_mul_p.bind(tx, idx, u, **params)
+
+
+def _scatter_batch(prim):
+    def rule(args, dims, *, dimension_numbers, **params):
+        x, idx, u = args
+        xd, idd, ud = dims
+        dn = dimension_numbers
+        size = next(core.aval_of(a).shape[d] for a, d in zip(args, dims) if d is not not_mapped)
+        x, u = bdim_at_front(x, xd, size), bdim_at_front(u, ud, size)
+        if idd is not_mapped:
+            new = SDN(update_window_dims=(0,) + _plus1(dn.update_window_dims),
+                      inserted_window_dims=_plus1(dn.inserted_window_dims),
+                      scatter_dims_to_operand_dims=_plus1(dn.scatter_dims_to_operand_dims),
+                      operand_batching_dims=_plus1(dn.operand_batching_dims),
+                      scatter_indices_batching_dims=dn.scatter_indices_batching_dims)
+        else:
+            idx = moveaxis(idx, idd, 0)
+            new = SDN(update_window_dims=_plus1(dn.update_window_dims),
+                      inserted_window_dims=_plus1(dn.inserted_window_dims),
+                      scatter_dims_to_operand_dims=_plus1(dn.scatter_dims_to_operand_dims),
+                      operand_batching_dims=(0,) + _plus1(dn.operand_batching_dims),
+                      scatter_indices_batching_dims=(0,) + _plus1(
+                          dn.scatter_indices_batching_dims))
+        return prim.bind(x, idx, u, dimension_numbers=new, **params), 0
+    return rule
+
+
+ad.jvp_rules[scatter_p] = _linear_scatter_jvp(scatter_p)
+ad.jvp_rules[scatter_add_p] = _linear_scatter_jvp(scatter_add_p)
+ad.jvp_rules[scatter_sub_p] = _linear_scatter_jvp(scatter_sub_p)
+ad.jvp_rules[scatter_mul_p] = _scatter_mul_jvp
+ad.transpose_rules[scatter_p] = _scatter_transpose
+ad.transpose_rules[scatter_add_p] = _scatter_add_transpose
+for _p in (scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p,
+           scatter_max_p):
+    batching.batch_rules[_p] = _scatter_batch(_p)
+
+
+def _dynamic_slice_jvp(primals, tangents, *, slice_sizes):
+    x, *idx = primals
+    if type(tangents[0]) is Zero:
+        out = dynamic_slice_p.bind(x, *idx, slice_sizes=slice_sizes)
+        return out, Zero.from_primal_value(out)
+    t = dynamic_slice_p.bind(tangents[0], *idx, slice_sizes=slice_sizes)
+    return dynamic_slice_p.bind(x, *idx, slice_sizes=slice_sizes), t
+
+
+def _dynamic_slice_transpose(ct, x, *idx, slice_sizes):
+    a = x.aval
+    zeros = lax.full(a.shape, 0, a.dtype)
+    return [dynamic_update_slice_p.bind(zeros, ct, *idx)] + [None] * len(idx)
+
+
+def _dus_jvp(primals, tangents):
+    x, u, *idx = primals
+    tx, tu = tangents[:2]
+    out = dynamic_update_slice_p.bind(x, u, *idx)
+    if type(tx) is Zero and type(tu) is Zero:
+        return out, Zero.from_primal_value(out)
+    return out, dynamic_update_slice_p.bind(ad.instantiate_zeros(tx), ad.instantiate_zeros(tu),
+                                               *idx)
+
+
+def _dus_transpose(ct, x, u, *idx):
+    ua = (u.aval if is_undefined_primal(u) else core.aval_of(u))
+    t_x = t_u = None
+    if is_undefined_primal(x):
+        t_x = dynamic_update_slice_p.bind(ct, lax.full(ua.shape, 0, ua.dtype), *idx)
+    if is_undefined_primal(u):
+        t_u = dynamic_slice_p.bind(ct, *idx, slice_sizes=ua.shape)
+    return [t_x, t_u] + [None] * len(idx)
+
+
+ad.jvp_rules[dynamic_slice_p] = _dynamic_slice_jvp
+ad.transpose_rules[dynamic_slice_p] = _dynamic_slice_transpose
+ad.jvp_rules[dynamic_update_slice_p] = _dus_jvp
+ad.transpose_rules[dynamic_update_slice_p] = _dus_transpose
+
+
+def _stack_indices(idx, idx_dims, size):
+    if all(d is not_mapped for d in idx_dims):
+        parts = [lax.broadcast_in_dim(i, (1,), ()) for i in idx]
+        return lax.concatenate(parts, 0), not_mapped
+    parts = [lax.broadcast_in_dim(moveaxis(i, d, 0) if d is not not_mapped else i, (size, 1),
+                                  (0,) if d is not not_mapped else ())
+             for i, d in zip(idx, idx_dims)]
+    return lax.concatenate(parts, 1), 0
+
+
+def _dynamic_slice_rule(args, dims, *, slice_sizes):
+    x, *idx = args
+    xd, *idd = dims
+    size = _size_of(args, dims)
+    index, id_ = _stack_indices(idx, idd, size)
+    nd = len(slice_sizes)
+    mode = GatherScatterMode.CLIP
+    if id_ is not_mapped:
+        x = moveaxis(x, xd, 0)
+        dn = GDN(
+            offset_dims=(0,) + tuple(np.add(1, range(nd))), collapsed_slice_dims=(),
+            start_index_map=tuple(np.add(1, range(nd))))
+        return gather(x, index, dn, (core.aval_of(x).shape[0],) + tuple(slice_sizes), unique_indices=True,
+                        indices_are_sorted=True, mode=mode, fill_value=None), 0
+    if xd is not_mapped:
+        dn = GDN(offset_dims=tuple(range(1, nd + 1)), collapsed_slice_dims=(),
+                                      start_index_map=tuple(range(nd)))
+        return gather(x, index, dn, tuple(slice_sizes), unique_indices=False,
+                        indices_are_sorted=False, mode=mode, fill_value=None), 0
+    x = moveaxis(x, xd, 0)
+    dn = GDN(
+        offset_dims=tuple(np.add(1, range(nd))), collapsed_slice_dims=(),
+        start_index_map=tuple(np.add(1, range(nd))), operand_batching_dims=(0,),
+        start_indices_batching_dims=(0,))
+    return gather(x, index, dn, (1,) + tuple(slice_sizes), unique_indices=True,
+                    indices_are_sorted=True, mode=mode, fill_value=None), 0
+
+
+def _dynamic_update_slice_rule(args, dims):
+    x, upd, *idx = args
+    xd, ud, *idd = dims
+    size = _size_of(args, dims)
+    index, id_ = _stack_indices(idx, idd, size)
+    nd = len(core.aval_of(upd).shape) - (ud is not not_mapped)
+    x, upd = bdim_at_front(x, xd, size), bdim_at_front(upd, ud, size)
+    mode = GatherScatterMode.CLIP
+    if id_ is not_mapped:
+        dn = SDN(
+            update_window_dims=(0,) + tuple(np.add(1, range(nd))), inserted_window_dims=(),
+            scatter_dims_to_operand_dims=tuple(np.add(1, range(nd))))
+    else:
+        dn = SDN(
+            update_window_dims=tuple(np.add(1, range(nd))), inserted_window_dims=(),
+            scatter_dims_to_operand_dims=tuple(np.add(1, range(nd))), operand_batching_dims=(0,),
+            scatter_indices_batching_dims=(0,))
+    return scatter(x, index, upd, dn, indices_are_sorted=True, unique_indices=True,
+                     mode=mode), 0
+
+
+batching.batch_rules[dynamic_slice_p] = _dynamic_slice_rule
+batching.batch_rules[dynamic_update_slice_p] = _dynamic_update_slice_rule

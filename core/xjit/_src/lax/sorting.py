@@ -16,7 +16,10 @@ from xjit._src import core, dtypes
 from xjit._src.interpreters import mlir as lowering
 from ..core import Primitive, ShapedArray
 from xjit._src.interpreters.mlir import ttype
-from .slicing import lower_fun
+from xjit._src.interpreters import ad, batching
+from xjit._src.interpreters.ad import Zero
+from xjit._src.interpreters.batching import bdim_at_front, moveaxis, not_mapped
+from .slicing import GatherDimensionNumbers, GatherScatterMode, gather, lower_fun
 
 # --------------------------------------------------------------------------
 # sort
@@ -269,5 +272,121 @@ cummin = _cum_fn(cummin_p)
 cumlogsumexp = _cum_fn(cumlogsumexp_p)
 
 
-from . import slicing_rules  # noqa: E402,F401  (AD and vmap rules for this module and slicing)
-from . import cumulative_rules  # noqa: E402,F401  (JVPs of the non-linear cumulative reductions)
+
+# --------------------------------------------------------------------------
+# JVP and batching rules (they call the lax API, which imports this module).
+# The derivative of a non-linear cumulative reduction is, as in JAX, the JVP
+# of a parallel prefix scan (``associative_scan``) of the same combining
+# function: slices, pads and elementwise ops, differentiable to any order
+# (unlike the primitive's lowering), printing the same equations as JAX's.
+
+from xjit._src.lax import lax  # noqa: E402
+from .assoc_scan import associative_scan  # noqa: E402
+
+
+# --------------------------------------------------------------------------
+# sort / top_k: tangents follow the permutation
+
+
+def _take_along(t, perm, axis):
+    nd = len(core.aval_of(t).shape)
+    others = tuple(d for d in range(nd) if d != axis)
+    dn = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(axis,),
+                                start_index_map=(axis,), operand_batching_dims=others,
+                                start_indices_batching_dims=others)
+    return gather(t, lax.expand_dims(perm, (nd,)), dn, (1,) * nd,
+                     mode=GatherScatterMode.PROMISE_IN_BOUNDS)
+
+
+def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
+    shape = core.aval_of(primals[0]).shape
+    iota = lax.broadcasted_iota(np.int32, shape, dimension)
+    *outs, perm = sort_p.bind(*primals, iota, dimension=dimension, is_stable=is_stable,
+                                 num_keys=num_keys)
+    touts = [Zero.from_primal_value(o) if type(t) is Zero else _take_along(t, perm, dimension)
+             for o, t in zip(outs, tangents)]
+    return outs, touts
+
+
+def _top_k_jvp(primals, tangents, *, k, axis):
+    vals, idx = top_k_p.bind(primals[0], k=k, axis=axis)
+    t = tangents[0]
+    tv = Zero.from_primal_value(vals) if type(t) is Zero else _take_along(t, idx, axis)
+    return [vals, idx], [tv, Zero.from_primal_value(idx)]
+
+
+def _sort_batch(args, dims, *, dimension, **params):
+    size = next(core.aval_of(a).shape[d] for a, d in zip(args, dims) if d is not not_mapped)
+    args = [bdim_at_front(a, d, size) for a, d in zip(args, dims)]
+    return sort_p.bind(*args, dimension=dimension + 1, **params), [0] * len(args)
+
+
+def _top_k_batch(args, dims, *, k, axis):
+    x = moveaxis(args[0], dims[0], 0)
+    return top_k_p.bind(x, k=k, axis=axis + 1), [0, 0]
+
+
+ad.jvp_rules[sort_p] = _sort_jvp
+ad.jvp_rules[top_k_p] = _top_k_jvp
+batching.batch_rules[sort_p] = _sort_batch
+batching.batch_rules[top_k_p] = _top_k_batch
+
+
+# --------------------------------------------------------------------------
+# cumulative reductions
+
+
+def _cumsum_transpose(ct, x, *, axis, reverse):
+    if type(ct) is Zero:
+        return [ct]
+    return [cumsum_p.bind(ct, axis=axis, reverse=not reverse)]
+
+
+def _cumsum_jvp(primals, tangents, *, axis, reverse):
+    out = cumsum_p.bind(primals[0], axis=axis, reverse=reverse)
+    t = tangents[0]
+    if type(t) is Zero:
+        return out, Zero.from_primal_value(out)
+    return out, cumsum_p.bind(t, axis=axis, reverse=reverse)
+
+
+def _cum_batch(prim):
+    def rule(args, dims, *, axis, reverse):
+        (x,), (d,) = args, dims
+        return prim.bind(x, axis=axis + (d <= axis), reverse=reverse), d
+    return rule
+
+
+ad.jvp_rules[cumsum_p] = _cumsum_jvp
+ad.transpose_rules[cumsum_p] = _cumsum_transpose
+for _p in (cumsum_p, cumprod_p, cummax_p, cummin_p, cumlogsumexp_p):
+    batching.batch_rules[_p] = _cum_batch(_p)
+del _p
+
+
+def _logaddexp_jnp(a, b):
+    from ..numpy.ufuncs import logaddexp  # jnp's, a custom_jvp function as in JAX
+    return logaddexp(a, b)
+
+
+_COMBINE = {
+    cumprod_p: lax.mul,
+    cummax_p: lax.max,
+    cummin_p: lax.min,
+}
+
+
+def _scan_jvp(prim):
+    def rule(primals, tangents, *, axis, reverse):
+        combine = _COMBINE.get(prim) or _logaddexp_jnp
+
+        def scan(x):
+            return [associative_scan(combine, x, reverse, axis)]
+        (out,), (t,) = ad.jvp_flat(scan, primals, [ad.instantiate_zeros(tangents[0])])
+        return out, t
+    return rule
+
+
+for _p in (cumprod_p, cummax_p, cummin_p, cumlogsumexp_p):
+    ad.jvp_rules[_p] = _scan_jvp(_p)
+del _p

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from xjit._src.interpreters import batching, mlir as lowering
-from xjit._src import batching_rules, core, dtypes
+from xjit._src.interpreters import mlir as lowering
+from xjit._src import core, dtypes
 from xjit._src.interpreters.ad import defjvp, defjvp2
 from xjit._src.lax import lax
 from . import elementwise as ew
@@ -36,13 +36,8 @@ def naryop_eval(name, kinds):
 
 
 def _define(name, nargs, chlo_op=None):
-    p = core.Primitive(name)
-    core.abstract_eval_rules[p] = naryop_eval(name, ew.FLOAT)
-    if chlo_op is not None:
-        lowering.rules[p] = ew._simple_lowering(chlo_op)
-    batching.batch_rules[p] = (batching_rules.broadcast_batcher(p) if nargs > 1
-                               else batching_rules.vectorized_batcher(p))
-    return p
+    return ew.naryop(name, nargs, naryop_eval(name, ew.FLOAT),
+                     ew._simple_lowering(chlo_op) if chlo_op is not None else None)
 
 
 igamma_p = _define("igamma", 2)

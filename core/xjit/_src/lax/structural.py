@@ -1,10 +1,17 @@
-"""Shape, dtype and data-movement primitives, dot_general and reductions."""
+"""Shape, dtype and data-movement primitives (convert, broadcast, reshape,
+transpose, slice, pad, concatenate/split, stack, select_n, clamp, iota,
+copy), each with its abstract eval, lowering, JVP/transpose and batching
+rules. Linear ones are transposed as JAX transposes them, so differentiated
+jaxprs print the same equations."""
 from __future__ import annotations
 
 import numpy as np
 
-from xjit._src import dtypes
-from xjit._src.interpreters import mlir as lowering
+from xjit._src import core, dtypes
+from xjit._src.interpreters import ad, batching, mlir as lowering
+from xjit._src.interpreters.ad import (
+    Zero, defjvp, defjvp_zero, deflinear, deflinear2, is_undefined_primal)
+from xjit._src.interpreters.batching import bdim_at_front, moveaxis, not_mapped
 from ..core import ShapedArray
 from xjit._src.interpreters.mlir import i64_array, ttype
 from .elementwise import NUM, _check_unary
@@ -325,248 +332,356 @@ iota_p = _prim("iota", _iota_eval, lambda ctx, ai, ao, *, dtype, shape, dimensio
                ctx.op("stablehlo.iota", [], [], ttype(ao[0]), attrs=f"iota_dimension = {dimension} : i64"))
 
 
-# -- dot_general
-def _dot_general_eval(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,
-                      out_sharding=None):
-    (lc, rc), (lb, rb) = dimension_numbers
-    for side, val, batch, contract in (("lhs", lhs, lb, lc), ("rhs", rhs, rb, rc)):
-        if not all(0 <= d < val.ndim for d in (*batch, *contract)):
-            raise TypeError(f"dot_general requires {side} dimension numbers to be nonnegative and "
-                            f"less than the number of axes of the {side} value, got {side}_batch "
-                            f"of {tuple(batch)} and {side}_contracting of {tuple(contract)} for "
-                            f"{side} of rank {val.ndim}")
-    for side, batch, contract in (("lhs", lb, lc), ("rhs", rb, rc)):
-        if set(batch) & set(contract):
-            raise TypeError(f"dot_general requires {side} batch dimensions to be disjoint from "
-                            f"contracting dimensions, got {side}_batch {tuple(batch)} and "
-                            f"{side}_contracting {tuple(contract)}.")
-    if len(lc) != len(rc):
-        raise TypeError("dot_general requires equal numbers of lhs_contracting and "
-                        f"rhs_contracting dimensions, got lhs_contracting {tuple(lc)} and "
-                        f"rhs_contracting {tuple(rc)}.")
-    for a, b in zip(lc, rc):
-        if lhs.shape[a] != rhs.shape[b]:
-            raise TypeError("dot_general requires contracting dimensions to have the same shape, "
-                            f"got {tuple(lhs.shape[i] for i in lc)} and "
-                            f"{tuple(rhs.shape[i] for i in rc)}.")
-    for a, b in zip(lb, rb):
-        if lhs.shape[a] != rhs.shape[b]:
-            raise TypeError("dot_general requires lhs batch dimensions and rhs batch dimensions to "
-                            f"have the same shape, got {tuple(lhs.shape[i] for i in lb)} and "
-                            f"{tuple(rhs.shape[i] for i in rb)}.")
-    if lhs.dtype != rhs.dtype and preferred_element_type is None:
-        raise TypeError("dot_general requires operands of the same dtype, got "
-                        f"{lhs.dtype.name} and {rhs.dtype.name}.")
-    batch = [lhs.shape[i] for i in lb]
-    lfree = [d for i, d in enumerate(lhs.shape) if i not in lc and i not in lb]
-    rfree = [d for i, d in enumerate(rhs.shape) if i not in rc and i not in rb]
-    dt = preferred_element_type or lhs.dtype
-    return ShapedArray(batch + lfree + rfree, dt, lhs.weak_type and rhs.weak_type)
-
-
-def _dot_general_lower(ctx, ai, ao, lhs, rhs, dimension_numbers, precision=None,
-                       preferred_element_type=None, out_sharding=None):
-    (lc, rc), (lb, rb) = dimension_numbers
-    o = ao[0]
-    if ai[0].dtype != o.dtype:
-        lhs = ctx.op("stablehlo.convert", [lhs], [ttype(ai[0])], ttype(ai[0].update(dtype=o.dtype)))
-    if ai[1].dtype != o.dtype:
-        rhs = ctx.op("stablehlo.convert", [rhs], [ttype(ai[1])], ttype(ai[1].update(dtype=o.dtype)))
-    dn = (f"#stablehlo.dot<lhs_batching_dimensions = [{', '.join(map(str, lb))}], "
-          f"rhs_batching_dimensions = [{', '.join(map(str, rb))}], "
-          f"lhs_contracting_dimensions = [{', '.join(map(str, lc))}], "
-          f"rhs_contracting_dimensions = [{', '.join(map(str, rc))}]>")
-    return ctx.op("stablehlo.dot_general", [lhs, rhs],
-                  [ttype(ai[0].update(dtype=o.dtype)), ttype(ai[1].update(dtype=o.dtype))],
-                  ttype(o), attrs=f"dot_dimension_numbers = {dn}")
-
-
-def _dot_general_pp(p):
-    (lc, rc), (lb, rb) = p["dimension_numbers"]
-    out = {"dimension_numbers": f"(({list(lc)}, {list(rc)}), ({list(lb)}, {list(rb)}))"}
-    if p.get("precision") is not None:
-        out["precision"] = p["precision"]
-    if p.get("preferred_element_type") is not None:
-        out["preferred_element_type"] = p["preferred_element_type"]
-    return out
-
-
-dot_general_p = _prim("dot_general", _dot_general_eval, _dot_general_lower, pp=_dot_general_pp)
-
-
-# -- reductions
-def _reduce_eval(name, bool_only=False):
-    def rule(x, axes, out_sharding=None):
-        for a in axes:
-            if not 0 <= a < x.ndim:
-                raise ValueError(f"reduction axes {tuple(axes)} contains out-of-bounds indices "
-                                 f"for {x.str_short(False)}.")
-        if len(set(axes)) != len(axes):
-            raise ValueError(f"duplicate value in 'axes' of reduction: {tuple(axes)}")
-        shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
-        return ShapedArray(shape, x.dtype, x.weak_type)
-    return rule
-
-
-def _init_value(name, dtype):
-    if name == "reduce_sum" or name == "reduce_or" or name == "reduce_xor":
-        return np.zeros((), dtype)
-    if name == "reduce_prod":
-        return np.ones((), dtype)
-    if name == "reduce_and":  # all bits set
-        return np.array(-1).astype(dtype)
-    if dtype == np.bool_:
-        return np.array(name == "reduce_min")
-    if dtype.kind in "iu" or dtypes.is_int(dtype):
-        info = dtypes.iinfo(dtype)  # ml_dtypes' also knows int4 and friends
-        return np.array(info.min if name == "reduce_max" else info.max, dtype)
-    return np.array(-np.inf if name == "reduce_max" else np.inf, dtype)
-
-
-_REDUCE_OPS = {"reduce_sum": "stablehlo.add", "reduce_prod": "stablehlo.multiply",
-               "reduce_max": "stablehlo.maximum", "reduce_min": "stablehlo.minimum",
-               "reduce_and": "stablehlo.and", "reduce_or": "stablehlo.or",
-               "reduce_xor": "stablehlo.xor"}
-
-
-def reduce_region(ctx, op, dtype):
-    sa = ShapedArray((), dtype)
-    t = ttype(sa)
-    return ctx.region([sa, sa], lambda a, b: [(ctx.op(op, [a, b], [t, t], t), sa)])
-
-
-def _reduce_lower(name):
-    def rule(ctx, ai, ao, x, axes, out_sharding=None):
-        a = ai[0]
-        init = ctx.constant(_init_value(name, a.dtype), a.update(shape=()))
-        region = reduce_region(ctx, _REDUCE_OPS[name], a.dtype)
-        return ctx.op("stablehlo.reduce", [x, init], [ttype(a), ttype(a.update(shape=()))],
-                      ttype(ao[0]), attrs=f"dimensions = {i64_array(axes)}", regions=[region])
-    return rule
-
-
-def _reduce_prim(name, with_sharding):
-    pp = (lambda p: {"axes": p["axes"], "out_sharding": p.get("out_sharding")}) if with_sharding \
-        else (lambda p: {"axes": p["axes"]})
-    return _prim(name, _reduce_eval(name), _reduce_lower(name), pp=pp)
-
-
-reduce_sum_p = _reduce_prim("reduce_sum", True)
-reduce_prod_p = _reduce_prim("reduce_prod", False)
-reduce_max_p = _reduce_prim("reduce_max", False)
-reduce_min_p = _reduce_prim("reduce_min", False)
-reduce_and_p = _reduce_prim("reduce_and", False)
-reduce_or_p = _reduce_prim("reduce_or", False)
-reduce_xor_p = _reduce_prim("reduce_xor", False)
-
-
-# -- argmin / argmax
-def _arg_eval(x, axes, index_dtype):
-    if not axes or not 0 <= axes[0] < x.ndim:
-        raise ValueError(f"Invalid axis {axes[0]} for operand shape {x.shape}")
-    if index_dtype.kind not in "iu":
-        raise TypeError(f"index_dtype must be an integer type, but got {index_dtype.name}")
-    if x.shape[axes[0]] == 0:
-        raise ValueError("attempt to get argmax of an empty sequence")
-    return ShapedArray(tuple(d for i, d in enumerate(x.shape) if i != axes[0]), index_dtype)
-
-
-def _arg_lower(is_max):
-    def rule(ctx, ai, ao, x, axes, index_dtype):
-        a, o = ai[0], ao[0]
-        if a.dtype.kind == "c":  # JAX's comparator is lax.gt/lt, which rejects complex
-            name = "gt" if is_max else "lt"
-            raise TypeError(f"{name} does not accept dtype {a.dtype.name} at position 0. Accepted "
-                            "dtypes at position 0 are subtypes of integer, floating, bool.")
-        axis = axes[0]
-        ia = a.update(dtype=index_dtype)
-        idx = ctx.op("stablehlo.iota", [], [], ttype(ia), attrs=f"iota_dimension = {axis} : i64")
-        sv, si = ShapedArray((), a.dtype), ShapedArray((), index_dtype)
-        tv, ti, tb = ttype(sv), ttype(si), ttype(ShapedArray((), np.bool_))
-        direction = "GT" if is_max else "LT"
-        ctype = "FLOAT" if a.dtype.kind == "f" or dtypes.is_float(a.dtype) else (
-            "UNSIGNED" if a.dtype.kind in "ub" or a.dtype in dtypes._UNSIGNED else "SIGNED")
-
-        def body(v1, i1, v2, i2):
-            cmp = ctx.op("stablehlo.compare", [v1, v2], [tv, tv], tb,
-                         attrs=f"comparison_direction = #stablehlo<comparison_direction {direction}>, "
-                               f"compare_type = #stablehlo<comparison_type {ctype}>")
-            eq = ctx.op("stablehlo.compare", [v1, v2], [tv, tv], tb,
-                        attrs=f"comparison_direction = #stablehlo<comparison_direction EQ>, "
-                              f"compare_type = #stablehlo<comparison_type {ctype}>")
-            lt_i = ctx.op("stablehlo.compare", [i1, i2], [ti, ti], tb,
-                          attrs="comparison_direction = #stablehlo<comparison_direction LT>, "
-                                "compare_type = #stablehlo<comparison_type SIGNED>")
-            tie = ctx.op("stablehlo.and", [eq, lt_i], [tb, tb], tb)
-            pick1 = ctx.op("stablehlo.or", [cmp, tie], [tb, tb], tb)
-            if ctype == "FLOAT":  # NaN wins, as in NumPy
-                nan1 = ctx.op("stablehlo.compare", [v1, v1], [tv, tv], tb,
-                              attrs="comparison_direction = #stablehlo<comparison_direction NE>, "
-                                    "compare_type = #stablehlo<comparison_type FLOAT>")
-                nan2 = ctx.op("stablehlo.compare", [v2, v2], [tv, tv], tb,
-                              attrs="comparison_direction = #stablehlo<comparison_direction NE>, "
-                                    "compare_type = #stablehlo<comparison_type FLOAT>")
-                not2 = ctx.op("stablehlo.not", [nan2], [tb], tb)
-                only1 = ctx.op("stablehlo.and", [nan1, not2], [tb, tb], tb)
-                both = ctx.op("stablehlo.and", [nan1, nan2], [tb, tb], tb)
-                both_first = ctx.op("stablehlo.and", [both, lt_i], [tb, tb], tb)
-                not_nan2 = ctx.op("stablehlo.and", [pick1, not2], [tb, tb], tb)
-                pick1 = ctx.op("stablehlo.or", [only1, not_nan2], [tb, tb], tb)
-                pick1 = ctx.op("stablehlo.or", [pick1, both_first], [tb, tb], tb)
-            v = ctx.op("stablehlo.select", [pick1, v1, v2], [tb, tv, tv], tv)
-            i = ctx.op("stablehlo.select", [pick1, i1, i2], [tb, ti, ti], ti)
-            return [(v, sv), (i, si)]
-
-        region = ctx.region([sv, si, sv, si], body)
-        init_v = ctx.constant(_init_value("reduce_max" if is_max else "reduce_min", a.dtype), sv)
-        init_i = ctx.constant(np.zeros((), index_dtype), si)
-        outs = ctx.op("stablehlo.reduce", [x, idx, init_v, init_i],
-                      [ttype(a), ttype(ia), tv, ti], [ttype(o.update(dtype=a.dtype)), ttype(o)],
-                      attrs=f"dimensions = {i64_array(axes)}", regions=[region])
-        return outs[1]
-    return rule
-
-
-argmax_p = _prim("argmax", _arg_eval, _arg_lower(True))
-argmin_p = _prim("argmin", _arg_eval, _arg_lower(False))
-
-
-# -- dynamic_slice / dynamic_update_slice
-def _dynamic_slice_eval(x, *idx, slice_sizes):
-    if len(idx) != x.ndim or len(slice_sizes) != x.ndim:
-        raise TypeError(f"dynamic_slice: length of start_indices ({len(idx)}) must match the number "
-                        f"of dimensions of the operand ({x.ndim})")
-    for s, d in zip(slice_sizes, x.shape):
-        if not 0 <= s <= d:
-            raise TypeError(f"slice slice_sizes must be less than or equal to operand shape, got "
-                            f"slice_sizes {tuple(slice_sizes)} for operand shape {x.shape}.")
-    return ShapedArray(slice_sizes, x.dtype, x.weak_type)
-
-
-def _dynamic_slice_lower(ctx, ai, ao, x, *idx, slice_sizes):
-    return ctx.op("stablehlo.dynamic_slice", [x, *idx], [ttype(a) for a in ai], ttype(ao[0]),
-                  attrs=f"slice_sizes = {i64_array(slice_sizes)}")
-
-
-dynamic_slice_p = _prim("dynamic_slice", _dynamic_slice_eval, _dynamic_slice_lower)
-
-
-def _dus_eval(x, update, *idx):
-    if update.ndim != x.ndim or any(u > d for u, d in zip(update.shape, x.shape)):
-        raise TypeError("dynamic_update_slice update shape must be smaller than operand shape, got "
-                        f"update shape {update.shape} for operand shape {x.shape}.")
-    if update.dtype != x.dtype:
-        raise TypeError("lax.dynamic_update_slice requires arguments to have the same dtypes, got "
-                        f"{x.dtype.name}, {update.dtype.name}.")
-    return x
-
-
-def _dus_lower(ctx, ai, ao, x, update, *idx):
-    return ctx.op("stablehlo.dynamic_update_slice", [x, update, *idx], [ttype(a) for a in ai],
-                  ttype(ao[0]))
-
-
-dynamic_update_slice_p = _prim("dynamic_update_slice", _dus_eval, _dus_lower)
-
 # -- copy
 copy_p = _prim("copy", lambda x: x, lambda ctx, ai, ao, x: x)
+
+
+# --------------------------------------------------------------------------
+# JVP and transpose rules (they call the lax API, which imports this module)
+
+from xjit._src.lax import lax  # noqa: E402
+
+
+def _shape(x):
+    return core.aval_of(x).shape
+
+
+def _ndim(x):
+    return len(core.aval_of(x).shape)
+
+
+def _size_of(args, dims):
+    return next(_shape(x)[d] for x, d in zip(args, dims) if d is not not_mapped)
+
+
+defjvp_zero(iota_p)
+def _convert_jvp(primals, tangents, *, new_dtype, weak_type, sharding=None):
+    (x,), (t,) = primals, tangents
+    out = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type,
+                                         sharding=sharding)
+    if type(t) is Zero or np.dtype(new_dtype).kind in "iub":
+        return out, Zero.from_primal_value(out)
+    return out, convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=weak_type,
+                                               sharding=sharding)
+
+
+def _convert_transpose(ct, x, *, new_dtype, weak_type, sharding=None):
+    a = x.aval
+    if a.dtype.kind not in "fc" and not a.dtype.name.startswith(("bfloat", "float")):
+        return [Zero(ad.tangent_aval(a))]
+    return [convert_element_type_p.bind(ct, new_dtype=a.dtype, weak_type=a.weak_type,
+                                           sharding=sharding)]
+
+
+ad.jvp_rules[convert_element_type_p] = _convert_jvp
+ad.transpose_rules[convert_element_type_p] = _convert_transpose
+
+
+def _bid_transpose(ct, x, *, shape, broadcast_dimensions, sharding=None):
+    in_shape = x.aval.shape
+    unit = [i for i, s in enumerate(in_shape) if s == 1 and shape[broadcast_dimensions[i]] != 1]
+    bdims = [d for i, d in enumerate(broadcast_dimensions) if i not in unit]
+    axes = tuple(i for i in range(len(shape)) if i not in bdims)
+    out = lax.reduce_sum(ct, axes) if axes else ct
+    return [lax.expand_dims(out, unit) if unit else out]
+
+
+deflinear2(broadcast_in_dim_p, _bid_transpose)
+
+
+def _reshape_transpose(ct, x, *, new_sizes, dimensions=None, sharding=None):
+    if dimensions is None:
+        return [lax.reshape(ct, x.aval.shape)]
+    read_order = tuple(x.aval.shape[d] for d in dimensions)
+    return [lax.transpose(lax.reshape(ct, read_order), tuple(np.argsort(dimensions)))]
+
+
+deflinear2(reshape_p, _reshape_transpose)
+deflinear2(transpose_p, lambda ct, x, *, permutation: [
+    lax.transpose(ct, tuple(int(i) for i in np.argsort(permutation)))])
+deflinear2(squeeze_p, lambda ct, x, *, dimensions: [lax.expand_dims(ct, dimensions)])
+deflinear(rev_p, lambda ct, *, dimensions: [lax.rev(ct, dimensions)])
+deflinear(copy_p, lambda ct: [copy_p.bind(ct)])
+
+
+def _slice_transpose(ct, x, *, start_indices, limit_indices, strides=None):
+    shape = x.aval.shape
+    zero = np.zeros((), x.aval.dtype)
+    if strides is None or np.all(np.equal(strides, 1)):
+        pads = tuple(zip(start_indices, np.subtract(shape, limit_indices), (0,) * len(shape)))
+    else:
+        ct_shape = np.array(_shape(ct))
+        real_limits = np.add(start_indices, np.where(
+            ct_shape == 0, 0, np.add(1, np.multiply(np.subtract(ct_shape, 1), strides))))
+        pads = tuple(zip(start_indices, np.subtract(shape, real_limits), np.subtract(strides, 1)))
+    return [pad_p.bind(ct, zero, padding_config=pads)]
+
+
+deflinear2(slice_p, _slice_transpose)
+
+
+def _pad_transpose(ct, x, pv, *, padding_config):
+    lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
+    nd = len(_shape(ct))
+    t_operand = None
+    if is_undefined_primal(x):
+        unpad = tuple(zip(np.negative(lo), np.negative(hi), np.zeros_like(interior)))
+        unpadded = pad_p.bind(ct, np.zeros((), core.aval_of(ct).dtype), padding_config=unpad)
+        t_operand = slice_p.bind(unpadded, start_indices=tuple(np.zeros_like(lo)),
+                                    limit_indices=tuple(int(d) for d in _shape(unpadded)),
+                                    strides=tuple(np.add(interior, 1)))
+    t_pv = None
+    if is_undefined_primal(pv):
+        total = lax.reduce_sum(ct, tuple(range(nd)))
+        t_pv = total if t_operand is None else lax.sub(
+            total, lax.reduce_sum(t_operand, tuple(range(nd))))
+    return [t_operand, t_pv]
+
+
+def _pad_jvp(primals, tangents, *, padding_config):
+    out = pad_p.bind(*primals, padding_config=padding_config)
+    ts = [ad.instantiate_zeros(t) for t in tangents]
+    return out, pad_p.bind(*ts, padding_config=padding_config)
+
+
+ad.jvp_rules[pad_p] = _pad_jvp
+ad.transpose_rules[pad_p] = _pad_transpose
+
+
+# -- concatenate (transposed with ``split``) and stack
+def _split_eval(x, *, sizes, axis):
+    if sum(sizes) != x.shape[axis]:
+        raise ValueError(f"Sum of sizes {sum(sizes)} must be equal to dimension {axis} of the "
+                         f"operand shape {x.shape}")
+    return [x.update(shape=x.shape[:axis] + (s,) + x.shape[axis + 1:]) for s in sizes]
+
+
+def _split_lower(ctx, ai, ao, x, *, sizes, axis):
+    outs, start = [], 0
+    nd = ai[0].ndim
+    for o, s in zip(ao, sizes):
+        lo = [0] * nd
+        hi = list(ai[0].shape)
+        lo[axis], hi[axis] = start, start + s
+        outs.append(ctx.op("stablehlo.slice", [x], [ttype(ai[0])], ttype(o),
+                           attrs=f"start_indices = {i64_array(lo)}, limit_indices = "
+                                 f"{i64_array(hi)}, strides = {i64_array([1] * nd)}"))
+        start += s
+    return outs
+
+
+split_p = _prim("split", _split_eval, _split_lower, multiple_results=True,
+                pp=lambda p: {"axis": p["axis"], "sizes": p["sizes"]})
+
+
+def split(operand, sizes, axis=0):
+    """``lax.split``: pieces of ``operand`` along ``axis`` with the given sizes."""
+    return split_p.bind(operand, sizes=tuple(int(s) for s in sizes), axis=int(axis))
+
+
+deflinear(split_p, lambda cts, *, sizes, axis: [lax.concatenate(
+    [ad.instantiate_zeros(c) for c in cts], axis)])
+
+
+def _concat_transpose(ct, *xs, dimension):
+    sizes = [(x.aval if is_undefined_primal(x) else core.aval_of(x)).shape[dimension] for x in xs]
+    pieces = split(ct, sizes, dimension)
+    return [p if is_undefined_primal(x) else None for p, x in zip(pieces, xs)]
+
+
+deflinear2(concatenate_p, _concat_transpose)
+
+
+def _stack_transpose(ct, *xs, axis):
+    return [lax.squeeze(lax.slice_along(ct, i, i + 1, 1, axis), (axis,))
+            if is_undefined_primal(x) else None for i, x in enumerate(xs)]
+
+
+deflinear2(stack_p, _stack_transpose)
+
+
+# -- select_n and clamp
+def _select_n_jvp(primals, tangents):
+    which, *cases = primals
+    out = select_n_p.bind(which, *cases)
+    cts = tangents[1:]
+    nz = [t for t in cts if type(t) is not Zero]
+    if not nz:
+        return out, Zero.from_primal_value(out)
+    z = lax.full_like(nz[0], 0)
+    return out, select_n_p.bind(which, *[z if type(t) is Zero else t for t in cts])
+
+
+def _select_n_transpose(ct, which, *cases):
+    if type(ct) is Zero:
+        return [None] + [Zero(c.aval) if is_undefined_primal(c) else None for c in cases]
+    z = lax.full_like(ct, 0)
+    n = len(cases)
+    return [None] + [select_n_p.bind(which, *[ct if j == i else z for j in range(n)])
+                     if is_undefined_primal(c) else None for i, c in enumerate(cases)]
+
+
+ad.jvp_rules[select_n_p] = _select_n_jvp
+ad.transpose_rules[select_n_p] = _select_n_transpose
+
+defjvp(clamp_p,
+       lambda g, lo, x, hi: lax.select(lax.bitwise_and(lax.gt(lo, x), lax.lt(lo, hi)), g,
+                                       lax.full_like(x, 0)),
+       lambda g, lo, x, hi: lax.select(lax.bitwise_and(lax.gt(x, lo), lax.lt(x, hi)), g,
+                                       lax.full_like(x, 0)),
+       lambda g, lo, x, hi: lax.select(lax.lt(hi, x), g, lax.full_like(x, 0)))
+
+
+# --------------------------------------------------------------------------
+# Batching rules
+
+batching.defvectorized(convert_element_type_p)
+batching.defvectorized(copy_p)
+
+
+def _broadcast_in_dim_rule(args, dims, *, shape, broadcast_dimensions, sharding=None):
+    x, = args
+    x = moveaxis(x, dims[0], 0)
+    new_shape = (_shape(x)[0],) + tuple(shape)
+    new_dims = (0,) + tuple(np.add(1, broadcast_dimensions))
+    return lax.broadcast_in_dim(x, new_shape, new_dims), 0
+
+
+def _reshape_rule(args, dims, *, new_sizes, dimensions=None, sharding=None):
+    x = moveaxis(args[0], dims[0], 0)
+    if dimensions is not None:  # the batch axis stays first in the read order
+        dimensions = (0,) + tuple(d + 1 for d in dimensions)
+    return lax.reshape(x, _shape(x)[:1] + tuple(new_sizes), dimensions), 0
+
+
+def _transpose_rule(args, dims, *, permutation):
+    bdim = dims[0]
+    perm = (bdim,) + tuple(i if i < bdim else i + 1 for i in permutation)
+    return lax.transpose(args[0], perm), 0
+
+
+def _squeeze_rule(args, dims, *, dimensions):
+    x = moveaxis(args[0], dims[0], 0)
+    return lax.squeeze(x, tuple(int(d) + 1 for d in dimensions)), 0
+
+
+def _rev_rule(args, dims, *, dimensions):
+    bdim = dims[0]
+    return lax.rev(args[0], [i + 1 if i >= bdim else i for i in dimensions]), bdim
+
+
+def _slice_rule(args, dims, *, start_indices, limit_indices, strides=None):
+    x, = args
+    bdim = dims[0]
+    start, limit = list(start_indices), list(limit_indices)
+    start.insert(bdim, 0)
+    limit.insert(bdim, _shape(x)[bdim])
+    if strides is not None:
+        strides = list(strides)
+        strides.insert(bdim, 1)
+    return lax.slice(x, start, limit, strides), bdim
+
+
+def _concatenate_rule(args, dims, *, dimension):
+    size = _size_of(args, dims)
+    args = [moveaxis(x, d, 0) if d is not not_mapped else lax.broadcast(x, (size,))
+            for x, d in zip(args, dims)]
+    return lax.concatenate(args, dimension + 1), 0
+
+
+def _stack_rule(args, dims, *, axis):
+    size = _size_of(args, dims)
+    args = [moveaxis(x, d, 0) if d is not not_mapped else lax.broadcast(x, (size,))
+            for x, d in zip(args, dims)]
+    return stack_p.bind(*args, axis=axis + 1), 0
+
+
+def _pad_rule(args, dims, *, padding_config):
+    x, pv = args
+    xd, pd = dims
+    if xd is not_mapped:
+        xd = 0
+        x = lax.broadcast(x, (_shape(pv)[pd],))
+    config = list(padding_config)
+    config.insert(xd, (0, 0, 0))
+    if pd is not_mapped:
+        return lax.pad(x, pv, config), xd
+    padded = lax.pad(x, np.zeros((), core.aval_of(x).dtype)[()], config)
+    mask = lax.pad(lax.full(_shape(x), True, np.bool_), False, config)
+    fill = lax.broadcast_in_dim(moveaxis(pv, pd, 0), _shape(padded), (xd,))
+    return lax.select(mask, padded, fill), xd
+
+
+def _select_n_rule(args, dims):
+    which, *cases = args
+    wd, *cds = dims
+    size = _size_of(args, dims)
+    if all(wd == d for d in cds):
+        if _shape(which) == _shape(cases[0]):
+            return lax.select_n(which, *cases), wd
+        which = lax.broadcast_in_dim(which, _shape(cases[0]), [wd])
+        return lax.select_n(which, *cases), wd
+    if _ndim(which) == 0 and all(d is not not_mapped for d in cds):
+        if all(cds[0] == d for d in cds[1:]):
+            return lax.select_n(which, *cases), cds[0]
+        if all(_shape(cases[0]) == _shape(c) for c in cases):
+            rest = [moveaxis(c, d, cds[0]) for c, d in zip(cases[1:], cds[1:])]
+            return lax.select_n(which, cases[0], *rest), cds[0]
+    which = bdim_at_front(which, wd, size) if _shape(which) else which
+    if not all(_shape(c) == () for c in cases):
+        cases = [bdim_at_front(c, d, size) for c, d in zip(cases, cds)]
+    if 0 < _ndim(which) < _ndim(cases[0]):
+        which = lax.broadcast_in_dim(which, _shape(cases[0]), [0])
+    if _ndim(which) > _ndim(cases[0]):  # unmapped scalar cases fill the whole batch
+        cases = [lax.broadcast_in_dim(c, _shape(which), [0] if _ndim(c) else []) for c in cases]
+    return lax.select_n(which, *cases), 0
+
+
+def _clamp_rule(args, dims):
+    lo, x, hi = args
+    ld, xd, hd = dims
+    size = _size_of(args, dims)
+    if ld == xd == hd:
+        if _shape(lo) == _shape(x) == _shape(hi) or _ndim(lo) == _ndim(hi) == 0:
+            return lax.clamp(lo, x, hi), xd
+        if _ndim(lo) == _ndim(hi) == 1:
+            lo = lax.broadcast_in_dim(lo, _shape(x), [ld])
+            hi = lax.broadcast_in_dim(hi, _shape(x), [hd])
+            return lax.clamp(lo, x, hi), xd
+    elif _ndim(lo) == 0 and _ndim(hi) == 0 and xd is not not_mapped:
+        return lax.clamp(lo, x, hi), xd
+    lo = bdim_at_front(lo, ld, size) if _shape(lo) else lo
+    hi = bdim_at_front(hi, hd, size) if _shape(hi) else hi
+    x = bdim_at_front(x, xd, size) if _shape(x) else x
+    if _ndim(lo) == 0 and _ndim(x) > 0:
+        lo = lax.broadcast(lo, _shape(x))
+    if _ndim(hi) == 0 and _ndim(x) > 0:
+        hi = lax.broadcast(hi, _shape(x))
+    if 0 < _ndim(lo) < _ndim(x):
+        lo = lax.broadcast_in_dim(lo, _shape(x), [0])
+    if 0 < _ndim(hi) < _ndim(x):
+        hi = lax.broadcast_in_dim(hi, _shape(x), [0])
+    if _ndim(lo) > _ndim(x):
+        x = lax.broadcast(x, _shape(lo))
+    return lax.clamp(lo, x, hi), 0
+
+
+batching.batch_rules[broadcast_in_dim_p] = _broadcast_in_dim_rule
+batching.batch_rules[reshape_p] = _reshape_rule
+batching.batch_rules[transpose_p] = _transpose_rule
+batching.batch_rules[squeeze_p] = _squeeze_rule
+batching.batch_rules[rev_p] = _rev_rule
+batching.batch_rules[slice_p] = _slice_rule
+batching.batch_rules[concatenate_p] = _concatenate_rule
+batching.batch_rules[stack_p] = _stack_rule
+batching.batch_rules[pad_p] = _pad_rule
+batching.batch_rules[select_n_p] = _select_n_rule
+batching.batch_rules[clamp_p] = _clamp_rule
+
+
+def _split_rule(args, dims, *, sizes, axis):
+    (x,), (d,) = args, dims
+    return split_p.bind(x, sizes=sizes, axis=axis + (d <= axis)), [d] * len(sizes)
+
+
+batching.batch_rules[split_p] = _split_rule

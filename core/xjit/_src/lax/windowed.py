@@ -23,7 +23,7 @@ from xjit._src.interpreters import mlir as lowering
 from ..core import Primitive, ShapedArray
 from xjit._src.interpreters.mlir import i64_array, ttype
 from xjit._src.lax import lax as api
-from . import structural as st
+from . import reductions as red
 from .convolution import _dilate, padtype_to_pads
 from .elementwise import ge_p, le_p
 from .slicing import lower_fun
@@ -71,8 +71,8 @@ def _monoid_lower(reduce_name):
     def rule(ctx, ai, ao, x, **params):
         a = ai[0]
         scalar = a.update(shape=(), weak_type=False)
-        init = ctx.constant(st._init_value(reduce_name, a.dtype), scalar)
-        region = st.reduce_region(ctx, st._REDUCE_OPS[reduce_name], a.dtype)
+        init = ctx.constant(red._init_value(reduce_name, a.dtype), scalar)
+        region = red.reduce_region(ctx, red._REDUCE_OPS[reduce_name], a.dtype)
         return ctx.op("stablehlo.reduce_window", [x, init], [ttype(a), ttype(scalar)],
                       ttype(ao[0]), attrs=_window_attrs(**params), regions=[region])
     return rule
@@ -177,9 +177,9 @@ def _monoid(computation, init, dtype):
             return "sum"
         if computation is api.mul and v == 1:
             return "prod"
-        if computation is api.max and v == st._init_value("reduce_max", dtype):
+        if computation is api.max and v == red._init_value("reduce_max", dtype):
             return "max"
-        if computation is api.min and v == st._init_value("reduce_min", dtype):
+        if computation is api.min and v == red._init_value("reduce_min", dtype):
             return "min"
         if dtype == np.bool_ and computation is api.bitwise_and and v:
             return "and"
@@ -291,7 +291,7 @@ def _sum_transpose(ct, *, window_dimensions, window_strides, padding, base_dilat
 
 
 def _select_identity(select_prim, dtype):
-    return st._init_value("reduce_max" if select_prim is ge_p else "reduce_min", dtype)
+    return red._init_value("reduce_max" if select_prim is ge_p else "reduce_min", dtype)
 
 
 def _sga_eval(t, x, *, select_prim, window_dimensions, window_strides, padding, base_dilation,
@@ -360,7 +360,7 @@ def _sas_lower(ctx, ai, ao, source, x, *, select_prim, window_dimensions, window
     sa, sb = ShapedArray((), dtype), ShapedArray((), np.bool_)
     select = ctx.region([sa, sa], lambda a, b: [
         (lowering.rules[select_prim](ctx, [sa, sa], [sb], a, b), sb)])
-    scatter = st.reduce_region(ctx, "stablehlo.or" if dtype == np.bool_ else "stablehlo.add", dtype)
+    scatter = red.reduce_region(ctx, "stablehlo.or" if dtype == np.bool_ else "stablehlo.add", dtype)
     init = ctx.constant(np.zeros((), dtype), sa)
     n = x_aval.ndim
     out = ctx.op("stablehlo.select_and_scatter", [xp, source, init],

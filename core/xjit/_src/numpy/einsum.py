@@ -148,3 +148,60 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
     if util_dtype(x) != preferred:
         x = lax._convert(x, preferred, False)
     return lax.transpose(x, tuple(ls.index(c) for c in out_labels))
+
+
+# -- contraction planning (``einsum_path``)
+
+
+def _pair_cost(la, lb, keep, sizes):
+    """FLOPs of contracting two terms, counted as opt_einsum does: the size of
+    the joint index space, doubled when some index is summed away."""
+    joint = set(la) | set(lb)
+    out = {c for c in joint if c in keep}
+    return int(np.prod([sizes[c] for c in joint], dtype=np.int64)) * (2 if joint - out else 1), out
+
+
+def _optimal_path(terms, out_labels, sizes):
+    """Exhaustive search over pairwise orders; ties keep the first found."""
+    best = [None, None]
+
+    def search(terms, path, cost):
+        if best[0] is not None and cost >= best[0]:
+            return
+        if len(terms) == 1:
+            best[0], best[1] = cost, path
+            return
+        for i in range(len(terms)):
+            for j in range(i + 1, len(terms)):
+                rest = [t for k, t in enumerate(terms) if k not in (i, j)]
+                keep = set(out_labels).union(*rest)
+                c, new = _pair_cost(terms[i], terms[j], keep, sizes)
+                search(rest + [frozenset(new)], path + [(i, j)], cost + c)
+    search([frozenset(t) for t in terms], [], 0)
+    return best[1], best[0]
+
+
+def einsum_path(subscripts, *operands, optimize="auto"):
+    """``(path, description)``: the pairwise contraction order (opt_einsum's
+    linear-position format) that minimizes the FLOP count. ``optimize=False``
+    contracts left to right; an explicit path is returned as is. The
+    description is a short text summary, not opt_einsum's ``PathInfo``."""
+    from .einsum import _parse
+    shapes = [np.shape(x) for x in operands]
+    labels, out_labels = _parse(subscripts, [len(s) for s in shapes])
+    sizes = {}
+    for ls, shape in zip(labels, shapes):
+        for c, d in zip(ls, shape):
+            sizes[c] = max(sizes.get(c, 1), d)
+    if isinstance(optimize, (list, tuple)):
+        path = [tuple(p) for p in optimize if p != "einsum_path"]
+        cost = None
+    elif optimize is False or len(labels) < 2:
+        path, cost = [(0, 1)] * (len(labels) - 1) or [(0,)], None
+    else:
+        path, cost = _optimal_path(labels, out_labels, sizes)
+    naive = int(np.prod([sizes[c] for c in sizes], dtype=np.int64)) * len(labels)
+    info = (f"  Complete contraction:  {','.join(labels)}->{out_labels}\n"
+            f"      Naive FLOP count:  {naive:.3e}\n"
+            f"  Optimized FLOP count:  {(naive if cost is None else cost):.3e}")
+    return path, info

@@ -15,7 +15,8 @@ from xjit._src.lax import lax
 from ..lax.fft import FftType, fft_p
 from . import util
 from .lax_numpy import asarray, util_dtype
-from .more_ops import _pad, _roll_static, jitted
+from .padding import _pad
+from .reordering import _roll_static
 from .shape_ops import moveaxis
 
 _NORMS = (None, "backward", "ortho", "forward")
@@ -28,7 +29,7 @@ def _scale(x, norm, n, inverse):
     return lax.mul(x, lax._convert(factor if inverse else 1 / factor, util_dtype(x), False))
 
 
-@jitted("fft", ("fft_type", "lengths", "axes", "norm"))
+@util.named_jit("fft", ("fft_type", "lengths", "axes", "norm"))
 def _fft_core(a, fft_type, lengths, axes, norm):
     """One XLA FFT over ``axes`` (at most three)."""
     nd = len(axes)

@@ -17,10 +17,10 @@ from ..lax import linalg_general as lax_linalg_general
 from ..lax.sorting import sort as lax_sort
 from . import util
 from .lax_numpy import asarray, eye, util_dtype, where
-from .more_ops import _diagonal_2d, _static, jitted
+from .diagonals import _diagonal_2d
 from .reductions import max as _max, min as _min, sum as _sum
-from .shape_ops import matmul
-from .shape_ops import matmul as matmul_
+from .tensor_contractions import matmul
+from .tensor_contractions import matmul as matmul_
 from .shape_ops import matrix_transpose as matrix_transpose_
 
 
@@ -99,7 +99,7 @@ def _check_solve_shapes(a, b):
             raise ValueError(f"inconsistent size for core dimension 'm': {size} vs {m} {context}")
 
 
-@jitted("solve")
+@util.named_jit("solve")
 def _solve(a, b):
     a, b = _inexact("jnp.linalg.solve", a, b)
     _check_solve_shapes(a, b)
@@ -120,7 +120,7 @@ def solve(a, b):
     return _solve(a, b)
 
 
-@jitted("inv")
+@util.named_jit("inv")
 def _inv(a):
     (a,) = _inexact("inv", a)
     _square("inv", a)
@@ -148,7 +148,7 @@ def _entry(a, i, j):
     return lax.squeeze(s, (nb, nb + 1))
 
 
-@jitted("det")
+@util.named_jit("det")
 def _det(a):
     (a,) = _inexact("det", a)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
@@ -176,7 +176,7 @@ def det(a):
     return _det(a)
 
 
-@jitted("slogdet")
+@util.named_jit("slogdet")
 def _slogdet(a):
     (a,) = _inexact("slogdet", a)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
@@ -205,7 +205,7 @@ def slogdet(a, *, method=None):
 # -- decompositions
 
 
-@jitted("cholesky", ("upper", "symmetrize_input"))
+@util.named_jit("cholesky", ("upper", "symmetrize_input"))
 def _cholesky(a, upper, symmetrize_input):
     (a,) = _inexact("jnp.linalg.cholesky", a)
     L = lax_linalg.cholesky(a, symmetrize_input=symmetrize_input)
@@ -217,7 +217,7 @@ def cholesky(a, *, upper=False, symmetrize_input=True):
     return _cholesky(a, upper=bool(upper), symmetrize_input=bool(symmetrize_input))
 
 
-@jitted("qr", ("mode",))
+@util.named_jit("qr", ("mode",))
 def _qr(a, mode):
     (a,) = _inexact("jnp.linalg.qr", a)
     if mode == "raw":
@@ -234,7 +234,7 @@ def qr(a, mode="reduced"):
     return _qr(a, mode=mode)
 
 
-@jitted("eigh", ("UPLO", "symmetrize_input"))
+@util.named_jit("eigh", ("UPLO", "symmetrize_input"))
 def _eigh(a, UPLO, symmetrize_input):
     (a,) = _inexact("jnp.linalg.eigh", a)
     v, w = lax_linalg.eigh(a, lower=UPLO != "U", symmetrize_input=symmetrize_input)
@@ -250,7 +250,7 @@ def eigh(a, UPLO=None, symmetrize_input=True):
     return _eigh(a, UPLO=UPLO, symmetrize_input=bool(symmetrize_input))
 
 
-@jitted("eigvalsh", ("UPLO", "symmetrize_input"))
+@util.named_jit("eigvalsh", ("UPLO", "symmetrize_input"))
 def _eigvalsh(a, UPLO, symmetrize_input):
     return eigh(a, UPLO, symmetrize_input).eigenvalues
 
@@ -260,7 +260,7 @@ def eigvalsh(a, UPLO="L", *, symmetrize_input=True):
     return _eigvalsh(a, UPLO=UPLO, symmetrize_input=bool(symmetrize_input))
 
 
-@jitted("svd", ("full_matrices", "compute_uv", "hermitian", "subset_by_index"))
+@util.named_jit("svd", ("full_matrices", "compute_uv", "hermitian", "subset_by_index"))
 def _svd(a, full_matrices, compute_uv, hermitian, subset_by_index):
     (a,) = _inexact("jnp.linalg.svd", a)
     if not hermitian:
@@ -297,7 +297,7 @@ def svdvals(x, /):
     return svd(x, compute_uv=False)
 
 
-@jitted("matrix_rank", ("hermitian",))
+@util.named_jit("matrix_rank", ("hermitian",))
 def _matrix_rank(M, rtol, hermitian):
     from .reductions import any as _any
     (M,) = _inexact("jnp.linalg.matrix_rank", M)
@@ -370,7 +370,7 @@ def lstsq(a, b, rcond=None, *, numpy_resid=False):
     return (lax.squeeze(x, (1,)) if vector else x), resid, rank, s
 
 
-@jitted("matrix_power", ("n",))
+@util.named_jit("matrix_power", ("n",))
 def _matrix_power(a, n):
     if n == 0:
         return util.broadcast_to(eye(a.shape[-1], dtype=util_dtype(a)), a.shape)
@@ -399,7 +399,7 @@ def matrix_power(a, n):
     if a.shape[-2] != a.shape[-1]:
         raise TypeError("Last 2 dimensions of the array must be square")
     try:
-        n = operator.index(_static(n, "jnp.linalg.matrix_power n"))
+        n = operator.index(util.concrete_arg(n, "jnp.linalg.matrix_power n"))
     except TypeError as err:
         raise TypeError(f"exponent must be an integer, got {n}") from err
     return _matrix_power(a, n=n)
@@ -452,7 +452,7 @@ def _matrix_norm(x, ord, axes, keepdims):
     return out if keepdims else lax.squeeze(out, tuple(sorted((r, c))))
 
 
-@jitted("norm", ("ord", "axis", "keepdims"))
+@util.named_jit("norm", ("ord", "axis", "keepdims"))
 def _norm(x, ord, axis, keepdims):
     (x,) = _inexact("norm", x)
     if axis is None:
@@ -500,7 +500,7 @@ def eig(a):
     return EigResult(w, v)
 
 
-@jitted("eigvals")
+@util.named_jit("eigvals")
 def _eigvals(a):
     (a,) = _inexact("jnp.linalg.eigvals", a)
     return lax_linalg_general.eig(a, compute_left_eigenvectors=False,
@@ -512,7 +512,7 @@ def eigvals(a):
     return _eigvals(a)
 
 
-@jitted("cond", ("p",))
+@util.named_jit("cond", ("p",))
 def _cond(x, p):
     from .lax_numpy import isnan, logical_and, logical_not
     from .reductions import any as _any
@@ -546,7 +546,7 @@ def cond(x, p=None):
 
 
 def cross(x1, x2, /, *, axis=-1):
-    from .more_math import cross as _cross
+    from .tensor_contractions import cross as _cross
     util.check_arraylike("jnp.linalg.cross", x1, x2)
     x1, x2 = asarray(x1), asarray(x2)
     if x1.shape[axis] != 3 or x2.shape[axis] != 3:
@@ -579,20 +579,20 @@ def matmul(x1, x2, /, *, precision=None, preferred_element_type=None):
 
 
 def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None):
-    from .shape_ops import tensordot as _td
+    from .tensor_contractions import tensordot as _td
     util.check_arraylike("jnp.linalg.tensordot", x1, x2)
     return _td(x1, x2, axes=axes, precision=precision,
                preferred_element_type=preferred_element_type)
 
 
 def trace(x, /, *, offset=0, dtype=None):
-    from .more_ops import trace as _trace
+    from .diagonals import trace as _trace
     util.check_arraylike("jnp.linalg.trace", x)
     return _trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
 
 
 def diagonal(x, /, *, offset=0):
-    from .more_ops import diagonal as _diag
+    from .diagonals import diagonal as _diag
     util.check_arraylike("jnp.linalg.diagonal", x)
     x = asarray(x)
     if x.ndim < 2:
@@ -601,7 +601,7 @@ def diagonal(x, /, *, offset=0):
 
 
 def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
-    from .products import vecdot as _vecdot
+    from .tensor_contractions import vecdot as _vecdot
     return _vecdot(x1, x2, axis=axis, precision=precision,
                    preferred_element_type=preferred_element_type)
 

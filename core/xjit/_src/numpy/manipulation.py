@@ -1,7 +1,7 @@
-"""Array manipulation of ``xjit.numpy`` beyond shape_ops/more_ops: nonzero
+"""Array manipulation of ``xjit.numpy`` beyond shape_ops: nonzero
 positions (``argwhere``, ``flatnonzero``), counting (``bincount``,
 ``digitize``), partial sorts, selection (``choose``, ``compress``,
-``extract``), out-of-place updates (``put``, ``place``, ``put_along_axis``,
+``extract``, ``select``, ``piecewise``), out-of-place updates (``put``, ``place``, ``put_along_axis``,
 ``fill_diagonal``), reshaping helpers (``block``, ``resize``, ``rollaxis``,
 ``unstack``, ``trim_zeros``), cumulative reductions of the array API and bit
 packing.
@@ -24,8 +24,7 @@ from xjit._src.lax import lax
 from ..lax import sorting as lax_sorting
 from ..lax.misc import unstack_p
 from . import util
-from .lax_numpy import arange, asarray, greater_equal, where
-from .more_ops import jitted
+from .lax_numpy import arange, asarray, greater_equal, _is_array, util_dtype, where
 from .shape_ops import concatenate, moveaxis, ravel, reshape, transpose
 
 
@@ -103,7 +102,7 @@ def digitize(x, bins, right=False, *, method=None):
                      method="scan" if method is None else method)
 
 
-@jitted("digitize", ("side", "method"))
+@util.named_jit("digitize", ("side", "method"))
 def _digitize(x, bins, side, method):
     from .sorting import searchsorted
     if bins.ndim != 1:  # checked while tracing: JAX's message shows the tracer
@@ -135,7 +134,7 @@ def partition(a, kth, axis=-1):
     return _partition(a, kth=kth, axis=axis)
 
 
-@jitted("partition", ("kth", "axis"))
+@util.named_jit("partition", ("kth", "axis"))
 def _partition(a, kth, axis):
     a = moveaxis(a, axis, -1) if axis != a.ndim - 1 else a
     bottom = _flip_order(lax_sorting.top_k(_flip_order(a), kth + 1)[0])
@@ -166,7 +165,7 @@ def _argpartition_1d(a, kth):
     return lax.concatenate([bottom, top], 0)
 
 
-@jitted("argpartition", ("kth", "axis"))
+@util.named_jit("argpartition", ("kth", "axis"))
 def _argpartition(a, kth, axis):
     from xjit._src.interpreters.batching import vmap
     a = moveaxis(a, axis, -1) if axis != a.ndim - 1 else a
@@ -323,7 +322,7 @@ def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
     return _put_along_axis(arr, indices, values, axis=axis, mode=mode)
 
 
-@jitted("put_along_axis", ("axis", "mode"))
+@util.named_jit("put_along_axis", ("axis", "mode"))
 def _put_along_axis(arr, indices, values, axis, mode):
     values = util.broadcast_to(values, indices.shape)
     grid = [lax.broadcast_in_dim(lax.iota(np.int32, n), tuple(n if k == d else 1 for k in
@@ -379,7 +378,7 @@ def _block_layout(arrays, leaves):
     return tuple(_block_layout(x, leaves) for x in arrays)
 
 
-@jitted("block", ("layout", "total_depth"))
+@util.named_jit("block", ("layout", "total_depth"))
 def _block_jit(leaves, layout, total_depth):
     return _block(leaves, layout, 0, total_depth)
 
@@ -414,7 +413,7 @@ def resize(a, new_shape):
     return _resize(asarray(a), new_shape=new_shape)
 
 
-@jitted("resize", ("new_shape",))
+@util.named_jit("resize", ("new_shape",))
 def _resize(a, new_shape):
     from ..lax import tile as lax_tile
     flat = ravel(a)
@@ -445,7 +444,7 @@ def rollaxis(a, axis, start=0):
     return _rollaxis(a, axis=axis, start=start)
 
 
-@jitted("rollaxis", ("axis", "start"))
+@util.named_jit("rollaxis", ("axis", "start"))
 def _rollaxis(a, axis, start):
     return moveaxis(a, axis, start)
 
@@ -535,7 +534,7 @@ def _cum_with_promotion(name, prim_fn, wrap):
             x = lax._convert(x, dtype, False)
         return prim_fn(x, axis=axis)
     if wrap:  # JAX compiles the sum as a unit (a jit in jaxprs), not the product
-        impl = jitted(f"_{name}_with_promotion", ("axis", "dtype"))(impl)
+        impl = util.named_jit(f"_{name}_with_promotion", ("axis", "dtype"))(impl)
     return lambda x, axis, dtype: impl(x, axis=axis, dtype=None if dtype is None
                                        else np.dtype(dtype))
 
@@ -606,3 +605,42 @@ def unpackbits(a, axis=None, count=None, bitorder="big"):
             cfg[axis] = (0, stop - n, 0)
             bits = lax.pad(bits, np.uint8(0), cfg)
     return bits
+
+
+def select(condlist, choicelist, default=0):
+    if len(condlist) != len(choicelist):
+        raise ValueError("condlist must have length equal to choicelist ({} vs {})".format(
+            len(condlist), len(choicelist)))
+    if len(condlist) == 0:
+        raise ValueError("condlist must be non-empty")
+    out = default
+    for cond, choice in reversed(list(zip(condlist, choicelist))):
+        if util_dtype(cond) != np.bool_:
+            raise TypeError(f"condlist must be a list of boolean arrays; got {util_dtype(cond)}")
+        out = where(cond, choice, out)
+    return asarray(out)
+
+
+def piecewise(x, condlist, funclist, *args, **kw):
+    util.check_arraylike("piecewise", x)
+    x = asarray(x)
+    if isinstance(condlist, (bool, np.bool_)) or util.ndim_of(condlist) == 0 or (
+            _is_array(condlist) and condlist.ndim == x.ndim and condlist.dtype == np.bool_):
+        condlist = [condlist]
+    nc, nf = len(condlist), len(funclist)
+    if nf == nc + 1:
+        otherwise, funclist = funclist[-1], funclist[:-1]
+    elif nf == nc:
+        otherwise = 0
+    else:
+        raise ValueError(f"with {nc} condition(s), either {nc} or {nc + 1} functions are expected; "
+                         f"got {nf}")
+
+    def apply(f):
+        val = f(x, *args, **kw) if callable(f) else f
+        return util.broadcast_to(lax._convert(asarray(val), util_dtype(x), False), x.shape)
+
+    out = apply(otherwise)
+    for cond, f in zip(condlist, funclist):
+        out = where(asarray(cond), apply(f), out)
+    return out

@@ -2,7 +2,8 @@
 construction from roots (``poly``), arithmetic (``polyadd``, ``polysub``,
 ``polymul``, ``polydiv``), calculus (``polyder``, ``polyint``), fitting
 (``polyfit``, least squares on a column-scaled Vandermonde matrix) and
-``roots`` (eigenvalues of the companion matrix)."""
+``roots`` (eigenvalues of the companion matrix), evaluation (``polyval``)
+and the Vandermonde matrix (``vander``)."""
 from __future__ import annotations
 
 import operator
@@ -13,8 +14,7 @@ from .. import core, dtypes
 from xjit._src.lax import lax
 from ..lax.sorting import sort as lax_sort
 from . import util
-from .lax_numpy import (arange, asarray, maximum, sqrt, true_divide, util_dtype, where)
-from .more_ops import jitted
+from .lax_numpy import arange, asarray, maximum, power, sqrt, true_divide, util_dtype, where
 
 
 def _complex_dtype(dt):
@@ -30,7 +30,7 @@ def _empty_roots(p):
     return lax.full((0,), 0, _complex_dtype(util_dtype(p)))
 
 
-@jitted("_roots_no_zeros")
+@util.named_jit("_roots_no_zeros")
 def _roots_no_zeros(p):
     """Eigenvalues of the companion matrix: ones on the subdiagonal and
     ``-p[1:] / p[0]`` across the first row."""
@@ -47,7 +47,7 @@ def _roots_no_zeros(p):
     return eigvals(lax.select(lax.eq(rows, lax.full_like(rows, 0)), top, sub))
 
 
-@jitted("_roots_with_zeros")
+@util.named_jit("_roots_with_zeros")
 def _roots_with_zeros(p, num_leading_zeros):
     """Fixed-shape roots: the leading zeros are rotated to the end (becoming
     zero roots), which are then sorted last and replaced by NaN."""
@@ -84,10 +84,10 @@ def roots(p, *, strip_zeros=True):
     return _roots_with_zeros(p, lead)
 
 
-@jitted("poly")
+@util.named_jit("poly")
 def _poly(seq_of_zeros):
     from .linalg import eigvals
-    from .more_ops import convolve
+    from .convolution import convolve
     (z,) = util.promote_dtypes_inexact(asarray(seq_of_zeros))
     z = _1d(asarray(z))
     if z.ndim == 2 and z.shape[0] == z.shape[1] and z.shape[0] != 0:
@@ -118,7 +118,7 @@ def _align_add(a1, a2):
     return a1.at[-a2.shape[0]:].add(a2)
 
 
-@jitted("polyadd")
+@util.named_jit("polyadd")
 def _polyadd(a1, a2):
     a1, a2 = util.promote_dtypes(asarray(a1), asarray(a2))
     return _align_add(asarray(a1), asarray(a2))
@@ -129,7 +129,7 @@ def polyadd(a1, a2):
     return _polyadd(a1, a2)
 
 
-@jitted("polysub")
+@util.named_jit("polysub")
 def _polysub(a1, a2):
     a1, a2 = util.promote_dtypes(asarray(a1), asarray(a2))
     return _polyadd(a1, lax.neg(asarray(a2)))
@@ -142,7 +142,7 @@ def polysub(a1, a2):
 
 def polymul(a1, a2, *, trim_leading_zeros=False):
     """Product polynomial (full convolution of the coefficients)."""
-    from .more_ops import convolve
+    from .convolution import convolve
     util.check_arraylike("polymul", a1, a2)
     a1, a2 = (asarray(x) for x in util.promote_dtypes_inexact(asarray(a1), asarray(a2)))
     if a1.ndim == 0 or a2.ndim == 0:
@@ -181,7 +181,7 @@ def polydiv(u, v, *, trim_leading_zeros=False):
     return q, u
 
 
-@jitted("polyder", ("m",))
+@util.named_jit("polyder", ("m",))
 def _polyder(p, m):
     (p,) = util.promote_dtypes_inexact(asarray(p))
     p = asarray(p)
@@ -202,7 +202,7 @@ def polyder(p, m=1):
     return _polyder(p, m=m)
 
 
-@jitted("polyint", ("m",))
+@util.named_jit("polyint", ("m",))
 def polyint(p, m=1, k=None):
     """``m``-fold antiderivative; ``k`` gives the integration constants."""
     m = core.concrete_or_error(operator.index, m, "'m' argument of jnp.polyint")
@@ -224,11 +224,10 @@ def polyint(p, m=1, k=None):
     return true_divide(lax.concatenate([p, k], 0), coeff)
 
 
-@jitted("polyfit", ("deg", "rcond", "full", "cov"))
+@util.named_jit("polyfit", ("deg", "rcond", "full", "cov"))
 def _polyfit(x, y, deg, rcond, full, w, cov):
     from .linalg import inv, lstsq
-    from .more_math import vander
-    from .shape_ops import outer
+    from .tensor_contractions import outer
     x, y = asarray(x), asarray(y)
     order = deg + 1
     if deg < 0:
@@ -287,3 +286,31 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
         rcond = core.concrete_or_error(float, rcond, "rcond must be float")
     return _polyfit(x, y, deg=deg, rcond=rcond, full=full, w=w, cov=cov)
 
+
+@util.named_jit("polyval", ("unroll",))
+def _polyval(p, x, unroll):
+    p, x = util.promote_dtypes(p, x)
+    p, x = asarray(p), asarray(x)
+    y = lax.full_like(x, 0)
+    for i in range(p.shape[0]):
+        y = lax.add(*util.promote_shapes("polyval", lax.mul(y, x), p[i]))
+    return y
+
+
+def polyval(p, x, *, unroll=16):
+    util.check_arraylike("polyval", p, x)
+    return _polyval(p, x, unroll=unroll)
+
+
+def vander(x, N=None, increasing=False):
+    util.check_arraylike("vander", x)
+    x = asarray(x)
+    if x.ndim != 1:
+        raise ValueError("x must be a one-dimensional array")
+    N = x.shape[0] if N is None else operator.index(N)
+    if N < 0:
+        raise ValueError("N must be nonnegative")
+    exps = lax.iota(util_dtype(x) if util_dtype(x).kind in "iu" else np.int32, N)
+    if not increasing:
+        exps = lax.rev(exps, (0,))
+    return power(lax.expand_dims(x, (1,)), lax.expand_dims(exps, (0,)))

@@ -8,7 +8,6 @@ import numpy as np
 from xjit._src.lax import lax
 from . import util
 from .lax_numpy import asarray, isnan, logical_not, true_divide, util_dtype, where
-from .more_math import _const
 from .reductions import sum as _sum
 from .shape_ops import moveaxis
 
@@ -42,13 +41,13 @@ def _quantile(name, a, q, axis, method, keepdims, ignore_nan):
         count = _sum(logical_not(isnan(x)), axis=-1, keepdims=True, dtype=dt)
     else:
         count = lax.full(batch + (1,), n, dt)
-    pos = lax.mul(qs, lax.sub(count, _const(count, 1)))
-    pos = lax.max(pos, _const(pos, 0))
+    pos = lax.mul(qs, lax.sub(count, util.const_like(count, 1)))
+    pos = lax.max(pos, util.const_like(pos, 0))
     lo = lax.floor(pos)
     hi = lax.ceil(pos)
     if method == "nearest":
         lo = hi = lax.round(pos, lax.RoundingMethod.TO_NEAREST_EVEN)
-    top = lax.max(lax.sub(count, _const(count, 1)), _const(count, 0))
+    top = lax.max(lax.sub(count, util.const_like(count, 1)), util.const_like(count, 0))
 
     def take(p):
         idx = lax._convert(lax.min(p, top), np.int32, False)
@@ -57,23 +56,23 @@ def _quantile(name, a, q, axis, method, keepdims, ignore_nan):
     lo_v, hi_v = take(lo), take(hi)
     if method == "linear":
         t = lax.sub(pos, lo)
-        out = lax.add(lax.mul(lo_v, lax.sub(_const(t, 1), t)), lax.mul(hi_v, t))
+        out = lax.add(lax.mul(lo_v, lax.sub(util.const_like(t, 1), t)), lax.mul(hi_v, t))
     elif method == "lower":
         out = lo_v
     elif method == "higher":
         out = hi_v
     elif method == "midpoint":
-        out = lax.mul(lax.add(lo_v, hi_v), _const(lo_v, 0.5))
+        out = lax.mul(lax.add(lo_v, hi_v), util.const_like(lo_v, 0.5))
     else:
         out = lo_v
     if not ignore_nan:
         has_nan = lax.reduce_or(isnan(x), (x.ndim - 1,))
         has_nan = lax.broadcast_in_dim(has_nan, out.shape, tuple(range(len(batch))))
-        out = where(has_nan, _const(out, np.nan), out)
+        out = where(has_nan, util.const_like(out, np.nan), out)
     elif n:
-        none = lax.broadcast_in_dim(lax.eq(count, _const(count, 0)), out.shape,
+        none = lax.broadcast_in_dim(lax.eq(count, util.const_like(count, 0)), out.shape,
                                     tuple(range(len(batch) + 1)))
-        out = where(none, _const(out, np.nan), out)
+        out = where(none, util.const_like(out, np.nan), out)
     out = moveaxis(out, -1, 0)  # q's axis first, as NumPy
     if keepdims:
         shape = (q.size,) + tuple(1 if d in axes else a.shape[d] for d in range(nd))

@@ -1,4 +1,5 @@
-"""Reductions of ``xjit.numpy`` (sum, mean, max, argmax, var, ...)."""
+"""Reductions of ``xjit.numpy``: sum, mean, max, argmax, var, ..., their
+NaN-ignoring forms (``nansum`` ... ``nanargmin``), ``average`` and ``ptp``."""
 from __future__ import annotations
 
 import builtins
@@ -12,8 +13,7 @@ from xjit._src.lax import lax
 from . import util
 from ..eager import fastpath
 from xjit._src.pjit import jit
-from .lax_numpy import asarray, util_dtype
-from .lax_numpy import where as where_
+from .lax_numpy import asarray, isnan, logical_not, util_dtype, where as where_
 
 
 def _axes(axis, ndim):
@@ -245,3 +245,131 @@ def count_nonzero(a, axis=None, keepdims=False):
 
 def cumulative_sum_index(x):
     return operator.index(x)
+
+
+def _nan_fill(a, fill):
+    return where_(isnan(a), util.const_like(a, fill), a)
+
+
+def _nan_reduction(name, reduce, fill, all_nan_is_nan=False):
+    def fn(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+        util.check_arraylike(name, a)
+        a = asarray(a)
+        if not dtypes.is_inexact(util_dtype(a)):
+            kw = {} if dtype is None else {"dtype": dtype}
+            return reduce(a, axis=axis, out=out, keepdims=keepdims, initial=initial, where=where,
+                          **kw)
+        kw = {} if dtype is None else {"dtype": dtype}
+        res = reduce(_nan_fill(a, fill(util_dtype(a))), axis=axis, out=out, keepdims=keepdims,
+                     initial=initial, where=where, **kw)
+        if all_nan_is_nan:
+            res = where_(all(isnan(a), axis=axis, keepdims=keepdims), util.const_like(res, np.nan), res)
+        return res
+    fn.__name__ = name
+    return fn
+
+
+
+
+nansum = _nan_reduction("nansum", sum, lambda dt: 0)
+
+
+nanprod = _nan_reduction("nanprod", prod, lambda dt: 1)
+
+
+nanmax = _nan_reduction("nanmax", lambda a, **k: max(a, **k), lambda dt: -np.inf, True)
+
+
+nanmin = _nan_reduction("nanmin", lambda a, **k: min(a, **k), lambda dt: np.inf, True)
+
+
+def _nan_count(a, axis, keepdims, dt, where=None):
+    valid = logical_not(isnan(a))
+    if where is not None:
+        valid = lax.bitwise_and(valid, util.broadcast_to(asarray(where), a.shape))
+    return sum(valid, axis=axis, keepdims=keepdims, dtype=dt)
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
+    util.check_arraylike("nanmean", a)
+    a = asarray(a)
+    if not dtypes.is_inexact(util_dtype(a)):
+        return mean(a, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
+    dt = dtypes.canonicalize_dtype(dtype or util_dtype(a))
+    count = _nan_count(a, axis, keepdims, dt, where)
+    return lax.div(nansum(a, axis=axis, dtype=dt, keepdims=keepdims, where=where), count)
+
+
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
+    util.check_arraylike("nanvar", a)
+    a = asarray(a)
+    (a,) = util.promote_dtypes_inexact(a)
+    dt = dtypes.canonicalize_dtype(dtype or util_dtype(a))
+    centered = lax.sub(a, nanmean(a, axis=axis, keepdims=True, where=where))
+    sq = lax.real(lax.mul(centered, lax.conj(centered))) if dt.kind == "c" else lax.square(centered)
+    sq = where_(isnan(a), lax.full_like(sq, 0), sq)  # NaNs made by inf - inf still count
+    total = sum(sq, axis=axis, keepdims=keepdims, where=where)
+    count = _nan_count(a, axis, keepdims, util_dtype(total), where)
+    denom = lax.max(lax.sub(count, util.const_like(count, ddof)), util.const_like(count, 0))
+    return lax._convert(lax.div(total, denom), dt if dt.kind != "c" else util_dtype(total), False)
+
+
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
+    return lax.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where))
+
+
+def _nan_arg(name, fn, fill):
+    def arg(a, axis=None, out=None, keepdims=None):
+        util.check_arraylike(name, a)
+        a = asarray(a)
+        if not dtypes.is_inexact(util_dtype(a)):
+            return fn(a, axis=axis, keepdims=keepdims)
+        mask = isnan(a)
+        res = fn(where_(mask, util.const_like(a, fill), a), axis=axis, keepdims=keepdims)
+        return where_(all(mask, axis=axis, keepdims=builtins.bool(keepdims)), util.const_like(res, -1), res)
+    arg.__name__ = name
+    return arg
+
+
+nanargmax = _nan_arg("nanargmax", argmax, -np.inf)
+
+
+nanargmin = _nan_arg("nanargmin", argmin, np.inf)
+
+
+def average(a, axis=None, weights=None, returned=False, keepdims=False):
+    util.check_arraylike("average", a)
+    a = asarray(a)
+    if weights is None:
+        avg = mean(a, axis=axis, keepdims=keepdims)
+        if returned:
+            n = a.size // builtins.max(avg.size, 1) if a.size else 0
+            return avg, lax.full_like(avg, n)
+        return avg
+    a, w = util.promote_dtypes_inexact(a, asarray(weights))
+    w = asarray(w)
+    if a.shape != w.shape:
+        if axis is None:
+            raise ValueError("Axis must be specified when shapes of a and weights differ.")
+        if w.ndim != 1:
+            raise ValueError("1D weights expected when shapes of a and weights differ.")
+        ax = util.canonicalize_axis(axis, a.ndim)
+        if w.shape[0] != a.shape[ax]:
+            raise ValueError("Length of weights not compatible with specified axis.")
+        w = lax.broadcast_in_dim(w, a.shape, (ax,))
+    wsum = sum(w, axis=axis, keepdims=keepdims)
+    avg = lax.div(sum(lax.mul(a, w), axis=axis, keepdims=keepdims), wsum)
+    if returned:
+        return avg, util.broadcast_to(wsum, util.shape_of(avg))
+    return avg
+
+
+@util.named_jit("_ptp", ("axis", "keepdims"))
+def _ptp(a, axis, keepdims):
+    return lax.sub(max(a, axis=axis, keepdims=keepdims), min(a, axis=axis, keepdims=keepdims))
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+    util.check_arraylike("ptp", a)
+    axis = tuple(axis) if isinstance(axis, list) else axis
+    return _ptp(a, axis=axis, keepdims=builtins.bool(keepdims))

@@ -21,7 +21,6 @@ from ..core import Tracer
 from xjit._src.lax import lax
 from . import util
 from .lax_numpy import arange, asarray, isnan, where
-from .more_ops import jitted
 from .shape_ops import concatenate, moveaxis, ravel, reshape
 
 _UNIQUE_HINT = ("The error arose for the first argument of jnp.unique(). To make jnp.unique() "
@@ -93,7 +92,7 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, method="a
     return reshape(result, element.shape)
 
 
-@jitted("_in1d", ("invert", "method", "assume_unique"))
+@util.named_jit("_in1d", ("invert", "method", "assume_unique"))
 def _in1d(ar1, ar2, invert, method, assume_unique):
     from .reductions import all as _all
     from .reductions import any as _any

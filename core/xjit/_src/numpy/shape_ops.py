@@ -1,4 +1,5 @@
-"""Shape manipulation and products of ``xjit.numpy``."""
+"""Shape manipulation of ``xjit.numpy``: reshapes, transposes, squeezes,
+concatenation and stacking, ``atleast_*d`` and broadcasting."""
 from __future__ import annotations
 
 import operator
@@ -8,7 +9,7 @@ import numpy as np
 from .. import core, dtypes
 from xjit._src.lax import lax
 from . import util
-from .lax_numpy import asarray, util_dtype
+from .lax_numpy import asarray
 
 
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
@@ -186,127 +187,27 @@ def broadcast_shapes(*shapes):
     return util.broadcast_shapes(*shapes)
 
 
-# -- products
+@util.named_jit("atleast_3d")
+def _atleast_3d(x):
+    if x.ndim == 0:
+        return lax.reshape(x, (1, 1, 1))
+    if x.ndim == 1:
+        return lax.expand_dims(x, (0, 2))
+    if x.ndim == 2:
+        return lax.expand_dims(x, (2,))
+    return x
 
 
-def _dot_result(a, b, out, preferred_element_type):
-    """dot_general takes mixed dtypes and returns a weak result only when both
-    operands are weak; JAX then marks the product weak as promotion says."""
-    if preferred_element_type is not None:
-        return out
-    dtype, weak = dtypes.result_type(a, b, return_weak_type_flag=True)
-    return lax._convert(out, dtype, weak) if weak and not out.aval.weak_type else out
+def atleast_3d(*arys):
+    outs = [_atleast_3d(asarray(a)) for a in arys]
+    return outs[0] if len(outs) == 1 else outs
 
 
-def _product_dtype(a, b, preferred_element_type):
-    if preferred_element_type is not None:
-        return preferred_element_type
-    return dtypes.result_type(a, b)
+def column_stack(tup):
+    arrs = [asarray(a) for a in tup]
+    arrs = [lax.transpose(atleast_2d(a), (1, 0)) if a.ndim < 2 else a for a in arrs]
+    return concatenate(arrs, axis=1)
 
 
-def matmul(a, b, *, precision=None, preferred_element_type=None):
-    """One dot_general without promoting the operands: batch dimensions equal
-    in both become dot_general batch dimensions, a size-1 dimension facing a
-    larger (or another size-1) one is squeezed out, and the product is
-    transposed (and the all-ones dimensions broadcast back) into NumPy's order."""
-    util.check_arraylike("matmul", a, b)
-    a, b = asarray(a), asarray(b)
-    if a.ndim == 0 or b.ndim == 0:
-        raise ValueError(f"matmul: inputs must have at least one dimension, got {a.ndim} and {b.ndim}")
-    a_mat, b_mat = a.ndim > 1, b.ndim > 1
-    if a.shape[-1] != b.shape[-2 if b_mat else 0]:
-        raise TypeError(f"dot_general requires contracting dimensions to have the same shape, got "
-                        f"({a.shape[-1]},) and ({b.shape[-2 if b_mat else 0]},).")
-    a_batch = a.shape[:-2] if a_mat else ()
-    b_batch = b.shape[:-2] if b_mat else ()
-    n = max(len(a_batch), len(b_batch))
-    a_off, b_off = n - len(a_batch), n - len(b_batch)
-    a_sq, b_sq, ones, kinds = [], [], [], []
-    for i in range(n):
-        da = a_batch[i - a_off] if i >= a_off else None
-        db = b_batch[i - b_off] if i >= b_off else None
-        if da is None or db is None:
-            kinds.append("a" if db is None else "b")
-        elif da == 1 and db == 1:
-            a_sq.append(i - a_off)
-            b_sq.append(i - b_off)
-            ones.append(i)
-            kinds.append(None)
-        elif da == 1:
-            a_sq.append(i - a_off)
-            kinds.append("b")
-        elif db == 1:
-            b_sq.append(i - b_off)
-            kinds.append("a")
-        elif da == db:
-            kinds.append("batch")
-        else:
-            raise ValueError(f"Incompatible shapes for matmul arguments: {a.shape} and {b.shape}")
-    a, b = lax.squeeze(a, a_sq), lax.squeeze(b, b_sq)
-    a_pos = [i for i in range(n) if i >= a_off and i not in ones and kinds[i] != "b"]
-    b_pos = [i for i in range(n) if i >= b_off and i not in ones and kinds[i] != "a"]
-    batch = [i for i in range(n) if kinds[i] == "batch"]
-    dims = (((a.ndim - 1,), (b.ndim - 2 if b_mat else 0,)),
-            (tuple(a_pos.index(i) for i in batch), tuple(b_pos.index(i) for i in batch)))
-    out = lax.dot_general(a, b, dims, precision=precision,
-                          preferred_element_type=_product_dtype(a, b, preferred_element_type))
-    labels = batch + [i for i in a_pos if kinds[i] == "a"] + ["row"] * a_mat \
-        + [i for i in b_pos if kinds[i] == "b"] + ["col"] * b_mat
-    order = [i for i in range(n) if i not in ones] + ["row"] * a_mat + ["col"] * b_mat
-    out = lax.transpose(out, [labels.index(x) for x in order])
-    if ones:
-        shape = list(out.shape)
-        for i in ones:
-            shape.insert(i, 1)
-        out = lax.broadcast_in_dim(out, shape, [i for i in range(len(shape)) if i not in ones])
-    return _dot_result(a, b, out, preferred_element_type)
-
-
-def dot(a, b, *, precision=None, preferred_element_type=None):
-    """A single dot_general (scalars included) on the unpromoted operands."""
-    util.check_arraylike("dot", a, b)
-    a, b = asarray(a), asarray(b)
-    if a.ndim == 0 or b.ndim == 0:
-        contract = ((), ())
-    else:
-        contract = ((a.ndim - 1,), (max(b.ndim - 2, 0),))
-    out = lax.dot_general(a, b, (contract, ((), ())), precision=precision,
-                          preferred_element_type=_product_dtype(a, b, preferred_element_type))
-    return _dot_result(a, b, out, preferred_element_type)
-
-
-def vdot(a, b, *, precision=None, preferred_element_type=None):
-    a, b = asarray(a), asarray(b)
-    if util_dtype(a).kind == "c":
-        a = lax.conj(a)
-    return dot(ravel(a), ravel(b), precision=precision, preferred_element_type=preferred_element_type)
-
-
-def inner(a, b, *, precision=None, preferred_element_type=None):
-    a, b = asarray(a), asarray(b)
-    if a.ndim == 0 or b.ndim == 0:
-        return lax.mul(*util.promote_dtypes(a, b))
-    out = lax.dot_general(a, b, (((a.ndim - 1,), (b.ndim - 1,)), ((), ())), precision=precision,
-                          preferred_element_type=_product_dtype(a, b, preferred_element_type))
-    return _dot_result(a, b, out, preferred_element_type)
-
-
-def outer(a, b, out=None):
-    a, b = util.promote_dtypes(a, b)
-    a = ravel(a)
-    a = lax.broadcast_in_dim(a, (a.shape[0], 1), (0,))
-    b = ravel(b)
-    return lax.mul(a, lax.broadcast_in_dim(b, (1, b.shape[0]), (1,)))
-
-
-def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
-    a, b = util.promote_dtypes(asarray(a), asarray(b))
-    if isinstance(axes, int):
-        ca = tuple(range(a.ndim - axes, a.ndim))
-        cb = tuple(range(axes))
-    else:
-        ca, cb = axes
-        ca = tuple(util.canonicalize_axis(i, a.ndim) for i in np.atleast_1d(ca))
-        cb = tuple(util.canonicalize_axis(i, b.ndim) for i in np.atleast_1d(cb))
-    return lax.dot_general(a, b, ((ca, cb), ((), ())), precision=precision,
-                           preferred_element_type=preferred_element_type or util_dtype(a))
+def dstack(tup, dtype=None):
+    return concatenate([_atleast_3d(asarray(a)) for a in tup], axis=2, dtype=dtype)

@@ -1,19 +1,23 @@
 """Statistics and finite differences of ``xjit.numpy``: ``cov`` and
 ``corrcoef``, ``gradient`` (second-order central differences, one-sided at
 the edges, uneven spacing allowed), ``unwrap`` (phase unwrapping) and the
-multidimensional histograms ``histogramdd``/``histogram2d``."""
+histograms (``histogram``, ``histogramdd``, ``histogram2d``), differences
+(``diff``, ``ediff1d``), ``trapezoid`` integration and linear interpolation
+(``interp``)."""
 from __future__ import annotations
 
 import builtins
 import math
+import operator
 
 import numpy as np
 
 from .. import dtypes
 from xjit._src.lax import lax
 from . import util
-from .lax_numpy import asarray, util_dtype
-from .more_ops import _axis, jitted
+from .lax_numpy import asarray, multiply, true_divide, util_dtype, where
+from .reductions import max as _max, min as _min, sum as _sum
+from .shape_ops import concatenate, moveaxis, ravel
 
 
 def _jnp():
@@ -23,7 +27,7 @@ def _jnp():
 # -- covariance and correlation
 
 
-@jitted("cov", ("rowvar", "bias", "ddof", "dtype"))
+@util.named_jit("cov", ("rowvar", "bias", "ddof", "dtype"))
 def _cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype):
     jnp = _jnp()
     if y is not None:
@@ -96,7 +100,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
                 dtype=dtype)
 
 
-@jitted("corrcoef", ("rowvar", "dtype"))
+@util.named_jit("corrcoef", ("rowvar", "dtype"))
 def _corrcoef(x, y, rowvar, dtype):
     jnp = _jnp()
     c = cov(x, y, rowvar, dtype=dtype)
@@ -156,13 +160,13 @@ def _gradient_along(a, h, axis):
     return _jnp().concatenate((upper, inner, lower), axis=axis)
 
 
-@jitted("gradient", ("axis", "edge_order"))
+@util.named_jit("gradient", ("axis", "edge_order"))
 def _gradient(f, *varargs, axis, edge_order):
     a, *spacing = (asarray(x) for x in util.promote_dtypes_inexact(asarray(f), *varargs))
     if axis is None:
         axes = tuple(range(a.ndim))
     else:
-        axes = tuple(_axis(i, a.ndim) for i in ((axis,) if isinstance(axis, int) else axis))
+        axes = tuple(util.canonicalize_axis(i, a.ndim) for i in ((axis,) if isinstance(axis, int) else axis))
     if not axes:
         return []
     if builtins.min(a.shape[i] for i in axes) < 2:
@@ -191,7 +195,7 @@ def gradient(f, *varargs, axis=None, edge_order=None):
     return _gradient(f, *varargs, axis=axis, edge_order=edge_order)
 
 
-@jitted("unwrap", ("axis",))
+@util.named_jit("unwrap", ("axis",))
 def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
     """Add multiples of ``period`` so consecutive steps along ``axis`` never
     jump by more than ``discont`` (default ``period / 2``)."""
@@ -210,7 +214,7 @@ def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
     ddmod = jnp.where((ddmod == -interval) & (dd > 0), interval, ddmod)
     correction = jnp.where(jnp.abs(dd) < discont, 0, ddmod - dd)
     n = p.shape[axis]
-    ax = _axis(axis, p.ndim)
+    ax = util.canonicalize_axis(axis, p.ndim)
     return jnp.concatenate((_slice_in_dim(p, 0, 1, ax),
                             _slice_in_dim(p, 1, n, ax) + jnp.cumsum(correction, axis=ax)),
                            axis=ax)
@@ -280,10 +284,9 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=None):
 # -- periodic interpolation (the ``period=`` path of ``jnp.interp``)
 
 
-@jitted("_interp", ("left", "right"))
+@util.named_jit("_interp", ("left", "right"))
 def _interp_periodic(x, xp, fp, left, right, period):
     from ..lax.sorting import sort_key_val
-    from .more_math import _interp
     jnp = _jnp()
     x, xp, fp = asarray(x), asarray(xp), asarray(fp)
     if xp.shape != fp.shape or xp.ndim != 1:
@@ -307,3 +310,157 @@ def interp_periodic(x, xp, fp, left, right, period):
     modulo ``period`` (``left``/``right`` are ignored, as in NumPy)."""
     util.check_arraylike("interp", x, xp, fp)
     return _interp_periodic(x, xp, fp, left=None, right=None, period=period)
+
+
+def _diff_once(a, axis, op):
+    n = a.shape[axis]
+    return op(lax.slice_along(a, 1, n, axis=axis), lax.slice_along(a, 0, n - 1, axis=axis))
+
+
+@util.named_jit("diff", ("n", "axis"))
+def _diff(a, n, axis, prepend, append):
+    a = asarray(a)
+    axis = util.canonicalize_axis(axis, a.ndim)
+
+    def edge(extra):
+        e = asarray(extra)
+        if e.ndim:
+            return e
+        shape = list(a.shape)
+        shape[axis] = 1
+        return util.broadcast_to(e, shape)
+
+    parts = ([] if prepend is None else [edge(prepend)]) + [a] + \
+        ([] if append is None else [edge(append)])
+    a = concatenate(parts, axis=axis) if len(parts) > 1 else parts[0]
+    op = lax.ne if util_dtype(a) == np.bool_ else lax.sub
+    for _ in range(n):
+        a = _diff_once(a, axis, op)
+    return a
+
+
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    util.check_arraylike("diff", a)
+    n = operator.index(util.concrete_arg(n, "jnp.diff n"))
+    if n < 0:
+        raise ValueError(f"order must be non-negative but got {n}")
+    if util.ndim_of(a) == 0:
+        raise ValueError(f"diff requires input that is at least one dimensional; got {a}")
+    return _diff(a, n=n, axis=axis, prepend=prepend, append=append)
+
+
+@util.named_jit("ediff1d")
+def _ediff1d(ary, to_end, to_begin):
+    flat = ravel(ary)
+    out = _diff_once(flat, 0, lax.sub) if flat.shape[0] else flat
+    parts = [ravel(lax._convert(asarray(to_begin), util_dtype(flat), False))] if to_begin is not None else []
+    parts.append(out)
+    if to_end is not None:
+        parts.append(ravel(lax._convert(asarray(to_end), util_dtype(flat), False)))
+    return lax.concatenate(parts, 0) if len(parts) > 1 else out
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    util.check_arraylike("ediff1d", ary)
+    return _ediff1d(ary, to_end, to_begin)
+
+
+@util.named_jit("trapezoid", ("axis",))
+def _trapezoid(y, x, dx, axis):
+    if x is None:
+        (y,) = util.promote_dtypes_inexact(y)
+        y = moveaxis(asarray(y), axis, -1)
+        d = dx
+    else:
+        y, x = util.promote_dtypes_inexact(y, x)
+        y, x = moveaxis(asarray(y), axis, -1), asarray(x)
+        x = x if x.ndim == 1 else moveaxis(x, axis, -1)
+        d = _diff_once(x, x.ndim - 1, lax.sub)
+    n = y.shape[-1]
+    mid = lax.add(lax.slice_along(y, 1, n, axis=y.ndim - 1), lax.slice_along(y, 0, n - 1, axis=y.ndim - 1))
+    return multiply(0.5, _sum(multiply(d, mid), axis=-1))
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    util.check_arraylike("trapezoid", y)
+    return _trapezoid(y, x, dx, axis=axis)
+
+
+def _onehot_take(table, idx):
+    """``table[idx]`` for a 1-D table, as a masked sum (no gather needed)."""
+    n = table.shape[0]
+    hit = lax.eq(lax.expand_dims(idx, (idx.ndim,)),
+                 lax.broadcast_in_dim(lax.iota(util_dtype(idx), n), idx.shape + (n,), (idx.ndim,)))
+    full = lax.broadcast_in_dim(table, idx.shape + (n,), (idx.ndim,))
+    return _sum(where(hit, full, lax.full_like(full, 0)), axis=-1)
+
+
+@util.named_jit("_interp")
+def _interp(x, xp, fp, left, right):
+    x, xp, fp = (asarray(v) for v in util.promote_dtypes_inexact(x, xp, fp))
+    if xp.ndim != 1 or fp.ndim != 1:
+        raise ValueError("xp and fp must be one-dimensional")
+    if xp.shape[0] != fp.shape[0]:
+        raise ValueError("xp and fp must have the same length")
+    n = xp.shape[0]
+    count = _sum(lax.le(lax.broadcast_in_dim(xp, x.shape + (n,), (x.ndim,)),
+                        lax.expand_dims(x, (x.ndim,))), axis=-1, dtype=np.int32)
+    i = lax.clamp(np.int32(1), count, np.int32(builtins.max(n - 1, 1)))
+    xp0, xp1 = _onehot_take(xp, lax.sub(i, np.int32(1))), _onehot_take(xp, i)
+    fp0, fp1 = _onehot_take(fp, lax.sub(i, np.int32(1))), _onehot_take(fp, i)
+    dx = lax.sub(xp1, xp0)
+    tiny = lax.le(lax.abs(dx), util.const_like(dx, float(dtypes.finfo(util_dtype(dx)).eps)))
+    f = where(tiny, fp0, lax.add(fp0, lax.mul(lax.div(lax.sub(x, xp0), where(tiny, util.const_like(dx, 1), dx)),
+                                           lax.sub(fp1, fp0))))
+    left = fp[0] if left is None else left
+    right = fp[-1] if right is None else right
+    f = where(lax.lt(x, xp[0]), left, f)
+    return where(lax.gt(x, xp[-1]), right, f)
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    util.check_arraylike("interp", x, xp, fp)
+    if period is not None:
+        from .statistics import interp_periodic
+        return interp_periodic(x, xp, fp, left, right, period)
+    if isinstance(left, str) or isinstance(right, str):
+        raise ValueError("left and right must be numbers or None")
+    return _interp(x, xp, fp, left, right)
+
+
+def histogram_bin_edges(a, bins=10, range=None, weights=None):
+    a = ravel(asarray(a))
+    (a,) = util.promote_dtypes_inexact(a)
+    if np.ndim(bins) == 1:
+        return asarray(bins, dtype=util_dtype(a))
+    bins = operator.index(util.concrete_arg(bins, "jnp.histogram bins"))
+    lo, hi = (_min(a), _max(a)) if range is None else (asarray(range[0], util_dtype(a)),
+                                                         asarray(range[1], util_dtype(a)))
+    same = lax.eq(lo, hi)
+    lo = where(same, lax.sub(lo, util.const_like(lo, 0.5)), lo)
+    hi = where(same, lax.add(hi, util.const_like(hi, 0.5)), hi)
+    from .lax_numpy import linspace
+    return linspace(lo, hi, bins + 1, dtype=util_dtype(a))
+
+
+def histogram(a, bins=10, range=None, weights=None, density=None):
+    util.check_arraylike("histogram", a)
+    edges = histogram_bin_edges(a, bins, range, weights)
+    a = ravel(asarray(a))
+    (a,) = util.promote_dtypes_inexact(a)
+    a = asarray(a)
+    nb = edges.shape[0] - 1
+    w = lax.full_like(a, 1) if weights is None else ravel(asarray(weights, util_dtype(a)))
+    # bin i holds edges[i] <= a < edges[i+1]; the last bin also holds its right edge
+    above = _sum(lax.le(lax.broadcast_in_dim(edges, a.shape + (nb + 1,), (1,)),
+                        lax.expand_dims(a, (1,))), axis=-1, dtype=np.int32)
+    idx = lax.sub(above, np.int32(1))
+    idx = where(lax.eq(a, edges[-1]), np.int32(nb - 1), idx)
+    hit = lax.eq(lax.expand_dims(idx, (1,)),
+                 lax.broadcast_in_dim(lax.iota(np.int32, nb), (a.shape[0], nb), (1,)))
+    wide = lax.broadcast_in_dim(w, (a.shape[0], nb), (0,))
+    counts = _sum(where(hit, wide, lax.full_like(wide, 0)), axis=0)
+    if density:
+        widths = _diff_once(edges, 0, lax.sub)
+        counts = true_divide(true_divide(counts, widths), _sum(counts))
+    return counts, edges

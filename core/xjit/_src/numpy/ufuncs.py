@@ -1,9 +1,13 @@
-"""More elementwise functions of ``xjit.numpy``: logarithms in other bases,
-rounding toward zero or to integers, complex parts and angles, float bit
-neighbours, infinity and complexity tests, bit counts, and the array-API
-aliases. Each is composed from lax primitives, jitted under JAX's name where
+"""Elementwise functions of ``xjit.numpy`` beyond lax's one-primitive ones:
+logarithms in other bases, rounding toward zero or to integers, complex parts
+and angles, float bit neighbours, infinity and complexity tests, bit counts,
+the array-API aliases, ``hypot``, ``logaddexp`` (a custom JVP, as in JAX),
+``sinc``, ``heaviside``, sign bits, ``fmin``/``fmax``, ``gcd``/``lcm``,
+``ldexp``/``frexp`` and ``nan_to_num``. Each is composed from lax primitives, jitted under JAX's name where
 JAX jits it, so printed jaxprs match."""
 from __future__ import annotations
+
+import builtins
 
 import numpy as np
 
@@ -11,9 +15,9 @@ from .. import dtypes
 from ..custom_derivatives import custom_jvp
 from xjit._src.lax import lax
 from . import util
-from .lax_numpy import (_is_array, absolute, arctan2, asarray, ceil, floor, imag, left_shift, real,
+from .lax_numpy import (abs as _abs, absolute, arctan2, asarray, ceil, floor, greater, imag,
+                        _is_array, isinf, isnan, left_shift, less, maximum, minimum, multiply, real,
                         right_shift, util_dtype, where)
-from .more_math import _copysign, rad2deg
 
 atan2 = arctan2
 bitwise_left_shift = left_shift
@@ -256,3 +260,306 @@ def _i0_jit(x):
 def i0(x):
     util.check_arraylike("i0", x)
     return _i0_jit(x)
+
+
+def _is_float(dt):
+    return dt.kind == "f" or dtypes.is_float(dt)
+
+
+@util.named_jit("hypot")
+def _hypot(x1, x2):
+    x1, x2 = util.promote_args_inexact("hypot", x1, x2)
+    x1, x2 = _abs(x1), _abs(x2)
+    any_inf = lax.bitwise_or(isinf(x1), isinf(x2))
+    big, small = maximum(x1, x2), minimum(x1, x2)
+    zero = lax.eq(big, util.const_like(big, 0))
+    ratio = lax.div(small, where(zero, util.const_like(big, 1), big))
+    out = where(zero, big, lax.mul(big, lax.sqrt(lax.add(util.const_like(ratio, 1), lax.square(ratio)))))
+    return where(any_inf, util.const_like(out, np.inf), out)
+
+
+def hypot(x1, x2, /):
+    util.check_arraylike("hypot", x1, x2)
+    return _hypot(x1, x2)
+
+
+def _logaddexp_impl(x1, x2, exp_fn, scale):
+    x1, x2 = util.promote_args_inexact("logaddexp", x1, x2)
+    amax = maximum(x1, x2)
+    delta = lax.sub(x1, x2)
+    soft = lax.log1p(exp_fn(lax.neg(lax.abs(delta))))
+    if scale is not None:
+        soft = lax.mul(soft, util.const_like(soft, scale))
+    return where(isnan(delta), lax.add(x1, x2), lax.add(amax, soft))
+
+
+def _logaddexp(x1, x2):
+    """log(exp(x1) + exp(x2)) without overflow; NaN-safe for equal infinities."""
+    amax = lax.max(x1, x2)
+    delta = lax.sub(x1, x2)
+    nan = lax.ne(delta, delta)
+    total = lax.add(x1, x2)
+    out = lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
+    return lax.select(nan, total, out)
+
+
+def _logaddexp_jvp(primals, tangents):
+    """Tangent weights exp(x_i - out): 1/2 each at a tie, as JAX defines it."""
+    x1, x2 = primals
+    t1, t2 = tangents
+    out = _logaddexp_rule(x1, x2)
+    w1 = lax.exp(lax.sub(x1, out))
+    w2 = lax.exp(lax.sub(x2, out))
+    return out, lax.add(lax.mul(t1, w1), lax.mul(t2, w2))
+
+
+def _make_logaddexp_rule():
+    from ..custom_derivatives import custom_jvp
+    rule = custom_jvp(_logaddexp)
+    rule.__name__ = "logaddexp"
+    rule.defjvp(_logaddexp_jvp)
+    return rule
+
+
+_logaddexp_rule = _make_logaddexp_rule()
+
+
+def logaddexp(x1, x2, /):
+    util.check_arraylike("logaddexp", x1, x2)
+    x1, x2 = util.promote_args_inexact("logaddexp", x1, x2)
+    return _logaddexp_rule(x1, x2)
+
+
+def logaddexp2(x1, x2, /):
+    util.check_arraylike("logaddexp2", x1, x2)
+    return _logaddexp_impl(x1, x2, lax.exp2, 1 / np.log(2))
+
+
+@util.named_jit("sinc")
+def _sinc(x):
+    (x,) = util.promote_dtypes_inexact(x)
+    is_zero = lax.eq(x, util.const_like(x, 0))
+    pi_x = lax.mul(util.const_like(x, np.pi), where(is_zero, util.const_like(x, 1), x))
+    return where(is_zero, util.const_like(x, 1), lax.div(lax.sin(pi_x), pi_x))
+
+
+def sinc(x, /):
+    util.check_arraylike("sinc", x)
+    return _sinc(x)
+
+
+def _scale_by(factor, name):
+    def fn(x, /):
+        util.check_arraylike(name, x)
+        (x,) = util.promote_dtypes_inexact(x)
+        return lax.mul(x, util.const_like(x, factor))
+    fn.__name__ = name
+    return fn
+
+
+deg2rad = radians = _scale_by(np.pi / 180, "deg2rad")
+
+
+rad2deg = degrees = _scale_by(180 / np.pi, "rad2deg")
+
+
+@util.named_jit("heaviside")
+def _heaviside(x1, x2):
+    x1, x2 = util.promote_args_inexact("heaviside", x1, x2)
+    zero = util.const_like(x1, 0)
+    out = where(lax.lt(x1, zero), zero, where(lax.gt(x1, zero), util.const_like(x1, 1), x2))
+    return where(isnan(x1), x1, out)
+
+
+def heaviside(x1, x2, /):
+    util.check_arraylike("heaviside", x1, x2)
+    return _heaviside(x1, x2)
+
+
+@util.named_jit("signbit")
+def _signbit(x):
+    dt = util_dtype(x)
+    if dt == np.bool_:
+        return lax.full_like(x, False, np.bool_)
+    if dt.kind in "iu":
+        return lax.lt(x, util.const_like(x, 0))
+    from ..prng import bitcast_convert_type
+    int_dt = {2: np.int16, 4: np.int32, 8: np.int64}[dt.itemsize]
+    sign = lax.shift_right_arithmetic(bitcast_convert_type(x, int_dt), int_dt(8 * dt.itemsize - 1))
+    return lax._convert(sign, np.bool_, False)
+
+
+def signbit(x, /):
+    util.check_arraylike("signbit", x)
+    (x,) = util.promote_dtypes(x)
+    if util_dtype(x).kind == "c":
+        raise ValueError("jnp.signbit is not well defined for complex values.")
+    return _signbit(asarray(x))
+
+
+@util.named_jit("copysign")
+def _copysign(x1, x2):
+    x1, x2 = util.promote_args_inexact("copysign", x1, x2)
+    if util_dtype(x1).kind == "c":
+        raise TypeError("copysign does not support complex-valued inputs")
+    neg = _signbit(asarray(x2))
+    return where(neg, lax.neg(_abs(x1)), _abs(x1))
+
+
+def copysign(x1, x2, /):
+    util.check_arraylike("copysign", x1, x2)
+    return _copysign(x1, x2)
+
+
+def _fminmax(name, cmp):
+    def impl(x1, x2):
+        x1, x2 = util.promote_args(name, x1, x2)
+        return where(lax.bitwise_or(cmp(x1, x2), isnan(x2)), x1, x2)
+    f = util.named_jit(name)(impl)
+
+    def fn(x1, x2, /):
+        util.check_arraylike(name, x1, x2)
+        return f(x1, x2)
+    fn.__name__ = name
+    return fn
+
+
+fmin = _fminmax("fmin", less)
+
+
+fmax = _fminmax("fmax", greater)
+
+
+def _euclid_steps(dt):
+    """Enough Euclid steps for any pair of ``dt`` integers (Lamé's bound)."""
+    return int(np.ceil(1.45 * 8 * dt.itemsize)) + 2
+
+
+@util.named_jit("gcd")
+def _gcd(x1, x2):
+    x1, x2 = util.promote_args_numeric("gcd", x1, x2)
+    if util_dtype(x1).kind not in "iu":
+        raise ValueError("Arguments to jax.numpy.gcd must be integers.")
+    a, b = (util.broadcast_to(_abs(x), util.broadcast_shapes(util.shape_of(x1), util.shape_of(x2)))
+            for x in (x1, x2))
+    zero, one = util.const_like(a, 0), util.const_like(a, 1)
+    for _ in range(_euclid_steps(util_dtype(a))):
+        done = lax.eq(b, zero)
+        r = lax.rem(a, where(done, one, b))
+        a, b = where(done, a, b), where(done, zero, r)
+    return a
+
+
+def gcd(x1, x2, /):
+    util.check_arraylike("gcd", x1, x2)
+    return _gcd(x1, x2)
+
+
+@util.named_jit("lcm")
+def _lcm(x1, x2):
+    x1, x2 = util.promote_args_numeric("lcm", x1, x2)
+    if util_dtype(x1).kind not in "iu":
+        raise ValueError("Arguments to jax.numpy.lcm must be integers.")
+    d = _gcd(x1, x2)
+    from .lax_numpy import floor_divide
+    return where(lax.eq(d, util.const_like(d, 0)), util.const_like(d, 0),
+                 _abs(multiply(x1, floor_divide(x2, where(lax.eq(d, util.const_like(d, 0)), util.const_like(d, 1), d)))))
+
+
+def lcm(x1, x2, /):
+    util.check_arraylike("lcm", x1, x2)
+    return _lcm(x1, x2)
+
+
+# Powers of two are built from their bits, so ldexp/frexp are exact on every
+# backend (exp2/log of integers are not exact on GPUs).
+_FLOAT_BITS = {4: (np.int32, 23, 127), 8: (np.int64, 52, 1023)}  # int type, mantissa, bias
+
+
+def _work_dtype(dt):
+    """16-bit floats are handled in float32 (their values are exact there)."""
+    return np.dtype(np.float32) if dt.itemsize < 4 else dt
+
+
+def _pow2(k, dt):
+    """2.0**k for integer k within the normal exponent range of ``dt``."""
+    from ..prng import bitcast_convert_type
+    it, mant, bias = _FLOAT_BITS[dt.itemsize]
+    k = lax._convert(k, it, False)
+    return bitcast_convert_type(lax.shift_left(lax.add(k, it(bias)), it(mant)), dt)
+
+
+@util.named_jit("ldexp")
+def _ldexp(x1, x2):
+    (x1,) = util.promote_dtypes_inexact(x1)
+    x1, x2 = util.promote_shapes("ldexp", x1, x2)
+    dt = util_dtype(x1)
+    wt = _work_dtype(dt)
+    it, mant, bias = _FLOAT_BITS[wt.itemsize]
+    x = lax._convert(x1, wt, False)
+    # beyond 3 * (bias - 1) every result is 0 or inf; three factors stay in range
+    n = lax.clamp(it(-3 * (bias - 1)), lax._convert(x2, it, False), it(3 * (bias - 1)))
+    third = lax.div(n, it(3))
+    for part in (third, third, lax.sub(n, lax.mul(third, it(2)))):
+        x = lax.mul(x, _pow2(part, wt))
+    return lax._convert(x, dt, False)
+
+
+def ldexp(x1, x2, /):
+    util.check_arraylike("ldexp", x1, x2)
+    if util_dtype(x2).kind not in "iu":
+        raise ValueError(f"x2 argument to ldexp must be integer; got {util_dtype(x2)}")
+    return _ldexp(x1, x2)
+
+
+@util.named_jit("frexp")
+def _frexp(x):
+    from ..prng import bitcast_convert_type
+    (x,) = util.promote_dtypes_inexact(x)
+    dt = util_dtype(x)
+    wt = _work_dtype(dt)
+    it, mant, bias = _FLOAT_BITS[wt.itemsize]
+    xw = lax._convert(x, wt, False)
+    special = lax.bitwise_or(lax.eq(xw, util.const_like(xw, 0)), lax.bitwise_or(isinf(xw), isnan(xw)))
+    tiny = lax.lt(lax.abs(xw), lax._convert(float(np.finfo(wt).tiny), wt, False))
+    xw = where(tiny, lax.mul(xw, _pow2(it(mant), wt)), xw)  # subnormals: scale up exactly
+    bits = bitcast_convert_type(xw, it)
+    field = lax.bitwise_and(lax.shift_right_logical(bits, it(mant)), it(2 * bias + 1))
+    e = lax.sub(field, it(bias - 1))
+    e = where(tiny, lax.sub(e, it(mant)), e)
+    keep = lax.bitwise_not(lax.shift_left(it(2 * bias + 1), it(mant)))
+    m = bitcast_convert_type(lax.bitwise_or(lax.bitwise_and(bits, keep),
+                                            lax.shift_left(it(bias - 1), it(mant))), wt)
+    m = lax._convert(where(special, xw, m), dt, False)
+    e = where(special, lax.full_like(e, 0), e)
+    return m, lax._convert(e, np.int32, False)
+
+
+def frexp(x, /):
+    util.check_arraylike("frexp", x)
+    if util_dtype(x).kind == "c":
+        raise TypeError("frexp does not support complex-valued inputs")
+    return _frexp(x)
+
+
+@util.named_jit("nan_to_num", ("copy",))
+def _nan_to_num(x, copy, nan, posinf, neginf):
+    dt = util_dtype(x)
+    if dt.kind == "c":
+        return lax.complex(_nan_to_num(lax.real(x), copy=copy, nan=nan, posinf=posinf, neginf=neginf),
+                           _nan_to_num(lax.imag(x), copy=copy, nan=nan, posinf=posinf, neginf=neginf))
+    if not dtypes.is_inexact(dt):
+        return x
+    info = dtypes.finfo(dt)
+    posinf = info.max if posinf is None else posinf
+    neginf = info.min if neginf is None else neginf
+    out = where(isnan(x), lax._convert(nan, dt, False), x)
+    out = where(lax.bitwise_and(isinf(out), lax.gt(out, util.const_like(out, 0))),
+                lax._convert(posinf, dt, False), out)
+    return where(lax.bitwise_and(isinf(out), lax.lt(out, util.const_like(out, 0))),
+                 lax._convert(neginf, dt, False), out)
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    util.check_arraylike("nan_to_num", x)
+    return _nan_to_num(x, copy=builtins.bool(copy), nan=nan, posinf=posinf, neginf=neginf)

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import dtypes
 from xjit._src.lax import lax
-from . import lax_numpy as ln, more_math, reductions, util
+from . import lax_numpy as ln, reductions, ufuncs, util
 from .lax_numpy import asarray, util_dtype
 
 _AT_INPLACE_MESSAGE = (
@@ -354,8 +354,8 @@ def _make_builtins():
         "logical_xor": _binary(ln.logical_xor, False, _logical_reduction(xor_r)),
         "maximum": _binary(ln.maximum, None, _initial_after(reductions.max, lax.max)),
         "minimum": _binary(ln.minimum, None, _initial_after(reductions.min, lax.min)),
-        "logaddexp": _binary(more_math.logaddexp, -np.inf, _logsumexp),
-        "logaddexp2": _binary(more_math.logaddexp2, -np.inf, _logsumexp2),
+        "logaddexp": _binary(ufuncs.logaddexp, -np.inf, _logsumexp),
+        "logaddexp2": _binary(ufuncs.logaddexp2, -np.inf, _logsumexp2),
         "negative": ufunc(ln.negative, 1, 1, name="negative", call=ln.negative),
     }
 
@@ -375,7 +375,7 @@ def _logsumexp(a, axis=None, dtype=None, keepdims=False, initial=None, where=Non
     sumexp = reductions.sum(lax.exp(lax.sub(a, amax_dims.astype(a.dtype))), axis=dims,
                             keepdims=keepdims, where=where)
     out = lax.add(lax.log(sumexp), amax.astype(sumexp.dtype))
-    return out if initial is None else more_math.logaddexp(initial, out)
+    return out if initial is None else ufuncs.logaddexp(initial, out)
 
 
 def _logsumexp2(a, axis=None, dtype=None, keepdims=False, initial=None, where=None):

@@ -44,6 +44,18 @@ def named_jit(name, static_argnames=()):
     return wrap
 
 
+def concrete_arg(x, what):
+    """``x``'s concrete value, or JAX's ConcretizationTypeError naming ``what``."""
+    return core.concrete_or_error(None, x, f"The error arose in {what}.")
+
+
+def const_like(x, value):
+    """``value`` in ``x``'s dtype and weakness (a scalar literal in jaxprs)."""
+    if isinstance(x, (Tracer, ArrayImpl)):
+        return lax._convert(value, x.aval.dtype, bool(x.aval.weak_type))
+    return lax._convert(value, dtypes.dtype(x, canonicalize=True), True)
+
+
 def convert(x, dtype, weak):
     """``lax._convert``, except that under a trace a concrete scalar array is
     converted on the host: JAX folds that conversion of a constant, so the

@@ -1,0 +1,422 @@
+"""Where a jitted function's device time goes: per kernel, per jaxpr
+equation and per line of the user's source (``xjit.inspect.device_profile``).
+
+Lowering gives every op the location of its equation (``mlir.eqn_loc``:
+``jit(f)/<scope>/<primitive>#<n>`` and the user's file, line and function);
+XLA keeps it as each HLO instruction's metadata through fusion. A profiler
+session around a few calls records one device event per executed kernel
+(thunk on CPU, kernel on GPU) named after its top-level HLO instruction. We
+join the two: an event's time goes to the instructions it ran (the fused
+computation's, for a fusion), split among them by their arithmetic, and from
+there to their equations and lines.
+"""
+from __future__ import annotations
+
+import collections
+import dataclasses
+import html
+import linecache
+import math
+import os
+import re
+import statistics
+import time
+
+from xjit._src import profiler, tree_util
+
+# -- the optimized HLO module's text ------------------------------------------
+
+_COMPUTATION = re.compile(r"^(?:ENTRY )?%(\S+) .*\{$")
+_INSTRUCTION = re.compile(r"^\s*(?:ROOT )?%(\S+) = (.+?) ([a-z][a-z0-9-]*)\((.*)$")
+_OPERAND = re.compile(r"%([\w.-]+)")
+_CALLS = re.compile(r"\bcalls=%([\w.-]+)")
+_OP_NAME = re.compile(r'metadata=\{op_name="((?:[^"\\]|\\.)*)"([^}]*)\}')
+_FRAME = re.compile(r"stack_frame_id=(\d+)")
+_SOURCE = re.compile(r'source_file="((?:[^"\\]|\\.)*)" source_line=(\d+)')
+_ARRAY = re.compile(r"\b[a-z]+\d*\[([\d,]*)\]")
+_CONTRACTING = re.compile(r"lhs_contracting_dims=\{([\d,]*)\}")
+_EQN_NAME = re.compile(r"^(.*?)([^/]+)#(\d+)$")
+_TABLE_ROW = re.compile(r'^(\d+) (?:"((?:[^"\\]|\\.)*)"|\{(.*)\})$')
+_NO_WORK = {"parameter", "constant", "tuple", "get-tuple-element", "bitcast", "copy-start",
+            "copy-done", "after-all", "partition-id", "replica-id"}
+
+
+@dataclasses.dataclass(frozen=True)
+class _Instr:
+    name: str
+    opcode: str
+    dims: tuple       # the first array shape of the result
+    operands: tuple
+    calls: str | None  # the fused computation, for a fusion
+    op_name: str | None
+    source: tuple | None  # (file, line, function)
+    rest: str
+
+
+def _unescape(s):
+    return re.sub(r"\\(.)", r"\1", s)
+
+
+def _parse_hlo(text: str):
+    """``{instruction name: _Instr}`` and ``{computation: [names]}`` of an
+    HLO module's text, with each instruction's source from the module's
+    stack-frame tables."""
+    tables = collections.defaultdict(dict)
+    section = None
+    instrs, comps, comp = {}, {}, None
+    raw = []
+    for line in text.splitlines():
+        if line in ("FileNames", "FunctionNames", "FileLocations", "StackFrames"):
+            section = line
+            continue
+        if section is not None:
+            m = _TABLE_ROW.match(line)
+            if m:
+                tables[section][int(m[1])] = _unescape(m[2]) if m[2] is not None else m[3]
+                continue
+            section = None
+        m = _COMPUTATION.match(line)
+        if m:
+            comp = comps.setdefault(m[1], [])
+            continue
+        m = _INSTRUCTION.match(line)
+        if m and comp is not None:
+            comp.append(m[1])
+            raw.append(m)
+    frames = _frames(tables)
+    for m in raw:
+        name, shape, opcode, rest = m[1], m[2], m[3], m[4]
+        dims = _ARRAY.search(shape)
+        dims = tuple(int(d) for d in dims[1].split(",") if d) if dims else ()
+        args = rest.split(")", 1)[0]
+        meta = _OP_NAME.search(rest)
+        op_name = source = None
+        if meta:
+            op_name = _unescape(meta[1])
+            f = _FRAME.search(meta[2])
+            s = _SOURCE.search(meta[2])
+            if f:
+                source = frames.get(int(f[1]))
+            elif s:
+                source = (_unescape(s[1]), int(s[2]), None)
+        calls = _CALLS.search(rest)
+        instrs[name] = _Instr(name, opcode, dims, tuple(_OPERAND.findall(args)),
+                              calls[1] if calls else None, op_name, source, rest)
+    return instrs, comps
+
+
+def _frames(tables):
+    """Stack frame id -> (file, line, function) of the frame itself."""
+    out = {}
+    for fid, frame in tables["StackFrames"].items():
+        loc = _fields(frame).get("file_location_id")
+        fl = _fields(tables["FileLocations"].get(loc, ""))
+        if fl:
+            out[fid] = (tables["FileNames"].get(fl.get("file_name_id")), fl.get("line"),
+                        tables["FunctionNames"].get(fl.get("function_name_id")))
+    return out
+
+
+def _fields(s):
+    return {k: int(v) for k, v in (kv.split("=") for kv in s.split() if "=" in kv)}
+
+
+def _work(ins: _Instr, instrs) -> float:
+    """The instruction's arithmetic, to split a fused kernel's time among its
+    parts: output elements, times the contracted extent for a dot or a
+    convolution; nothing for instructions that move no data."""
+    if ins.opcode in _NO_WORK:
+        return 0.0
+    n = float(math.prod(ins.dims))
+    if ins.opcode == "dot" and ins.operands:
+        lhs = instrs.get(ins.operands[0])
+        m = _CONTRACTING.search(ins.rest)
+        if lhs is not None and m:
+            n *= math.prod(lhs.dims[int(d)] for d in m[1].split(",") if d)
+    elif ins.opcode == "convolution" and len(ins.operands) > 1:
+        rhs = instrs.get(ins.operands[1])
+        if rhs is not None and rhs.dims:
+            n *= math.prod(rhs.dims) / max(rhs.dims)
+    return n
+
+
+def _members(ins: _Instr, instrs, comps):
+    """The located instructions a kernel runs: a fusion's fused computation
+    (nested fusions included), or the instruction itself."""
+    if ins.calls is None:
+        return [ins]
+    out = []
+    for name in comps.get(ins.calls, ()):
+        inner = instrs[name]
+        out.extend(_members(inner, instrs, comps) if inner.opcode == "fusion" else [inner])
+    return out
+
+
+# -- the result ---------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class OpTime:
+    """One kernel: a top-level HLO instruction (often a fusion) and the
+    equations XLA compiled into it."""
+    name: str
+    opcode: str
+    time_s: float   # per run
+    share: float
+    count: int      # executions per run
+    equations: tuple  # EqnTime.label of each equation it computes
+
+
+@dataclasses.dataclass(frozen=True)
+class EqnTime:
+    """One jaxpr equation (numbered in lowering order) and its device time."""
+    number: int
+    primitive: str
+    scope: str      # "jit(f)/block/..." without the primitive
+    filename: str | None
+    lineno: int | None
+    function: str | None
+    time_s: float
+    share: float
+    kernels: tuple  # OpTime.name of each kernel that computes it
+
+    @property
+    def label(self):
+        return f"{self.primitive}#{self.number}"
+
+
+@dataclasses.dataclass(frozen=True)
+class LineTime:
+    filename: str | None
+    lineno: int | None
+    function: str | None
+    time_s: float
+    share: float
+    equations: tuple
+
+    @property
+    def source(self) -> str:
+        if self.filename is None:
+            return ""
+        return linecache.getline(self.filename, self.lineno).strip()
+
+    @property
+    def where(self) -> str:
+        if self.filename is None:
+            return "(no source line)"
+        return f"{os.path.basename(self.filename)}:{self.lineno} ({self.function})"
+
+
+@dataclasses.dataclass
+class DeviceProfile:
+    """Device time of ``repeat`` runs of one compiled function, per run.
+
+    ``device_s`` is the kernels' summed time, which ``ops``, ``equations``
+    and ``lines`` each divide up exactly; ``span_s`` the median time from a
+    run's first kernel start to its last kernel end (below ``device_s`` when
+    kernels overlap, above when the device idles between them); ``wall_s``
+    the median host time of a call until its outputs were ready."""
+    fun_name: str
+    module: str
+    platform: str
+    repeat: int
+    device_s: float
+    span_s: float
+    wall_s: float
+    ops: list
+    equations: list
+    lines: list
+    xspace: bytes = dataclasses.field(repr=False)
+
+    def export(self, log_dir) -> str:
+        """Write the underlying trace where XProf/TensorBoard looks for it
+        (``log_dir/plugins/profile/<run>/<host>.xplane.pb``); returns that run's folder."""
+        profiler.export_xspace(self.xspace, str(log_dir))
+        return str(profiler.latest_run_dir(log_dir))
+
+    def _rows(self, limit):
+        return (
+            ("By source line", ["time", "share", "line", "source"],
+             [(_fmt(r.time_s), f"{r.share:6.1%}", r.where, r.source) for r in self.lines[:limit]]),
+            ("By kernel", ["time", "share", "kernel", "equations"],
+             [(_fmt(r.time_s), f"{r.share:6.1%}", r.name, " ".join(r.equations))
+              for r in self.ops[:limit]]),
+            ("By equation", ["time", "share", "equation", "line"],
+             [(_fmt(r.time_s), f"{r.share:6.1%}", r.label,
+               f"{os.path.basename(r.filename)}:{r.lineno}" if r.filename else "")
+              for r in self.equations[:limit]]),
+        )
+
+    def _header(self):
+        return (f"Device profile of {self.fun_name} on {self.platform}: {_fmt(self.device_s)} "
+                f"device time per run (span {_fmt(self.span_s)}, wall {_fmt(self.wall_s)}; "
+                f"{self.repeat} runs)")
+
+    def __repr__(self):
+        out = [self._header()]
+        for title, head, rows in self._rows(12):
+            out.append(f"\n{title}:")
+            widths = [max([len(h)] + [len(str(r[i])) for r in rows]) for i, h in enumerate(head)]
+            widths[-1] = 0
+            out.append("  ".join(h.ljust(w) for h, w in zip(head, widths)).rstrip())
+            out.extend("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()
+                       for r in rows)
+        return "\n".join(out)
+
+    def _repr_html_(self):
+        parts = [f"<div><b>{html.escape(self._header())}</b>"]
+        for title, head, rows in self._rows(20):
+            parts.append(f"<h4>{title}</h4><table><tr>"
+                         + "".join(f"<th>{h}</th>" for h in head) + "</tr>")
+            for r in rows:
+                share = float(r[1].strip().rstrip("%")) / 100
+                bar = (f'<div style="background:#4c78a8;height:8px;width:{share * 100:.0f}px">'
+                       f'</div>')
+                parts.append(f"<tr><td>{r[0]}</td><td>{r[1]}{bar}</td>"
+                             + "".join(f"<td><code>{html.escape(str(c))}</code></td>"
+                                       for c in r[2:]) + "</tr>")
+            parts.append("</table>")
+        return "".join(parts) + "</div>"
+
+
+def _fmt(s):
+    for unit, scale in (("s", 1), ("ms", 1e-3), ("us", 1e-6)):
+        if s >= scale:
+            return f"{s / scale:.3g} {unit}"
+    return f"{s * 1e9:.3g} ns"
+
+
+# -- collecting ----------------------------------------------------------------
+
+
+def device_profile(fun, *args, repeat: int = 5, **kwargs) -> DeviceProfile:
+    """Run ``jit(fun)(*args, **kwargs)`` ``repeat`` times under XLA's
+    profiler (after one warm-up call) and attribute the device time to
+    kernels, jaxpr equations and source lines."""
+    from xjit._src.pjit import JitFunction
+    from xjit._src.api import block_until_ready
+    if not isinstance(repeat, int) or repeat < 1:
+        raise ValueError(f"repeat must be a positive integer, got {repeat!r}")
+    jf = fun if isinstance(fun, JitFunction) else JitFunction(fun)
+    compiled = jf.lower(*args, **kwargs).compile()
+    entry = compiled._entry
+    calls = [_fresh_args(entry, args, kwargs) for _ in range(repeat + 1)]
+    block_until_ready(compiled(*calls[0][0], **calls[0][1]))
+    walls = []
+
+    def run():
+        for a, k in calls[1:]:
+            t0 = time.perf_counter()
+            block_until_ready(compiled(*a, **k))
+            walls.append(time.perf_counter() - t0)
+    xspace = profiler.collect_xspace(run)
+    hlo = entry.executable.exe.hlo_modules()[0]
+    return _attribute(xspace, hlo.name, hlo.to_string(), jf._name, entry.executable.device,
+                      repeat, statistics.median(walls))
+
+
+def _fresh_args(entry, args, kwargs):
+    """The call's arguments, with donated ones copied (a run consumes them)."""
+    if not any(entry.donated):
+        return args, kwargs
+    from xjit._src.numpy.lax_numpy import array
+    return tree_util.tree_map(lambda x: array(x, copy=True) if hasattr(x, "dtype") else x,
+                              (args, kwargs))
+
+
+def _kernel_events(xspace: bytes, module: str):
+    """(instruction name, run id, start ns, self ns) of each kernel of
+    ``module``; an event's self time excludes the events nested in it on
+    its thread (a while loop's thunk contains its body's)."""
+    data = profiler.ProfileData.from_serialized_xspace(xspace)
+    out = []
+    for plane in data.planes:
+        lines = list(plane.lines)
+        if plane.name.startswith("/device:"):  # GPU: the per-op line, not the streams
+            ops_lines = [ln for ln in lines if ln.name == "XLA Ops"]
+            lines = ops_lines or lines
+        for line in lines:
+            evs = []
+            for e in line.events:
+                stats = dict(s for s in e.stats if s[0] is not None)
+                if stats.get("hlo_module") != module:
+                    continue
+                evs.append((e.start_ns, e.start_ns + e.duration_ns, stats.get("hlo_op", e.name),
+                            stats.get("run_id")))
+            evs.sort(key=lambda t: (t[0], -t[1]))
+            stack = []  # [end, index into out]
+            for start, end, name, run_id in evs:
+                while stack and stack[-1][0] <= start:
+                    stack.pop()
+                if stack:  # nested: not the enclosing event's own time
+                    out[stack[-1][1]][3] -= end - start
+                out.append([name, run_id, start, end - start, end])
+                stack.append((end, len(out) - 1))
+    return out
+
+
+def _attribute(xspace, module, hlo_text, fun_name, device, repeat, wall_s) -> DeviceProfile:
+    instrs, comps = _parse_hlo(hlo_text)
+    events = _kernel_events(xspace, module)
+    runs = collections.defaultdict(list)
+    op_ns = collections.Counter()
+    op_count = collections.Counter()
+    for name, run_id, start, self_ns, end in events:
+        op_ns[name] += self_ns
+        op_count[name] += 1
+        runs[run_id].append((start, end))
+    total_ns = sum(op_ns.values())
+    eqn_ns = collections.Counter()
+    eqn_kernels = collections.defaultdict(dict)
+    eqn_info = {}
+    op_eqns = {}
+    for name, ns in op_ns.items():
+        ins = instrs.get(name)
+        parts = []
+        if ins is not None:
+            for m in _members(ins, instrs, comps):
+                key = _eqn_key(m)
+                if key is not None:
+                    eqn_info.setdefault(key, m.source)
+                    parts.append((key, _work(m, instrs)))
+        if not parts:
+            parts = [(None, 1.0)]
+        weight = sum(w for _, w in parts) or float(len(parts))
+        for key, w in parts:
+            eqn_ns[key] += ns * ((w or (0.0 if weight != len(parts) else 1.0)) / weight)
+            eqn_kernels[key][name] = None
+        op_eqns[name] = tuple(dict.fromkeys(_label(k) for k, _ in parts))
+    per = 1e-9 / repeat
+    share = (lambda ns: ns / total_ns) if total_ns else (lambda ns: 0.0)
+    ops = [OpTime(n, instrs[n].opcode if n in instrs else "?", ns * per, share(ns),
+                  op_count[n] // repeat, op_eqns[n]) for n, ns in op_ns.most_common()]
+    equations = []
+    line_ns = collections.Counter()
+    line_eqns = collections.defaultdict(list)
+    for key, ns in eqn_ns.most_common():
+        src = eqn_info.get(key) or (None, None, None)
+        scope, prim, number = key if key is not None else ("", "(unattributed)", -1)
+        eq = EqnTime(number, prim, scope, *src, ns * per, share(ns), tuple(eqn_kernels[key]))
+        equations.append(eq)
+        line_ns[src] += ns
+        line_eqns[src].append(eq.label)
+    lines = [LineTime(*src, ns * per, share(ns), tuple(line_eqns[src]))
+             for src, ns in line_ns.most_common()]
+    spans = [max(e for _, e in r) - min(s for s, _ in r) for r in runs.values()]
+    return DeviceProfile(fun_name, module, device.platform, repeat, total_ns * per,
+                         statistics.median(spans) * 1e-9 if spans else 0.0, wall_s,
+                         ops, equations, lines, xspace)
+
+
+def _eqn_key(ins: _Instr):
+    """(scope, primitive, number) from an op name ``jit(f)/scope/prim#n``."""
+    if ins.op_name is None:
+        return None
+    m = _EQN_NAME.match(ins.op_name)
+    if m is None:
+        return None
+    return m[1].rstrip("/"), m[2], int(m[3])
+
+
+def _label(key):
+    return "(unattributed)" if key is None else f"{key[1]}#{key[2]}"

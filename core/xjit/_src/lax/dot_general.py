@@ -1,0 +1,184 @@
+"""``dot_general``: its abstract eval, lowering, JVP/transpose and batching
+rules. Under vmap the mapped axis becomes a batch dimension (both operands
+batched) or a free dimension (one operand batched), never a loop."""
+from __future__ import annotations
+
+import numpy as np
+
+from xjit._src import core, dtypes
+from xjit._src.interpreters import ad, batching, mlir as lowering
+from xjit._src.interpreters.ad import Zero, add_any_p, is_undefined_primal
+from xjit._src.interpreters.batching import not_mapped
+from xjit._src.core import ShapedArray
+from xjit._src.interpreters.mlir import ttype
+
+_prim = lowering.define_primitive
+
+
+# -- dot_general
+def _dot_general_eval(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,
+                      out_sharding=None):
+    (lc, rc), (lb, rb) = dimension_numbers
+    for side, val, batch, contract in (("lhs", lhs, lb, lc), ("rhs", rhs, rb, rc)):
+        if not all(0 <= d < val.ndim for d in (*batch, *contract)):
+            raise TypeError(f"dot_general requires {side} dimension numbers to be nonnegative and "
+                            f"less than the number of axes of the {side} value, got {side}_batch "
+                            f"of {tuple(batch)} and {side}_contracting of {tuple(contract)} for "
+                            f"{side} of rank {val.ndim}")
+    for side, batch, contract in (("lhs", lb, lc), ("rhs", rb, rc)):
+        if set(batch) & set(contract):
+            raise TypeError(f"dot_general requires {side} batch dimensions to be disjoint from "
+                            f"contracting dimensions, got {side}_batch {tuple(batch)} and "
+                            f"{side}_contracting {tuple(contract)}.")
+    if len(lc) != len(rc):
+        raise TypeError("dot_general requires equal numbers of lhs_contracting and "
+                        f"rhs_contracting dimensions, got lhs_contracting {tuple(lc)} and "
+                        f"rhs_contracting {tuple(rc)}.")
+    for a, b in zip(lc, rc):
+        if lhs.shape[a] != rhs.shape[b]:
+            raise TypeError("dot_general requires contracting dimensions to have the same shape, "
+                            f"got {tuple(lhs.shape[i] for i in lc)} and "
+                            f"{tuple(rhs.shape[i] for i in rc)}.")
+    for a, b in zip(lb, rb):
+        if lhs.shape[a] != rhs.shape[b]:
+            raise TypeError("dot_general requires lhs batch dimensions and rhs batch dimensions to "
+                            f"have the same shape, got {tuple(lhs.shape[i] for i in lb)} and "
+                            f"{tuple(rhs.shape[i] for i in rb)}.")
+    if lhs.dtype != rhs.dtype and preferred_element_type is None:
+        raise TypeError("dot_general requires operands of the same dtype, got "
+                        f"{lhs.dtype.name} and {rhs.dtype.name}.")
+    batch = [lhs.shape[i] for i in lb]
+    lfree = [d for i, d in enumerate(lhs.shape) if i not in lc and i not in lb]
+    rfree = [d for i, d in enumerate(rhs.shape) if i not in rc and i not in rb]
+    dt = preferred_element_type or lhs.dtype
+    return ShapedArray(batch + lfree + rfree, dt, lhs.weak_type and rhs.weak_type)
+
+
+def _dot_general_lower(ctx, ai, ao, lhs, rhs, dimension_numbers, precision=None,
+                       preferred_element_type=None, out_sharding=None):
+    (lc, rc), (lb, rb) = dimension_numbers
+    o = ao[0]
+    if ai[0].dtype != o.dtype:
+        lhs = ctx.op("stablehlo.convert", [lhs], [ttype(ai[0])], ttype(ai[0].update(dtype=o.dtype)))
+    if ai[1].dtype != o.dtype:
+        rhs = ctx.op("stablehlo.convert", [rhs], [ttype(ai[1])], ttype(ai[1].update(dtype=o.dtype)))
+    dn = (f"#stablehlo.dot<lhs_batching_dimensions = [{', '.join(map(str, lb))}], "
+          f"rhs_batching_dimensions = [{', '.join(map(str, rb))}], "
+          f"lhs_contracting_dimensions = [{', '.join(map(str, lc))}], "
+          f"rhs_contracting_dimensions = [{', '.join(map(str, rc))}]>")
+    return ctx.op("stablehlo.dot_general", [lhs, rhs],
+                  [ttype(ai[0].update(dtype=o.dtype)), ttype(ai[1].update(dtype=o.dtype))],
+                  ttype(o), attrs=f"dot_dimension_numbers = {dn}")
+
+
+def _dot_general_pp(p):
+    (lc, rc), (lb, rb) = p["dimension_numbers"]
+    out = {"dimension_numbers": f"(({list(lc)}, {list(rc)}), ({list(lb)}, {list(rb)}))"}
+    if p.get("precision") is not None:
+        out["precision"] = p["precision"]
+    if p.get("preferred_element_type") is not None:
+        out["preferred_element_type"] = p["preferred_element_type"]
+    return out
+
+
+dot_general_p = _prim("dot_general", _dot_general_eval, _dot_general_lower, pp=_dot_general_pp)
+
+
+# --------------------------------------------------------------------------
+# JVP, transpose and batching rules (they call the lax API, which imports
+# this module)
+
+from xjit._src.lax import lax  # noqa: E402
+
+
+def _ranges_like(*xs):
+    start = 0
+    for x in xs:
+        yield list(range(start, start + len(x)))
+        start += len(x)
+
+
+def _dot_transpose_lhs(g, x_aval, y, dimension_numbers, precision, preferred_element_type,
+                       swap_ans=False):
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    x_kept = [i for i in range(x_aval.ndim) if i not in x_contract and i not in x_batch]
+    y_nd = len((y.aval if is_undefined_primal(y) else core.aval_of(y)).shape)
+    y_kept = [i for i in range(y_nd) if i not in y_contract and i not in y_batch]
+    if swap_ans:
+        ans_batch, ans_y, _ = _ranges_like(x_batch, y_kept, x_kept)
+    else:
+        ans_batch, _, ans_y = _ranges_like(x_batch, x_kept, y_kept)
+    dims = ((ans_y, y_kept), (ans_batch, list(y_batch)))
+    x_contract_by_y = [int(i) for i in np.take(x_contract, np.argsort(y_contract))] \
+        if x_contract else []
+    out_axes = np.argsort(list(x_batch) + x_kept + x_contract_by_y)
+    pet = preferred_element_type
+    out = lax.dot_general(g, y, dims, precision=precision, preferred_element_type=pet)
+    out = lax.transpose(out, tuple(int(i) for i in out_axes))
+    if out.dtype != x_aval.dtype:
+        out = lax._convert(out, x_aval.dtype, x_aval.weak_type)
+    return out
+
+
+def _dot_general_transpose(ct, x, y, *, dimension_numbers, precision=None,
+                           preferred_element_type=None, out_sharding=None):
+    (xc, yc), (xb, yb) = dimension_numbers
+    if is_undefined_primal(x):
+        return [_dot_transpose_lhs(ct, x.aval, y, dimension_numbers, precision,
+                                   preferred_element_type), None]
+    swapped = ((yc, xc), (yb, xb))
+    return [None, _dot_transpose_lhs(ct, y.aval, x, swapped, precision,
+                                     preferred_element_type, swap_ans=True)]
+
+
+def _dot_bind(params):
+    return lambda a, b: dot_general_p.bind(a, b, **params)
+
+
+def _dot_general_jvp(primals, tangents, **params):
+    x, y = primals
+    tx, ty = tangents
+    dot = _dot_bind(params)
+    out = dot(x, y)
+    acc = None
+    if type(tx) is not Zero:
+        acc = dot(tx, y)
+    if type(ty) is not Zero:
+        c = dot(x, ty)
+        acc = c if acc is None else add_any_p.bind(acc, c)
+    return out, acc
+
+
+ad.jvp_rules[dot_general_p] = _dot_general_jvp
+ad.transpose_rules[dot_general_p] = _dot_general_transpose
+
+
+def _bump(dims, b):
+    return tuple(int(d) + (int(d) >= b) for d in dims)
+
+
+def _dot_general_rule(args, dims, *, dimension_numbers, precision=None,
+                      preferred_element_type=None, out_sharding=None):
+    lhs, rhs = args
+    lbd, rbd = dims
+    (lc, rc), (lb, rb) = dimension_numbers
+    if lbd is not not_mapped and rbd is not not_mapped:
+        lb, rb = (lbd,) + _bump(lb, lbd), (rbd,) + _bump(rb, rbd)
+        lc, rc = _bump(lc, lbd), _bump(rc, rbd)
+        out_dim = 0
+    elif lbd is not not_mapped:
+        free = [d for d in range(len(core.aval_of(lhs).shape)) if d not in lb and d not in lc]
+        out_dim = len(lb) + sum(d < lbd for d in free)
+        lb, lc = _bump(lb, lbd), _bump(lc, lbd)
+    else:
+        free = [d for d in range(len(core.aval_of(rhs).shape)) if d not in rb and d not in rc]
+        out_dim = len(core.aval_of(lhs).shape) - len(lc) + sum(d < rbd for d in free)
+        rb, rc = _bump(rb, rbd), _bump(rc, rbd)
+    out = dot_general_p.bind(lhs, rhs, dimension_numbers=((lc, rc), (lb, rb)),
+                                precision=precision,
+                                preferred_element_type=preferred_element_type,
+                                out_sharding=out_sharding)
+    return out, out_dim
+
+
+batching.batch_rules[dot_general_p] = _dot_general_rule

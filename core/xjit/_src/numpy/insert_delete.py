@@ -1,0 +1,100 @@
+"""Insertion and deletion along an axis with static positions: ``append``,
+``delete`` (indices, slices or a boolean mask) and ``insert``."""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from .. import core
+from xjit._src.lax import lax
+from . import util
+from .lax_numpy import asarray, util_dtype
+from .shape_ops import concatenate, ravel
+
+
+def append(arr, values, axis=None):
+    util.check_arraylike("append", arr, values)
+    return _append(arr, values, axis=axis)
+
+
+@util.named_jit("append", ("axis",))
+def _append(arr, values, axis):
+    if axis is None:
+        return concatenate([ravel(arr), ravel(values)], 0)
+    return concatenate([arr, values], axis=axis)
+
+
+def delete(arr, obj, axis=None, *, assume_unique_indices=False):
+    util.check_arraylike("delete", arr)
+    a = asarray(arr)
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = util.canonicalize_axis(axis, a.ndim)
+    n = a.shape[axis]
+    if isinstance(obj, builtins.slice):
+        drop = set(range(n)[obj])
+    else:
+        idx = np.atleast_1d(np.asarray(core.concrete_or_error(
+            None, obj, "'obj' array argument of jnp.delete()")))
+        if idx.dtype == np.bool_:
+            if idx.shape != (n,):
+                raise ValueError("np.delete(arr, obj): for boolean indices, obj must be "
+                                 "one-dimensional with length matching specified axis.")
+            idx = np.flatnonzero(idx)
+        for i in idx:
+            if not -n <= i < n:
+                raise IndexError(f"index {int(i)} is out of bounds for axis {axis} with size {n}")
+        drop = {int(i) % n for i in idx}
+    keep = [i for i in range(n) if i not in drop]
+    runs, start = [], None
+    for j, i in enumerate(keep):
+        if start is None:
+            start = i
+        if j + 1 == len(keep) or keep[j + 1] != i + 1:
+            runs.append(lax.slice_along(a, start, i + 1, axis=axis))
+            start = None
+    if not runs:
+        return lax.slice_along(a, 0, 0, axis=axis)
+    return lax.concatenate(runs, axis) if len(runs) > 1 else runs[0]
+
+
+def insert(arr, obj, values, axis=None):
+    """Static indices only: each value goes before position ``obj[i]`` of
+    the original array, as in NumPy."""
+    util.check_arraylike("insert", arr, values)
+    a = asarray(arr)
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = util.canonicalize_axis(axis, a.ndim)
+    n = a.shape[axis]
+    idx = np.asarray(util.concrete_arg(obj, "jnp.insert") if not isinstance(obj, builtins.slice)
+                     else np.arange(n)[obj])
+    scalar_idx = idx.ndim == 0
+    idx = np.where(np.atleast_1d(idx) < 0, np.atleast_1d(idx) + n, np.atleast_1d(idx))
+    if ((idx < 0) | (idx > n)).any():
+        raise IndexError(f"index {int(idx[(idx < 0) | (idx > n)][0])} is out of bounds for axis "
+                         f"{axis} with size {n}")
+    vals = lax._convert(asarray(values), util_dtype(a), False)
+    vshape = list(a.shape)
+    vshape[axis] = 1 if scalar_idx else len(idx)
+    if scalar_idx:
+        v = asarray(vals)
+        v = lax.expand_dims(v, (axis,)) if v.ndim == a.ndim - 1 else v
+        if v.ndim == a.ndim:
+            vshape[axis] = v.shape[axis]
+        vals = util.broadcast_to(v, vshape)
+        idx = np.full(vshape[axis], idx[0])
+    else:
+        vals = util.broadcast_to(vals, vshape)
+    order = np.argsort(idx, kind="stable")
+    parts, prev = [], 0
+    for j in order:
+        i = int(idx[j])
+        if i > prev:
+            parts.append(lax.slice_along(a, prev, i, axis=axis))
+        parts.append(lax.slice_along(vals, int(j), int(j) + 1, axis=axis))
+        prev = builtins.max(prev, i)
+    if prev < n:
+        parts.append(lax.slice_along(a, prev, n, axis=axis))
+    return lax.concatenate(parts, axis) if len(parts) > 1 else parts[0]

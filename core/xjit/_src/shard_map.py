@@ -1,0 +1,232 @@
+"""``jax.shard_map`` on one device.
+
+``shard_map(f, mesh=..., in_specs=..., out_specs=...)`` runs ``f`` once per
+shard, with the mesh axes bound as named axes so collectives (``psum``,
+``axis_index``, ``all_gather`` ...) see them. xjit has one device, so the
+shards run as a batch: each manual mesh axis becomes one named ``vmap`` axis
+of that axis' size, an input dimension partitioned over axes ``(a, b)`` is
+split into ``(size_a, size_b, shard)`` with the mesh axes batched, and outputs
+are put back together by their ``out_specs``. On a concrete mesh (whose axes
+all have size 1 here) every shard is the whole array; on an ``AbstractMesh``
+the shards are real slices, computed one batch at a time. ``pmap`` is built on
+this, as in JAX.
+"""
+from __future__ import annotations
+
+import functools
+
+from xjit._src import tree_util
+from xjit._src.mesh import AbstractMesh, get_abstract_mesh
+from xjit._src.sharding import Mesh, NamedSharding, PartitionSpec
+
+
+class InferFromArgs:
+    """``in_specs=jax.sharding.Infer``: take the specs from the arguments'
+    shardings (all manual axes must be Explicit)."""
+
+    def __repr__(self):
+        return "jax.sharding.Infer"
+
+    def __reduce__(self):
+        return (_get_infer, ())
+
+
+def _get_infer():
+    return Infer
+
+
+Infer = InferFromArgs()
+
+
+def _is_spec_leaf(x):
+    return x is None or isinstance(x, PartitionSpec)
+
+
+def _check_mesh(mesh, axis_names):
+    context = get_abstract_mesh()
+    if mesh is None:
+        if context.empty:
+            raise ValueError("The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to "
+                             "enter into a mesh context")
+        mesh = context
+    elif not context.empty and mesh.abstract_mesh != context:
+        raise ValueError(f"The context mesh {context} should match the mesh passed to "
+                         f"shard_map {mesh}")
+    if not isinstance(mesh, (Mesh, AbstractMesh)):
+        raise TypeError("shard_map requires a `jax.sharding.Mesh` or a "
+                        "`jax.sharding.AbstractMesh` instance for its second argument, but got "
+                        f"{mesh} of type {type(mesh)}.")
+    if mesh.empty:
+        raise ValueError(f"shard_map requires a non-empty mesh. Got {mesh}")
+    if not isinstance(axis_names, (frozenset, set)):
+        raise TypeError("`axis_names` argument of shard_map should be of type `frozenset` or "
+                        f"`set`. Got type: {type(axis_names)}")
+    axis_names = frozenset(axis_names) or frozenset(mesh.axis_names)
+    if not axis_names <= frozenset(mesh.axis_names):
+        raise ValueError(f"jax.shard_map requires axis_names={axis_names} to be a subset of "
+                         f"mesh.axis_names={frozenset(mesh.axis_names)}")
+    return mesh, axis_names
+
+
+def _check_specs(specs, which, manual):
+    """Every leaf of ``specs`` is a PartitionSpec (or None) naming manual axes only."""
+    paths = tree_util.tree_flatten_with_path(specs, is_leaf=_is_spec_leaf)[0]
+    for path, spec in paths:
+        if spec is None:
+            continue
+        if not isinstance(spec, PartitionSpec):
+            raise TypeError(f"shard_map {which}_specs argument must be a pytree of "
+                            f"`jax.sharding.PartitionSpec` instances, but it contained {spec!r}")
+        for name in spec._axis_names():
+            if name not in manual:
+                raise ValueError(
+                    f"shard_map {which}_specs argument must refer to an axis marked as manual "
+                    f"({manual}), but:\n\n  {which}_specs{tree_util.keystr(path)} refers to "
+                    f"{name!r}\n\nCheck the {which}_specs values passed to shard_map.")
+
+
+def _dim_axes(spec, ndim, manual, which):
+    """For each dimension, the tuple of manual mesh axes it is split over."""
+    if len(spec) > ndim:
+        raise ValueError(
+            f"shard_map was given an {which}_specs entry which is too long to be compatible "
+            f"with the corresponding value:\n\n{which}_specs is {spec} which has length "
+            f"{len(spec)}, but the value has rank {ndim} (and {ndim} < {len(spec)})\n\n"
+            f"Entries in {which}_specs must be of length no greater than the number of axes "
+            "in the corresponding value.")
+    out = []
+    for d in range(ndim):
+        p = spec[d] if d < len(spec) else None
+        axes = () if p is None or p is PartitionSpec.UNCONSTRAINED else \
+            (p if isinstance(p, tuple) else (p,))
+        out.append(tuple(a for a in axes if a in manual))
+    return out
+
+
+def _shard_input(x, spec, sizes, order, manual):
+    """``x`` with its partitioned dimensions split and the mesh axes moved to the
+    front in ``order``; returns the array and the axes it carries."""
+    import xjit.numpy as jnp
+    x = jnp.asarray(x)
+    dims = _dim_axes(spec, x.ndim, manual, "in")
+    shape, labels = [], []
+    for d, axes in enumerate(dims):
+        parts = 1
+        for a in axes:
+            parts *= sizes[a]
+        if x.shape[d] % parts:
+            raise ValueError(
+                f"shard_map applied to a value of shape {x.shape} with in_specs {spec}: "
+                f"dimension {d} of size {x.shape[d]} is not divisible by the "
+                f"{parts} shards of mesh axes {axes}")
+        shape += [sizes[a] for a in axes] + [x.shape[d] // parts]
+        labels += list(axes) + [("dim", d)]
+    carried = [a for a in order if a in labels]
+    if not carried:
+        return x, ()
+    x = jnp.reshape(x, shape)
+    perm = [labels.index(a) for a in carried] + \
+        [i for i, lab in enumerate(labels) if isinstance(lab, tuple)]
+    return jnp.transpose(x, perm), tuple(carried)
+
+
+def _unshard_output(y, spec, sizes, order, manual):
+    """The global value of an output whose leading axes are the mesh axes in
+    ``order`` (one per manual axis), by its ``out_specs`` entry."""
+    import xjit.numpy as jnp
+    ndim = y.ndim - len(order)
+    dims = _dim_axes(spec, ndim, manual, "out")
+    mentioned = {a for axes in dims for a in axes}
+    replicated = [a for a in order if a not in mentioned]
+    perm = [order.index(a) for a in replicated]
+    final_shape = []
+    for d, axes in enumerate(dims):
+        perm += [order.index(a) for a in axes] + [len(order) + d]
+        n = 1
+        for a in axes:
+            n *= sizes[a]
+        final_shape.append(n * y.shape[len(order) + d])
+    y = jnp.transpose(y, perm)
+    if replicated:  # identical across those axes (as check_vma would ensure): take one
+        y = y[(0,) * len(replicated)]
+    return jnp.reshape(y, final_shape)
+
+
+def _shard_map(f, mesh, in_specs, out_specs, axis_names, check_vma):
+    if not callable(f):
+        raise TypeError("shard_map requires a callable for its first argument, "
+                        f"but got {f} of type {type(f)}.")
+
+    @functools.wraps(f)
+    def wrapped(*args):
+        from xjit._src.interpreters.batching import vmap
+        m, manual = _check_mesh(mesh, axis_names)
+        sizes = dict(m.shape_tuple)
+        order = [a for a in m.axis_names if a in manual]
+        leaves, in_tree = tree_util.tree_flatten(args)
+        if in_specs is Infer:
+            specs = [_inferred_spec(x, manual) for x in leaves]
+        else:
+            _check_specs(in_specs, "in", manual)
+            try:
+                specs = tree_util.broadcast_prefix(in_specs, args, is_leaf=_is_spec_leaf)
+            except ValueError:
+                raise ValueError(f"shard_map in_specs {in_specs} is not a tree prefix of the "
+                                 f"arguments' structure {in_tree}") from None
+        dynamic = [i for i, s in enumerate(specs) if s is not None]
+        shards, carried = [], []
+        for i in dynamic:
+            x, axes = _shard_input(leaves[i], specs[i], sizes, order, manual)
+            shards.append(x)
+            carried.append(axes)
+        out_tree_box = []
+
+        def per_shard(*dyn):
+            full = list(leaves)
+            for i, v in zip(dynamic, dyn):
+                full[i] = v
+            out = f(*tree_util.tree_unflatten(in_tree, full))
+            out_leaves, out_tree = tree_util.tree_flatten(out)
+            out_tree_box.append((out, out_tree))
+            return out_leaves
+
+        body = per_shard
+        for level in reversed(range(len(order))):
+            name = order[level]
+            in_axes = tuple(0 if name in axes else None for axes in carried)
+            body = vmap(body, in_axes=in_axes, out_axes=0, axis_name=name,
+                        axis_size=sizes[name])
+        out_leaves = body(*shards)
+        out, out_tree = out_tree_box[-1]
+        _check_specs(out_specs, "out", manual)
+        try:
+            out_spec_leaves = tree_util.broadcast_prefix(out_specs, out, is_leaf=_is_spec_leaf)
+        except ValueError:
+            raise ValueError(f"shard_map out_specs {out_specs} is not a tree prefix of the "
+                             f"outputs' structure {out_tree}") from None
+        results = []
+        for y, s in zip(out_leaves, out_spec_leaves):
+            results.append(_unshard_output(y, s or PartitionSpec(), sizes, order, manual))
+        return tree_util.tree_unflatten(out_tree, results)
+
+    return wrapped
+
+
+def _inferred_spec(x, manual):
+    sharding = getattr(x, "sharding", None)
+    if isinstance(sharding, NamedSharding):
+        return PartitionSpec(*[
+            tuple(a for a in (p if isinstance(p, tuple) else (p,)) if a in manual) or None
+            if p is not None else None for p in sharding.spec])
+    return PartitionSpec()
+
+
+def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=frozenset(),
+              check_vma=True):
+    """Map ``f`` over the shards of its inputs on ``mesh`` (one device: see the
+    module docstring). Used as ``shard_map(f, ...)`` or as a decorator
+    ``@shard_map(out_specs=...)``."""
+    if f is None:
+        return functools.partial(shard_map, out_specs=out_specs, in_specs=in_specs, mesh=mesh,
+                                 axis_names=axis_names, check_vma=check_vma)
+    return _shard_map(f, mesh, in_specs, out_specs, axis_names, check_vma)

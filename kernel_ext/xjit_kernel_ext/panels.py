@@ -1,0 +1,111 @@
+"""Panels for ``%%xjit``, built from ``xjit.inspect``'s public API and kept
+per function, so a cell that only calls already-compiled functions costs
+almost nothing.
+
+A function's jaxpr listing, lint findings and steady-state profile only
+change when it is traced again (a new signature), so they are computed once
+per *generation* (its cache-miss count and latest trace time) and reused;
+later cells only refresh the call statistics. The kernel channel shares the
+findings cache, so a cell that traces a function lints it once.
+"""
+from __future__ import annotations
+
+import math
+
+import xjit
+import xjit.inspect as xi
+from xjit_widgets import FunctionPanel, PanelData, Timing
+
+from .findings import findings_for, forget, generation
+
+
+def _zeros_like_spec(x):
+    shape, dtype = getattr(x, "shape", None), getattr(x, "dtype", None)
+    if shape is None or dtype is None or hasattr(x, "__array__"):
+        return x  # a concrete value or a static argument: keep it
+    return xjit.numpy.zeros(shape, dtype)
+
+
+def _has_while(listing) -> bool:
+    return listing is not None and any(
+        "while[" in e.text or e.primitive == "while" for e in listing.eqns)
+
+
+class Steady:
+    """Steady-state run time and first-call transfer of one signature."""
+
+    def __init__(self, prof=None, note: str = ""):
+        self.prof = prof
+        self.note = note
+
+
+def measure(fid, listing, repeat: int) -> Steady:
+    """Time the compiled executable on arguments of the latest traced
+    signature (zeros of the recorded shapes and dtypes, static arguments as
+    recorded) with ``xjit.inspect.profile``, which runs the executable
+    directly: the user's call counts are untouched. A while loop's trip
+    count may depend on the values, so such functions are not re-run."""
+    fun = xi.function(fid)
+    if fun is None or not repeat:
+        return Steady(note="not measured")
+    if _has_while(listing):
+        return Steady(note="not re-run: a while loop's trip count depends on the arguments")
+    try:
+        args, kwargs = xi.abstract_args(fid)
+        args = xjit.tree_util.tree_map(_zeros_like_spec, args)
+        kwargs = xjit.tree_util.tree_map(_zeros_like_spec, kwargs)
+        return Steady(xi.profile(fun, *args, repeat=repeat, **kwargs))
+    except Exception as e:  # e.g. key-typed arguments: show what we have
+        return Steady(note=f"not measured ({type(e).__name__})")
+
+
+class _Entry:
+    def __init__(self, gen, panel, steady):
+        self.gen, self.panel, self.steady = gen, panel, steady
+
+
+class PanelBook:
+    """The latest panel of every function a ``%%xjit`` cell used."""
+
+    def __init__(self):
+        self._entries: dict[int, _Entry] = {}
+        self.by_name: dict[str, FunctionPanel] = {}
+
+    def panel(self, info, *, lint: bool, repeat: int, cell_label) -> FunctionPanel:
+        gen = generation(info)
+        entry = self._entries.get(info.fun_id)
+        if entry is None or entry.gen != gen or (lint and entry.panel.data.findings is None):
+            listing = xi.jaxpr_listing(info.fun_id)
+            findings = findings_for(info) if lint else None
+            steady = measure(info.fun_id, listing, repeat)
+            data = PanelData(info.name, info.filename, info.lineno, listing, findings,
+                             timing(info, steady), cell_label)
+            entry = _Entry(gen, FunctionPanel(data), steady)
+            self._entries[info.fun_id] = entry
+        else:
+            entry.panel.update_timing(timing(info, entry.steady))
+        self.by_name[info.name] = entry.panel
+        return entry.panel
+
+    def forget_dead(self, live_ids) -> None:
+        """Drop panels of functions the engine no longer reports."""
+        for fid in [f for f in self._entries if f not in live_ids]:
+            del self._entries[fid]
+        forget(live_ids)
+
+
+def timing(info, steady: Steady) -> Timing:
+    first = {"trace": info.trace_s, "lower": info.lower_s, "compile": info.compile_s}
+    t = Timing(first, None, info.calls, info.cache_hits, info.cache_misses,
+               list(info.recompile_reasons or []))
+    prof = steady.prof
+    if prof is not None:
+        first.update(transfer=prof.transfer_in_s + prof.transfer_out_s, run=prof.run_s)
+        t.steady_s, t.steady_runs, t.flops = prof.run_median_s, prof.repeat, prof.flops
+        t.memory = {k: v for k, v in (("argument bytes", prof.argument_bytes),
+                                      ("output bytes", prof.output_bytes),
+                                      ("temp bytes", prof.temp_bytes)) if v is not None}
+        if math.isfinite(prof.run_s) and prof.repeat > 1:
+            t.steady_min_s = prof.run_s
+    t.note = steady.note
+    return t

@@ -1,0 +1,9 @@
+"""chex unchanged under the takeover: programs/chex_dataclass_asserts.py against JAX 0.10.2."""
+
+
+def test_matches_jax(program_run):
+    program_run("chex_dataclass_asserts").assert_matches_jax()
+
+
+def test_bit_equal_to_jax(program_run):
+    program_run("chex_dataclass_asserts").assert_bit_equal_where_jax_is_deterministic()

@@ -1,0 +1,173 @@
+"""The %%xjit panel as a self-contained text/html output: CSS tabs (no
+script), the timing chart as inline SVG with a legend, readable units, and
+nothing fetched from anywhere. Checked as markup, and rendered in headless
+Chromium (tab switching, hover highlighting, no network requests, and the
+unstyled fallback where a viewer strips <style>)."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import xml.etree.ElementTree as ET
+
+import pytest
+
+IPython = pytest.importorskip("IPython")
+from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
+
+from xjit_widgets import FunctionPanel, PanelData, Timing, panel_html  # noqa: E402
+from xjit_widgets.chart import PHASES, timing_svg  # noqa: E402
+from xjit_widgets.units import mean_std, nbytes, seconds  # noqa: E402
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+
+@pytest.fixture(scope="module")
+def panels():
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("load_ext", "xjit")
+    ip.run_cell("import xjit as jax, xjit.numpy as jnp\n"
+                "@jax.jit\n"
+                "def looped(x):\n"
+                "    for i in range(25):\n"
+                "        x = jnp.sin(x) + i\n"
+                "    return jnp.cos(x)\n"
+                "@jax.jit\n"
+                "def small(x):\n"
+                "    return x * 2.0\n")
+    ip.run_cell("%%xjit --quiet --repeat 3\nlooped(jnp.ones(4)); small(jnp.ones(1024))")
+    book = ip.magics_manager.registry["XjitMagics"].panels
+    return book["looped"], book["small"]
+
+
+def test_fragment_is_self_contained(panels):
+    for p in panels:
+        html = p._repr_mimebundle_()["text/html"]
+        assert "<script" not in html.lower()
+        assert not re.search(r"\s(src|href|on[a-z]+)\s*=", html, re.I), "no loads, no handlers"
+        assert "url(" not in html and "@import" not in html and "<link" not in html
+        # only the SVG namespace names a URL, and it is never fetched
+        assert set(re.findall(r"https?://[^\"' ]+", html)) <= {"http://www.w3.org/2000/svg"}
+
+
+def test_each_panel_scopes_its_tabs_and_styles(panels):
+    a, b = (p.html() for p in panels)
+    uid_a = re.search(r'<div class="xjit-panel" id="([^"]+)"', a).group(1)
+    uid_b = re.search(r'<div class="xjit-panel" id="([^"]+)"', b).group(1)
+    assert uid_a != uid_b
+    assert re.findall(r'name="([^"]+)"', a) == [uid_a] * 3
+    for tab in ("jaxpr", "lint", "timing"):
+        assert f"#{uid_a}-{tab}:checked~section.xjit-tab-{tab}" in a
+        assert f'<section class="xjit-tab xjit-tab-{tab}"><h4 class="xjit-heading">' in a
+    assert uid_b not in a
+
+
+def test_jaxpr_tab_folds_the_loop_and_tags_each_source_line(panels):
+    looped = panels[0]
+    html = looped.jaxpr_html()
+    m = re.search(r"… (\d+) equations from In \[\d+\], line 5</summary>", html)
+    assert m and int(m.group(1)) == 50  # sin + add per iteration
+    # one CSS class per source line; hovering one lights up its siblings
+    uid = f"{looped.uid}-j"
+    assert f"#{uid}:has(.s0:hover) .s0" in html
+
+
+def test_timing_chart_is_svg_with_a_legend(panels):
+    svg = re.search(r"<svg.*?</svg>", panels[1].timing_html(), re.S).group(0)
+    root = ET.fromstring(svg)
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    texts = [t.text for t in root.iterfind(".//s:text", ns)]
+    first = panels[1].data.timing.first
+    for phase in PHASES:
+        assert f"{phase} {seconds(first[phase])}" in texts  # legend: colour, name, time
+    bars = [r for r in root.iterfind("s:rect", ns) if r.find("s:title", ns) is not None]
+    assert [r.find("s:title", ns).text.split(":")[0] for r in bars] == \
+        ["first call"] * len(PHASES) + ["later call"]
+
+
+def test_bytes_and_times_are_human_readable(panels):
+    text = panels[1].text()
+    assert re.search(r"argument bytes\s+4 KiB", text)  # 1024 float32s
+    assert re.search(r"run \(later calls\)\s+[0-9.]+ [nµm]?s median, [0-9.]+ [nµm]?s min of 3 runs",
+                     text), text
+    assert nbytes(12) == "12 B" and nbytes(1536) == "1.5 KiB" and nbytes(3 << 20) == "3 MiB"
+    assert nbytes(5 * (1 << 30)) == "5 GiB"
+    assert seconds(0.00123) == "1.23 ms" and seconds(2.5e-6) == "2.5 µs" and seconds(None) == "–"
+    assert seconds(1.5) == "1.5 s" and seconds(3e-8) == "30 ns"
+    assert mean_std([1e-3, 3e-3], 10) == \
+        "2 ms ± 1 ms per loop (mean ± std. dev. of 2 runs, 10 loops each)"
+
+
+def test_user_strings_are_escaped_everywhere():
+    import xjit.inspect as xi
+    evil = "<img src=x onerror=alert(1)>"
+    finding = xi.Finding("print", f"printed {evil}", evil, 3, f"do not {evil}")
+    timing = Timing({"trace": 0.001}, None, cache_misses=2, reasons=[evil])
+    html = FunctionPanel(PanelData(evil, evil, 1, None, [finding], timing)).html()
+    assert "<img" not in html
+    assert html.count("&lt;img src=x onerror=alert(1)&gt;") >= 5
+    assert "<img" not in timing_svg({"run": 1e-3}, None, title=evil)
+
+
+# -- in a browser -------------------------------------------------------------------
+def _page_html(panels):
+    body = "".join(p.html() for p in panels)
+    return f"<!doctype html><html><head><meta charset='utf-8'></head><body>{body}</body></html>"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("chromium is not installed (scripts/setup.sh installs it)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM,
+                              args=["--headless", "--no-sandbox", "--disable-gpu"])
+        yield b
+        b.close()
+
+
+def _visible_tabs(page, uid):
+    return page.evaluate(
+        """uid => Array.from(document.querySelectorAll(`#${uid} > section.xjit-tab`))
+             .filter(s => s.getBoundingClientRect().height > 0)
+             .map(s => s.className.split('xjit-tab-')[1])""", uid)
+
+
+def test_tabs_switch_with_css_alone_and_nothing_is_fetched(browser, panels):
+    page = browser.new_page(java_script_enabled=False)  # the panel needs no script
+    requests = []
+    page.route("**/*", lambda route: (requests.append(route.request.url), route.abort()))
+    page.set_content(_page_html(panels))
+    a, b = (p.uid for p in panels)
+    assert _visible_tabs(page, a) == ["jaxpr"] and _visible_tabs(page, b) == ["jaxpr"]
+    page.click(f"label[for='{a}-lint']")
+    assert _visible_tabs(page, a) == ["lint"] and _visible_tabs(page, b) == ["jaxpr"]
+    assert "No findings." in page.inner_text(f"#{a} section.xjit-tab-lint") or \
+        page.locator(f"#{a} .xjit-lint td.kind").count() > 0
+    page.click(f"label[for='{b}-timing']")
+    assert _visible_tabs(page, b) == ["timing"]
+    assert page.locator(f"#{b} svg.xjit-chart rect").count() >= len(PHASES) + 1
+    # folded loop opens on click; hovering an equation lights up its line
+    page.click(f"label[for='{a}-jaxpr']")
+    fold = page.locator(f"#{a} details.fold > summary")
+    fold.click()
+    eqns = page.locator(f"#{a} details.fold .eq")
+    assert eqns.count() == 50
+    eqns.nth(3).hover()
+    colours = eqns.evaluate_all("els => els.map(e => getComputedStyle(e).backgroundColor)")
+    assert set(colours) == {"rgb(255, 243, 176)"}
+    assert requests == []
+    page.close()
+
+
+def test_without_styles_every_section_shows(browser, panels):
+    """GitHub and sanitizing viewers drop <style>: the panel degrades to its
+    three sections one under the other, each under its heading."""
+    page = browser.new_page(java_script_enabled=False)
+    page.set_content(re.sub(r"<style>.*?</style>", "", _page_html(panels), flags=re.S))
+    uid = panels[0].uid
+    assert _visible_tabs(page, uid) == ["jaxpr", "lint", "timing"]
+    headings = page.locator(f"#{uid} h4.xjit-heading").all_inner_texts()
+    assert headings == ["Jaxpr", "Lint", "Timing"]
+    page.close()
