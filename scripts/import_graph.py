@@ -13,16 +13,28 @@ import sys
 ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "core")
 
 # Layers, lowest first. A module may import its own layer and the layers below.
+# The public namespaces (``xjit.numpy``, ``xjit.lax``...) belong to the layer
+# whose names they export. jit and eager dispatch sit below lax because lax
+# and numpy functions are themselves jitted and bind through them.
 LAYERS = [
     ("base", ["xjit._src.config", "xjit._src.dtypes", "xjit._src.errors", "xjit._src.tree_util",
-              "xjit._src.traceback_util", "xjit._src.monitoring", "xjit._src.xla_bridge",
-              "xjit._src.source_info_util", "xjit._src.linear_util", "xjit._src.util"]),
-    ("core", ["xjit._src.core", "xjit._src.pretty"]),
+              "xjit._src.monitoring", "xjit._src.util", "xjit._src.typing", "xjit._src.linear_util",
+              "xjit.version"]),
+    ("core", ["xjit._src.core", "xjit._src.pretty", "xjit._src.leak_check",
+              "xjit._src.source_info_util", "xjit._src.traceback_util"]),
     ("interpreters", ["xjit._src.interpreters"]),
-    ("lax", ["xjit._src.lax"]),
-    ("libraries", ["xjit._src.numpy", "xjit._src.random", "xjit._src.nn", "xjit._src.scipy",
-                   "xjit._src.prng"]),
-    ("api", ["xjit._src"]),  # everything else under _src: the api front (jit, grad, stages...)
+    ("dispatch", ["xjit._src.xla_bridge", "xjit._src.sharding", "xjit._src.mesh", "xjit._src.array",
+                  "xjit._src.dispatch", "xjit._src.eager", "xjit._src.pjit", "xjit._src.ad_jit",
+                  "xjit._src.stages", "xjit._src.callback", "xjit._src.debugging",
+                  "xjit._src.custom_derivatives", "xjit._src.custom_batching",
+                  "xjit._src.ad_checkpoint", "xjit._src.inspect", "xjit._src.api_util",
+                  "xjit._src.dlpack", "xjit._src.profiler", "xjit._src.ad_api"]),
+    ("lax", ["xjit._src.lax", "xjit.lax", "xjit._src.prng", "xjit._src.key_reuse"]),
+    ("libraries", ["xjit._src.numpy", "xjit._src.random", "xjit._src.random_continuous",
+                   "xjit._src.random_discrete", "xjit._src.random_gamma", "xjit._src.nn", "xjit._src.scipy",
+                   "xjit.numpy", "xjit.nn", "xjit.random", "xjit.scipy", "xjit._src.image",
+                   "xjit._src.checkify"]),
+    ("api", ["xjit._src"]),  # the rest of _src: the api front (api, api_transforms, pmap...)
     ("public", ["xjit"]),
 ]
 

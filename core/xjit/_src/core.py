@@ -512,6 +512,23 @@ def min_dim(d1, d2):
 # Traces and tracers
 
 
+class _LaxOps:
+    """The few lax operations the layers below lax need (unpacking a tracer,
+    zeros for symbolic tangents, moving batch axes). lax fills these in when
+    it is imported (``lax_ops.register``), so core and the interpreters never
+    import lax."""
+
+    def register(self, **ops):
+        for name, fn in ops.items():
+            setattr(self, name, fn)
+
+    def __getattr__(self, name):
+        raise RuntimeError(f"lax operation {name!r} is needed before xjit.lax was imported")
+
+
+lax_ops = _LaxOps()
+
+
 class TraceCtx(threading.local):
     """The current trace, one per thread: a thread tracing a jit must not
     turn another thread's eager operations into tracers. A new thread starts
@@ -638,10 +655,7 @@ class Tracer:
         shape = self.aval.shape
         if not shape:
             raise TypeError("iteration over a 0-d array")
-        from xjit._src.lax import lax
-        nd = len(shape)
-        return (lax.squeeze(lax.slice(self, (i,) + (0,) * (nd - 1), (i + 1,) + shape[1:],
-                                      (1,) * nd), (0,)) for i in range(shape[0]))
+        return lax_ops.iter_leading(self)
 
     def _origin(self):
         return self._trace.origin_message(self)

@@ -91,17 +91,12 @@ def tangent_aval(aval):
     return aval
 
 
-def _lax():
-    from xjit._src.lax import lax as api
-    return api
-
-
 def zeros_like_aval(aval):
     if aval.dtype == dtypes.float0:
         return np.zeros(aval.shape, dtypes.float0)
     if not aval.shape:  # a scalar zero stays a literal, as in JAX
-        return _lax().host_convert(0, aval.dtype, False)
-    return _lax().full(aval.shape, 0, aval.dtype)
+        return core.lax_ops.host_convert(0, aval.dtype, False)
+    return core.lax_ops.full(aval.shape, 0, aval.dtype)
 
 
 def instantiate_zeros(t):
@@ -389,12 +384,17 @@ def backward_pass(jaxpr, consts, args, cts_out):
         return v.val if type(v) is Literal else primal_env[v]
 
     lin_eqns = []
+    saved = core.eqn_source.value
     for eqn in jaxpr.eqns:
         if any(type(v) is not Literal and v in linear for v in eqn.invars):
             linear.update(eqn.outvars)
             lin_eqns.append(eqn)
         else:
-            outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
+            core.eqn_source.value = eqn.source_info or saved  # the forward line's
+            try:
+                outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
+            finally:
+                core.eqn_source.value = saved
             if not eqn.primitive.multiple_results:
                 outs = [outs]
             primal_env.update(zip(eqn.outvars, outs))
@@ -409,7 +409,6 @@ def backward_pass(jaxpr, consts, args, cts_out):
 
     for v, ct in zip(jaxpr.outvars, cts_out):
         write_ct(v, ct)
-    saved = core.eqn_source.value
     try:
         for eqn in reversed(lin_eqns):
             cts = [ct_env.pop(v, None) for v in eqn.outvars]
@@ -527,8 +526,3 @@ core.impl_rules[stop_gradient_p] = lambda x: x
 lowering.rules[stop_gradient_p] = lambda ctx, ai, ao, x: x
 defjvp_zero(stop_gradient_p)
 batching.defvectorized(stop_gradient_p)
-
-
-
-
-from xjit._src import ad_api  # noqa: E402,F401  (grad, vjp, ...)

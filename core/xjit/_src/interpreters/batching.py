@@ -154,6 +154,9 @@ def _format_site(site):
 
 
 class BatchTrace(core.Trace):
+    """Traces over the same axis (one ``AxisData``) share their tracers, as
+    JAX's batch traces sharing a tag do: a custom rule that closes over
+    vmapped values runs batched in a subtrace that recognises them."""
     tracer_name = "BatchTracer"
 
     def __init__(self, parent, axis_data: AxisData):
@@ -174,14 +177,14 @@ class BatchTrace(core.Trace):
         return BatchTracer(self, val, dim, _creation_site())
 
     def to_batch_info(self, x):
-        if isinstance(x, BatchTracer) and x._trace is self:
+        if isinstance(x, BatchTracer) and x._trace.axis_data is self.axis_data:
             return x.val, x.batch_dim
         return x, not_mapped
 
     def process_primitive(self, primitive, args, params):
         vals, dims = [], []
         for x in args:
-            if isinstance(x, BatchTracer) and x._trace is self:
+            if isinstance(x, BatchTracer) and x._trace.axis_data is self.axis_data:
                 vals.append(x.val)
                 dims.append(x.batch_dim)
             else:
@@ -239,11 +242,6 @@ def _jaxpr_mentions(jaxpr, name):
 # Axis helpers (bind under whatever trace is current)
 
 
-def _lax():
-    from xjit._src.lax import lax as api
-    return api
-
-
 def _ndim(x):
     return len(core.aval_of(x).shape)
 
@@ -263,7 +261,7 @@ def moveaxis(x, src, dst):
     src, dst = src % n, dst % n
     perm = [i for i in range(n) if i != src]
     perm.insert(dst, src)
-    return _lax().transpose(x, perm)
+    return core.lax_ops.transpose(x, perm)
 
 
 def broadcast(x, size, axis):
@@ -271,7 +269,7 @@ def broadcast(x, size, axis):
     shape = list(core.aval_of(x).shape)
     shape.insert(axis, size)
     dims = tuple(np.delete(np.arange(len(shape)), axis))
-    return _lax().broadcast_in_dim(x, shape, dims)
+    return core.lax_ops.broadcast_in_dim(x, shape, dims)
 
 
 def bdim_at_front(x, bdim, size):
@@ -320,7 +318,7 @@ def _expand_trailing(x, nd):
     """A batched operand with fewer dims than the others gets trailing unit
     axes, so that lax's size-1 broadcasting lines it up."""
     n = _ndim(x)
-    return x if n == nd else _lax().expand_dims(x, tuple(range(n, nd)))
+    return x if n == nd else core.lax_ops.expand_dims(x, tuple(range(n, nd)))
 
 
 def broadcast_batcher(prim):
@@ -347,12 +345,13 @@ def defbroadcasting(prim):
 
 def reducer_batcher(prim):
     """A reduction over ``axes``: the axes shift past the batch axis, which
-    stays in the output at its position among the kept axes."""
+    stays in the output at its position among the kept axes. (The shifted
+    axes are NumPy integers, as JAX's are: they print so.)"""
     def rule(args, dims, *, axes, **params):
         x, = args
         bdim = dims[0]
-        axes = tuple(int(a) + (a >= bdim) for a in axes)
-        out_dim = [i for i in range(_ndim(x)) if i not in axes].index(bdim)
+        axes = tuple(np.where(np.less(axes, bdim), axes, np.add(axes, 1)))
+        out_dim = int(list(np.delete(np.arange(_ndim(x)), axes)).index(bdim))
         return prim.bind(x, axes=axes, **params), out_dim
     return rule
 

@@ -516,3 +516,16 @@ def full_like(x, fill_value, dtype=None, shape=None):
 def zeros_like_array(x):
     return full_like(x, 0)
 
+
+def _iter_leading(x):
+    """Unpacking along the leading axis: slices with explicit unit strides,
+    then squeezes, as JAX's iteration does."""
+    shape = core.aval_of(x).shape
+    nd = len(shape)
+    return (squeeze(slice(x, (i,) + (0,) * (nd - 1), (i + 1,) + shape[1:], (1,) * nd), (0,))
+            for i in range(shape[0]))
+
+
+core.lax_ops.register(iter_leading=_iter_leading, host_convert=host_convert, full=full,
+                      transpose=transpose, broadcast_in_dim=broadcast_in_dim,
+                      expand_dims=expand_dims)
