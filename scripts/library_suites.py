@@ -137,7 +137,7 @@ def fmt(c: dict | None) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("libraries", nargs="*", default=list(LIBRARIES))
+    ap.add_argument("libraries", nargs="*", default=None)
     ap.add_argument("--cache", default=DEFAULT_CACHE)
     ap.add_argument("--export", action="append", default=[], metavar="LIB=GITDIR[@REV]")
     ap.add_argument("--files", action="append", default=None,
@@ -153,6 +153,7 @@ def main() -> None:
         print(f"exported {lib} to {export(args.cache, lib, spec)}")
     if args.export and not args.libraries:
         return
+    args.libraries = args.libraries or list(LIBRARIES)
 
     impls = [args.only] if args.only else ["jax", "xjit"]
     lines, regressions = [], []

@@ -51,7 +51,7 @@ def test_import_jax_gives_xjit_modules():
         assert jnp.__name__ == "xjit.numpy" and jnp.__spec__.name == "xjit.numpy"
         print(jax.jit(lambda x: jnp.sin(x) * 2)(jnp.float32(1.0)))
     """)
-    assert out.strip() == "1.682942"
+    assert out.strip() == "1.6829419"  # as JAX prints sin(1) * 2 in float32
 
 
 def test_from_import_and_importlib():

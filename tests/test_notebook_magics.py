@@ -184,3 +184,63 @@ def test_ten_thousand_equation_jaxpr_renders_fast_and_folded():
     # the notebook output stays small: the fold shows its first equations
     assert html.count('class="eq ') == render.FOLD_SHOW and len(html) < 100_000
     assert f"… {10000 - render.FOLD_SHOW} more equations from this line" in html
+
+
+def test_timing_tab_shows_compile_history_and_the_recompile_budget(ip):
+    import warnings
+    ip.run_cell("@jax.jit\ndef reshaped(x):\n    return x.sum()")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with _budget(2):
+            r = ip.run_cell("%%xjit --quiet --no-lint\nfor n in range(1, 5):\n"
+                            "    reshaped(jnp.ones(n))")
+    assert r.error_in_exec is None
+    t = _panels(ip)["reshaped"].data.timing
+    assert [(n, sig) for n, sig, _ in t.history] == [(n, f"x: f32[{n}]") for n in range(1, 5)]
+    assert t.history[0][2] == "first compile" and "f32[2]" in t.history[1][2]
+    assert "recompiled" in t.budget_warning and "x (shape)" in t.budget_warning
+    html = _panels(ip)["reshaped"].timing_html()
+    assert "<caption>compiles</caption>" in html and html.count("<tr><td>") >= 4
+    assert "class=warn><td>recompile budget</td>" in html
+    text = _panels(ip)["reshaped"].text()
+    assert "recompile budget" in text and "f32[4]" in text
+
+
+class _budget:
+    """Set xjit_recompile_budget for a block."""
+
+    def __init__(self, n):
+        import xjit
+        self.xjit, self.n = xjit, n
+
+    def __enter__(self):
+        self.old = self.xjit.config.xjit_recompile_budget
+        self.xjit.config.update("xjit_recompile_budget", self.n)
+
+    def __exit__(self, *exc):
+        self.xjit.config.update("xjit_recompile_budget", self.old)
+
+
+def test_notebook_layer_uses_only_xjits_public_api():
+    """kernel_ext and widgets reach the engine through ``xjit`` and
+    ``xjit.inspect`` only: no import of, or attribute path through,
+    ``xjit._src``."""
+    import ast
+    import pathlib
+    root = pathlib.Path(__file__).resolve().parent.parent
+    files = sorted((root / "kernel_ext").rglob("*.py")) + sorted((root / "widgets").rglob("*.py"))
+    assert len(files) >= 10
+    offenders = []
+    for path in files:
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""] + [a.name for a in node.names]
+            elif isinstance(node, ast.Attribute):
+                names = [node.attr]
+            if any(n == "_src" or "._src" in n or n.startswith("_src") for n in names):
+                offenders.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert not offenders, offenders

@@ -25,7 +25,7 @@ from xjit._src.api import (  # noqa: E402
 from xjit._src.xla_bridge import Device  # noqa: E402
 from xjit import errors, lax, numpy, tree, tree_util  # noqa: E402,F401
 from xjit import debug, experimental, nn  # noqa: E402,F401
-from xjit._src import callback_rules as _callback_rules  # noqa: E402,F401  (grad/vmap of callbacks)
+from xjit import inspect, monitoring  # noqa: E402,F401  (inspect observes jit from here on)
 from xjit import random  # noqa: E402,F401
 from xjit._src import key_reuse as _key_reuse  # noqa: E402,F401  (jax_debug_key_reuse)
 from xjit._src.callback import pure_callback  # noqa: E402,F401
@@ -44,10 +44,14 @@ from xjit._src.api import (  # noqa: E402,F401
 from xjit._src.dtypes import float0  # noqa: E402,F401
 from xjit import custom_batching, custom_derivatives, dtypes, typing, version  # noqa: E402,F401
 from xjit import scipy  # noqa: E402,F401
-from xjit import dlpack, image, sharding  # noqa: E402,F401
+from xjit import dlpack, image, profiler, sharding  # noqa: E402,F401
 from xjit._src.sharding import PartitionSpec as P, make_mesh  # noqa: E402,F401
 
+from xjit import api_util, core, interpreters, stages  # noqa: E402,F401
+from xjit._src.jax_takeover import install_as_jax  # noqa: E402,F401
+
 __version__ = "0.10.2"
+__version_info__ = (0, 10, 2)
 
 
 def load_ipython_extension(ipython):
@@ -55,5 +59,7 @@ def load_ipython_extension(ipython):
     that feeds the JupyterLab panel (the notebook layer lives outside core)."""
     from xjit_kernel_ext import load_ipython_extension as _start_channel
     from xjit_kernel_ext.magics import load as _load_magics
+    from xjit._src.jax_takeover import notebook_takeover
+    notebook_takeover()  # `import jax` gives xjit from here on (opt out: XJIT_NO_JAX_TAKEOVER=1)
     _load_magics(ipython)
     _start_channel(ipython)

@@ -32,7 +32,7 @@ import time
 from . import serialize
 from .batching import CallCounter, EventBatcher
 from .cells import CellMap
-from .findings import findings_for
+from .signature_cache import findings_for, listing_for
 from .protocol import TARGET, ProtocolError, message, validate_incoming, validate_outgoing
 
 log = logging.getLogger("xjit_kernel_ext")
@@ -213,7 +213,7 @@ class XjitChannel:
         import xjit.inspect
         for info in xjit.inspect.functions():
             if info.fun_id == fun_id:
-                lst = xjit.inspect.jaxpr_listing(fun_id)
+                lst = listing_for(info)
                 return message("function", **serialize.listing(fun_id, info.name, lst, self.cells))
         return message("error", message=f"no jitted function with id {fun_id}")
 

@@ -131,6 +131,7 @@ class XjitMagics(Magics):
 
     def _panels(self, col, opts):
         label = cell_label_for(self.shell)
+        self.book.forget_dead(col.infos)  # functions the engine dropped (garbage collected)
         out = []
         for fid in col.fun_ids:
             info = col.infos.get(fid)

@@ -16,7 +16,7 @@ import xjit
 import xjit.inspect as xi
 from xjit_widgets import FunctionPanel, PanelData, Timing
 
-from .findings import findings_for, forget, generation
+from .signature_cache import findings_for, forget, generation, listing_for
 
 
 def _zeros_like_spec(x):
@@ -75,7 +75,7 @@ class PanelBook:
         gen = generation(info)
         entry = self._entries.get(info.fun_id)
         if entry is None or entry.gen != gen or (lint and entry.panel.data.findings is None):
-            listing = xi.jaxpr_listing(info.fun_id)
+            listing = listing_for(info)
             findings = findings_for(info) if lint else None
             steady = measure(info.fun_id, listing, repeat)
             data = PanelData(info.name, info.filename, info.lineno, listing, findings,
@@ -108,4 +108,6 @@ def timing(info, steady: Steady) -> Timing:
         if math.isfinite(prof.run_s) and prof.repeat > 1:
             t.steady_min_s = prof.run_s
     t.note = steady.note
+    t.history = [(c.index + 1, c.signature, c.reason) for c in info.compiles]  # 1-based
+    t.budget_warning = info.budget_warning
     return t

@@ -15,6 +15,7 @@ import math
 from importlib import resources
 from typing import Any
 
+import fastjsonschema
 import jsonschema
 
 PROTOCOL = "xjit/2"
@@ -34,11 +35,21 @@ def schema() -> dict:
     return json.loads(text)
 
 
+def _sub_schema(msg_type: str) -> dict:
+    return {"$ref": f"#/definitions/{msg_type}", "definitions": schema()["definitions"]}
+
+
 @functools.lru_cache(maxsize=None)
 def _validator(msg_type: str) -> jsonschema.Draft7Validator:
-    s = schema()
-    sub = {"$ref": f"#/definitions/{msg_type}", "definitions": s["definitions"]}
-    return jsonschema.Draft7Validator(sub)
+    return jsonschema.Draft7Validator(_sub_schema(msg_type))
+
+
+@functools.lru_cache(maxsize=None)
+def _fast_validator(msg_type: str):
+    """The same schema compiled to Python code (fastjsonschema): a 10,000-
+    equation ``function`` reply validates in milliseconds instead of
+    seconds. ``jsonschema`` only runs to explain a rejection."""
+    return fastjsonschema.compile(_sub_schema(msg_type), use_default=False)
 
 
 def _validate(msg: Any, allowed: tuple[str, ...], direction: str) -> dict:
@@ -47,11 +58,15 @@ def _validate(msg: Any, allowed: tuple[str, ...], direction: str) -> dict:
     msg_type = msg.get("type")
     if msg_type not in allowed:
         raise ProtocolError(f"{direction} message has unknown type {msg_type!r}")
-    err = jsonschema.exceptions.best_match(_validator(msg_type).iter_errors(msg))
-    if err is not None:
+    try:
+        _fast_validator(msg_type)(msg)
+        return msg
+    except fastjsonschema.JsonSchemaValueException as fast:
+        err = jsonschema.exceptions.best_match(_validator(msg_type).iter_errors(msg))
+        if err is None:  # the two validators disagree: reject, with the fast one's reason
+            raise ProtocolError(f"invalid {msg_type!r} message: {fast.message}") from None
         where = "/".join(str(p) for p in err.absolute_path) or "<message>"
-        raise ProtocolError(f"invalid {msg_type!r} message at {where}: {err.message}")
-    return msg
+        raise ProtocolError(f"invalid {msg_type!r} message at {where}: {err.message}") from None
 
 
 def validate_outgoing(msg: Any) -> dict:

@@ -61,6 +61,7 @@ def function(info, cells: CellMap) -> dict:
         "compile_s": _seconds(info.compile_s),
         "run_s": _seconds(info.run_s),
         "recompile_reasons": [str(r) for r in (info.recompile_reasons or [])],
+        "budget_warning": str(info.budget_warning) if info.budget_warning else None,
     }
 
 

@@ -1,11 +1,14 @@
-"""Lint findings per function signature, shared by ``%%xjit`` panels and the
-sidebar channel: a cell that traces a function lints it once, and a cell
-that only calls it again lints nothing."""
+"""What is computed once per traced signature of a jitted function, shared
+by ``%%xjit`` panels and the sidebar channel: its jaxpr listing and its lint
+findings. A function's *generation* changes when it is traced again; until
+then a cell that only calls it recomputes nothing, and the sidebar's second
+look at a 10,000-equation jaxpr costs no second listing."""
 from __future__ import annotations
 
 import xjit.inspect as xi
 
-_cache: dict[int, tuple] = {}  # fun_id -> (generation, findings)
+_findings: dict[int, tuple] = {}  # fun_id -> (generation, findings)
+_listings: dict[int, tuple] = {}  # fun_id -> (generation, JaxprListing or None)
 
 
 def generation(info) -> tuple:
@@ -14,10 +17,10 @@ def generation(info) -> tuple:
 
 
 def findings_for(info) -> list:
-    """``xjit.inspect.lint_function`` of the function's latest signature,
-    computed once per generation. A lint failure becomes a finding."""
+    """``xjit.inspect.lint_function`` of the function's latest signature.
+    A lint failure becomes a finding."""
     gen = generation(info)
-    cached = _cache.get(info.fun_id)
+    cached = _findings.get(info.fun_id)
     if cached is not None and cached[0] == gen:
         return cached[1]
     try:
@@ -25,11 +28,24 @@ def findings_for(info) -> list:
     except Exception as e:  # lint is advisory: report, don't fail the cell
         found = [xi.Finding("lint-error", f"lint failed: {type(e).__name__}: {e}",
                             info.filename, info.lineno)]
-    _cache[info.fun_id] = (gen, found)
+    _findings[info.fun_id] = (gen, found)
     return found
 
 
+def listing_for(info):
+    """``xjit.inspect.jaxpr_listing`` of the function's latest trace (None
+    when no jaxpr is recorded)."""
+    gen = generation(info)
+    cached = _listings.get(info.fun_id)
+    if cached is not None and cached[0] == gen:
+        return cached[1]
+    lst = xi.jaxpr_listing(info.fun_id)
+    _listings[info.fun_id] = (gen, lst)
+    return lst
+
+
 def forget(live_ids) -> None:
-    """Drop the findings of functions the engine no longer reports."""
-    for fid in [f for f in _cache if f not in live_ids]:
-        del _cache[fid]
+    """Drop what is kept for functions the engine no longer reports."""
+    for cache in (_findings, _listings):
+        for fid in [f for f in cache if f not in live_ids]:
+            del cache[fid]

@@ -54,6 +54,7 @@ export interface IFunctionSummary {
   compile_s: number | null;
   run_s: number | null;
   recompile_reasons: string[];
+  budget_warning?: string | null;
 }
 
 export interface IFinding {

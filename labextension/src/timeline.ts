@@ -106,8 +106,9 @@ export function renderTimeline(
   const t1 = Math.max(...items.map(it => it.end));
   const span = Math.max(t1 - t0, 1e-3);
   const x = (t: number) => layout.labelWidth + ((t - t0) / span) * plotW;
-  // a label (the function's name) right of each mark, where the row has room
-  const labelEnd: number[] = ROWS.map(() => -Infinity);
+  // marks first, then one label per mark (its function's name) where it
+  // fits without covering another mark or label of its row
+  const marks: { item: ITimelineItem; row: number; x0: number; w: number }[] = [];
   for (const item of items) {
     const row = ROWS.findIndex(r => r.kind === item.kind);
     if (row < 0) {
@@ -127,29 +128,43 @@ export function renderTimeline(
     title.textContent = describe(item);
     rect.appendChild(title);
     svg.appendChild(rect);
-    const text = markLabel(item);
+    marks.push({ item, row, x0, w });
+  }
+  marks.sort((a, b) => a.row - b.row || a.x0 - b.x0);
+  const taken: [number, number][][] = ROWS.map(() => []); // occupied x-ranges per row
+  for (const m of marks) {
+    taken[m.row].push([m.x0, m.x0 + m.w]);
+  }
+  const free = (row: number, from: number, to: number, own: [number, number]) =>
+    from >= layout.labelWidth &&
+    to <= layout.width &&
+    taken[row].every(([a, b]) => (a === own[0] && b === own[1]) || b <= from || a >= to);
+  for (const m of marks) {
+    const text = markLabel(m.item);
     const width = text.length * CHAR_W;
+    const own: [number, number] = [m.x0, m.x0 + m.w];
     // inside a wide mark, else right of it, else left of it
     let lx: number | null = null;
     let inside = false;
-    if (w >= width + 4 && x0 + 2 >= labelEnd[row]) {
-      lx = x0 + 2;
+    if (m.w >= width + 4 && free(m.row, m.x0 + 2, m.x0 + 2 + width, own)) {
+      lx = m.x0 + 2;
       inside = true;
-    } else if (x0 + w + 2 >= labelEnd[row] && x0 + w + 2 + width <= layout.width) {
-      lx = x0 + w + 2;
-    } else if (x0 - width - 2 >= Math.max(labelEnd[row], layout.labelWidth)) {
-      lx = x0 - width - 2;
+    } else if (free(m.row, m.x0 + m.w + 2, m.x0 + m.w + 2 + width, own)) {
+      lx = m.x0 + m.w + 2;
+    } else if (free(m.row, m.x0 - width - 2, m.x0 - 2, own)) {
+      lx = m.x0 - width - 2;
     }
-    if (lx !== null) {
-      const label = el('text', {
-        x: lx.toFixed(1),
-        y: row * layout.rowHeight + layout.rowHeight - 4,
-        class: inside ? 'xjit-mark-label xjit-mark-label-inside' : 'xjit-mark-label'
-      });
-      label.textContent = text;
-      svg.appendChild(label);
-      labelEnd[row] = lx + width + 4;
+    if (lx === null) {
+      continue;
     }
+    const label = el('text', {
+      x: lx.toFixed(1),
+      y: m.row * layout.rowHeight + layout.rowHeight - 4,
+      class: inside ? 'xjit-mark-label xjit-mark-label-inside' : 'xjit-mark-label'
+    });
+    label.textContent = text;
+    svg.appendChild(label);
+    taken[m.row].push([lx, lx + width + 2]);
   }
   const axis = el('text', {
     x: layout.labelWidth,

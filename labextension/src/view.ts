@@ -161,6 +161,15 @@ export class PanelView {
         })
       );
     }
+    if (f.budget_warning) {
+      head.appendChild(
+        h('span', {
+          class: 'xjit-badge xjit-budget-badge',
+          text: 'over recompile budget',
+          title: f.budget_warning
+        })
+      );
+    }
     const stat = (cls: string, label: string, value: string | number) =>
       h('span', { class: `xjit-stat ${cls}`, 'data-value': value }, [
         h('span', { class: 'xjit-stat-label', text: label }),
@@ -187,8 +196,13 @@ export class PanelView {
           stat('xjit-run', 'run', fmtSeconds(f.run_s))
         ]),
         f.cache_misses > 1 && f.recompile_reasons.length
-          ? h('div', { class: 'xjit-reason', text: `last recompile: ${f.recompile_reasons.join('; ')}` })
-          : null
+          ? h('div', {
+              class: 'xjit-reason',
+              text: `last recompile: ${f.recompile_reasons[f.recompile_reasons.length - 1]}`,
+              title: f.recompile_reasons.map((r, i) => `${i + 1}. ${r}`).join('\n')
+            })
+          : null,
+        f.budget_warning ? h('div', { class: 'xjit-budget-warning', text: f.budget_warning }) : null
       ]
     );
   }

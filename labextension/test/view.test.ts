@@ -74,6 +74,24 @@ describe('PanelView', () => {
     expect(a.calls).toEqual([['select', 3]]);
   });
 
+  test('a function over its recompile budget is flagged with the warning', () => {
+    const view = new PanelView(actions());
+    const m = model();
+    const warning = `jit(f) recompiled 6 times (budget 5); the changing argument: x ${EVIL}`;
+    m.apply({
+      protocol: 'xjit/2', type: 'batch', seq: 2, dropped: 0, executes: [], events: [],
+      functions: [{ ...m.functions.get(3)!, cache_misses: 7, budget_warning: warning,
+        recompile_reasons: ['first reason', 'second reason'] }]
+    });
+    view.render(m);
+    const row = view.node.querySelector('.xjit-function-row')!;
+    expect(row.querySelector('.xjit-budget-badge')!.getAttribute('title')).toBe(warning);
+    expect(row.querySelector('.xjit-budget-warning')!.textContent).toBe(warning);
+    expect(row.querySelector('.xjit-reason')!.textContent).toBe('last recompile: second reason');
+    expect(row.querySelector('.xjit-reason')!.getAttribute('title')).toBe('1. first reason\n2. second reason');
+    expect(row.querySelector('img')).toBeNull();
+  });
+
   test('findings are grouped by kind and jump to their line', () => {
     const a = actions();
     const view = new PanelView(a);
@@ -243,5 +261,15 @@ describe('renderTimeline', () => {
     expect(labels).toContain('f ×10000');
     expect(labels).toContain('log'); // left of the last instant: no room right of it
     expect(svg.querySelector('.xjit-mark-label-inside')!.textContent).toBe('f ×10000');
+  });
+
+  test('a label never covers another mark of its row', () => {
+    const at = (t: number, name: string) =>
+      ({ kind: 'trace' as const, fun_name: name, fun_id: 1, start: t, end: t, count: 1, duration_s: 0 });
+    // 'first' has no room right (a mark 10px on) nor left (the row's start)
+    const svg = renderTimeline([at(0, 'first'), at(0.41, 'second'), at(10, 'third')],
+      { width: 300, rowHeight: 10, labelWidth: 50 });
+    const labels = Array.from(svg.querySelectorAll('.xjit-mark-label')).map(t => t.textContent);
+    expect(labels).toEqual(['second', 'third']);
   });
 });

@@ -33,6 +33,8 @@ class Timing:
     steady_min_s: float | None = None   # with steady_s the median: fastest of the runs
     steady_runs: int = 0
     note: str = ""                      # why something was not measured
+    history: list = dataclasses.field(default_factory=list)  # (n, signature, what changed) per compile
+    budget_warning: str | None = None   # the recompile budget was exceeded
 
 
 def notebook_label(filename) -> str:

@@ -196,23 +196,41 @@ def timing_rows(timing) -> list:
     steady = steady_text(timing)
     if steady is not None:
         rows.append(("run (later calls)", steady))
+    if timing.budget_warning:
+        rows.append(("recompile budget", timing.budget_warning))
     rows.append(("calls", str(timing.calls)))
     rows.append(("cache hits / misses", f"{timing.cache_hits} / {timing.cache_misses}"))
     if timing.flops is not None:
         rows.append(("flops", f"{timing.flops:.3g}"))
     rows += [(k, nbytes(v)) for k, v in timing.memory.items()]
-    if timing.cache_misses > 1:  # a first compile has no reason worth a row
+    if timing.cache_misses > 1 and not timing.history:  # a first compile needs no reason
         for i, r in enumerate(timing.reasons, 1):
             label = f"recompile {i}" if len(timing.reasons) > 1 else "recompile reason"
             rows.append((label, str(r)))
     return rows
 
 
+def history_rows(timing) -> list:
+    """(compile number, signature, what changed) for each compile, when the
+    function compiled more than once."""
+    return list(timing.history) if len(timing.history) > 1 else []
+
+
 def timing_html(timing, title: str = "") -> str:
-    rows = "".join(f"<tr><td>{esc(k)}</td><td>{esc(v)}</td></tr>" for k, v in timing_rows(timing))
+    rows = "".join(
+        f"<tr{' class=warn' if k == 'recompile budget' else ''}><td>{esc(k)}</td><td>{esc(v)}</td>"
+        "</tr>" for k, v in timing_rows(timing))
     chart = timing_svg(timing.first, timing.steady_s, title) if timing.first else ""
-    return f"{chart}<table class='xjit-timing'>{rows}</table>"
+    history = ""
+    if history_rows(timing):
+        body = "".join(f"<tr><td>{esc(n)}</td><td class='sig'>{esc(sig)}</td><td>{esc(what)}</td></tr>"
+                       for n, sig, what in history_rows(timing))
+        history = ("<table class='xjit-history'><caption>compiles</caption><tr><th>#</th>"
+                   f"<th>signature</th><th>what changed</th></tr>{body}</table>")
+    return f"{chart}<table class='xjit-timing'>{rows}</table>{history}"
 
 
 def timing_text(timing) -> str:
-    return "\n".join(f"{k:<26}{v}" for k, v in timing_rows(timing))
+    lines = [f"{k:<26}{v}" for k, v in timing_rows(timing)]
+    lines += [f"compile {n:<18}{sig}: {what}" for n, sig, what in history_rows(timing)]
+    return "\n".join(lines)

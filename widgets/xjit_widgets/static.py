@@ -38,7 +38,11 @@ STYLE = """
 .xjit-jaxpr details>summary::-webkit-details-marker{display:none}
 .xjit-jaxpr .mk::before{content:'\\25B8'}.xjit-jaxpr details[open]>summary>.mk::before{content:'\\25BE'}
 .xjit-jaxpr .more{color:#888;font-style:italic}
-.xjit-lint td,.xjit-timing td{padding:2px 8px;vertical-align:top;text-align:left}
+.xjit-panel table.xjit-lint td,.xjit-panel table.xjit-timing td,.xjit-panel table.xjit-history td,
+.xjit-panel table.xjit-history th{padding:2px 8px;vertical-align:top;text-align:left;background:none}
+.xjit-panel table.xjit-timing tr.warn td{color:#a33;font-weight:bold}
+.xjit-panel table.xjit-history{margin-top:6px}.xjit-panel table.xjit-history caption{text-align:left;font-weight:bold}
+.xjit-panel table.xjit-history td.sig{font-family:monospace}
 .xjit-lint .kind{font-family:monospace;color:#a33;white-space:nowrap}
 .xjit-lint .where,.xjit-timing td:first-child{white-space:nowrap}
 .xjit-panel .xjit-chart{display:block;margin:4px 0}

@@ -10,7 +10,7 @@ import operator
 import numpy as np
 
 from xjit._src.interpreters import ad
-from xjit._src import core, dtypes, tree_util
+from xjit._src import core, dtypes, traceback_util, tree_util
 from xjit._src.interpreters.ad import Zero
 
 
@@ -185,33 +185,113 @@ def _vjp(fun, primals, has_aux, fun_name=None):
 
 
 def vjp(fun, *primals, has_aux=False):
-    """``(fun(*primals), vjp_fun)``; ``vjp_fun(ct)`` returns one cotangent per primal."""
+    """``(fun(*primals), vjp_fun)``; ``vjp_fun(ct)`` returns one cotangent per
+    primal. ``vjp_fun`` is a ``VJP``: a pytree whose leaves are the residuals."""
     _check_callable(fun)
     p_leaves, p_tree, outs, out_tree, lin, aux = _vjp(fun, primals, has_aux)
-    out_avals = [core.aval_of(o) for o in outs]
     name = getattr(fun, "__name__", type(fun).__name__)
-
-    def vjp_fun(*cts):
-        ct = cts[0] if len(cts) == 1 else cts
-        ct_leaves, ct_tree = tree_util.tree_flatten(ct)
-        if ct_tree != out_tree:
-            raise ValueError(_ct_tree_message(name, fun, out_tree, ct_tree))
-        flat = []
-        for c, a in zip(ct_leaves, out_avals):
-            ca = core.aval_of(c)
-            want = ad.tangent_aval(a)
-            if ca.shape != want.shape or (ca.dtype != want.dtype and want.dtype != dtypes.float0):
-                raise ValueError(
-                    "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
-                    f"{ca.str_short(False)}, but expected {want.str_short(False)} because the "
-                    "corresponding output of the differentiated function had JAX type "
-                    f"{a.str_short(False)}")
-            flat.append(Zero(want) if want.dtype == dtypes.float0 else c)
-        res = lin.transpose(flat + [Zero(a) for a in lin.out_avals[len(flat):]])
-        return tree_util.tree_unflatten(p_tree, [_instantiate(c, p) for c, p in zip(res, p_leaves)])
-
+    ids = {id(x): i for i, x in enumerate(p_leaves)}
+    used, opaque, spec = set(), [], []
+    for r in lin.consts:  # residuals that are inputs are kept as the inputs
+        i = ids.get(id(r))
+        if i is not None:
+            used.add(i)
+            spec.append((True, i))
+        else:
+            spec.append((False, len(opaque)))
+            opaque.append(r)
+    args_res = [x if i in used else NotNeeded() for i, x in enumerate(p_leaves)]
+    apply = functools.partial(_vjp_apply, tuple(spec), lin, [core.aval_of(p) for p in p_leaves],
+                              [core.aval_of(o) for o in outs], name, fun)
+    f_vjp = VJP(apply, p_tree, out_tree, args_res, opaque)
     out = tree_util.tree_unflatten(out_tree, outs)
-    return (out, vjp_fun, aux) if has_aux else (out, vjp_fun)
+    return (out, f_vjp, aux) if has_aux else (out, f_vjp)
+
+
+class NotNeeded:
+    """Stands in ``VJP.args_res`` for an input the linear map does not read."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "NotNeeded()"
+
+
+tree_util.register_pytree_node(NotNeeded, lambda x: ((), None), lambda aux, ch: NotNeeded())
+
+
+class VJP:
+    """The function returned by ``vjp``. As a pytree its leaves are the
+    residuals: the inputs the linear map reads (``args_res``), then the other
+    values it saved (``opaque_residuals``); so it can be returned from
+    ``jit`` or inspected with ``tree.leaves``."""
+
+    __slots__ = ("fun", "in_tree", "out_tree", "args_res", "opaque_residuals", "__weakref__")
+
+    def __init__(self, fun, in_tree, out_tree, args_res, opaque_residuals):
+        self.fun, self.in_tree, self.out_tree = fun, in_tree, out_tree
+        self.args_res, self.opaque_residuals = args_res, opaque_residuals
+
+    def __call__(self, out_ct, *extra_args):
+        if extra_args:
+            raise TypeError(_VJP_TOO_MANY_ARGS.format(self.fun.args[4], len(extra_args) + 1))
+        return self.fun(self.in_tree, self.out_tree, self.args_res, self.opaque_residuals, out_ct)
+
+    def __repr__(self):
+        return (f"VJP(fun={self.fun.args[4]}, in_tree={self.in_tree}, out_tree={self.out_tree}, "
+                f"args_res={self.args_res}, opaque_residuals={self.opaque_residuals})")
+
+
+tree_util.register_pytree_node(
+    VJP, lambda v: ((v.args_res, v.opaque_residuals), (v.fun, v.in_tree, v.out_tree)),
+    lambda meta, children: VJP(*meta, *children))
+
+
+def _vjp_apply(spec, lin, p_avals, out_avals, name, fun, in_tree, out_tree, args_res, opaque,
+               ct):
+    """Cotangents of the inputs, given the residuals the ``VJP`` carries."""
+    ct_leaves, ct_tree = tree_util.tree_flatten(ct)
+    if ct_tree != out_tree:
+        raise ValueError(_ct_tree_message(name, fun, out_tree, ct_tree))
+    flat = []
+    for c, a in zip(ct_leaves, out_avals):
+        ca = core.aval_of(c)
+        want = ad.tangent_aval(a)
+        if ca.shape != want.shape or (ca.dtype != want.dtype and want.dtype != dtypes.float0):
+            raise ValueError(
+                "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
+                f"{ca.str_short(False)}, but expected {want.str_short(False)} because the "
+                "corresponding output of the differentiated function had JAX type "
+                f"{a.str_short(False)}")
+        flat.append(Zero(want) if want.dtype == dtypes.float0 else c)
+    residuals = [args_res[i] if is_arg else opaque[i] for is_arg, i in spec]
+    lin = ad.Linearized(lin.jaxpr, residuals, lin.in_avals, lin.in_zero, lin.out_avals,
+                        lin.out_zero)
+    res = lin.transpose(flat + [Zero(a) for a in lin.out_avals[len(flat):]])
+    return tree_util.tree_unflatten(in_tree, [_zeros(a) if type(c) is Zero else c
+                                              for c, a in zip(res, p_avals)])
+
+
+_VJP_TOO_MANY_ARGS = """
+The function returned by `jax.vjp` applied to {} was called with {} arguments,
+but functions returned by `jax.vjp` must be called with a single argument
+corresponding to the single value returned by the function being differentiated
+(even if that returned value is a tuple or other container).
+
+For example, if we have:
+
+  def f(x):
+    return (x, x)
+  _, f_vjp = jax.vjp(f, 1.0)
+
+the function `f` returns a single tuple as output, and so we call `f_vjp` with a
+single tuple as its argument:
+
+  x_bar, = f_vjp((2.0, 2.0))
+
+If we instead call `f_vjp(2.0, 2.0)`, with the values 'splatted out' as
+arguments rather than in a tuple, this error can arise.
+"""
 
 
 def _ct_tree_message(name, fun, out_tree, ct_tree):
@@ -291,6 +371,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
     nums, single = _argnums_tuple(argnums)
 
     @functools.wraps(fun)
+    @traceback_util.api_boundary
     def value_and_grad_f(*args, **kwargs):
         n = len(args)
         for a in nums:
@@ -362,6 +443,7 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, redu
     vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, reduce_axes)
 
     @functools.wraps(fun)
+    @traceback_util.api_boundary
     def grad_f(*args, **kwargs):
         (_, aux), g = vg(*args, **kwargs) if has_aux else ((None, None), vg(*args, **kwargs)[1])
         return (g, aux) if has_aux else g

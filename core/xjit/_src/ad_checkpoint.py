@@ -1,8 +1,16 @@
-"""``checkpoint``/``remat``: a ``remat2`` equation; when linearized, the
-primal part runs now and the linear part is a differentiated ``remat2``
-that recomputes what the policy did not save."""
+"""``checkpoint``/``remat`` and the checkpoint policies.
+
+``checkpoint(f)`` stages ``f`` as a ``remat2`` equation. When it is
+linearized, the policy decides, for each equation of the primal computation
+that the derivative needs, whether its outputs are *saved* (computed now,
+kept as residuals) or *recomputed* in the backward pass from saved values
+and the inputs (which are always saved). ``checkpoint_name`` marks a value
+with a ``name`` equation so policies can pick values by name, and
+``print_saved_residuals`` lists what a function's derivative keeps.
+"""
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 from xjit._src import core, tree_util
@@ -10,6 +18,7 @@ from xjit._src.ad_jit import jvp_jaxpr, transpose_jaxpr
 from xjit._src.custom_derivatives import _merge, _split_nondiff, _stage
 from xjit._src.interpreters import ad, batching, mlir as lowering
 from xjit._src.interpreters.ad import Zero
+from xjit._src.core import Literal
 
 remat_p = core.Primitive("remat2")
 remat_p.multiple_results = True
@@ -20,28 +29,181 @@ lowering.rules[remat_p] = lambda ctx, ai, ao, *args, jaxpr, **_: lowering.lower_
     ctx, jaxpr.jaxpr, jaxpr.consts, args)
 
 
-def nothing_saveable(prim, *avals, **params):
-    """Recompute everything in the backward pass."""
-    return False
+# --------------------------------------------------------------------------
+# checkpoint_name: an identity equation carrying a name for policies
+
+name_p = core.Primitive("name")
+name_p.def_impl(lambda x, *, name: x)
+name_p.def_abstract_eval(lambda x, *, name: x)
+lowering.rules[name_p] = lambda ctx, ai, ao, x, *, name: x
+# the tangent is not named: only primal values are candidates for saving
+ad.jvp_rules[name_p] = lambda primals, tangents, *, name: (name_p.bind(*primals, name=name),
+                                                           tangents[0])
+batching.batch_rules[name_p] = lambda args, dims, *, name: (name_p.bind(*args, name=name), dims[0])
 
 
-def everything_saveable(prim, *avals, **params):
-    """Save every residual (no recomputation)."""
+def checkpoint_name(x, name):
+    """``x`` (a pytree) marked with ``name`` for ``save_only_these_names`` and
+    the other name-based policies; the values are unchanged."""
+    return tree_util.tree_map(lambda v: name_p.bind(v, name=name), x)
+
+
+# --------------------------------------------------------------------------
+# Policies: policy(prim, *avals, **params) -> saveable?
+
+
+class _Decision:
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return self.name
+
+
+Saveable = _Decision("Saveable")
+Recompute = _Decision("Recompute")
+
+
+@dataclasses.dataclass(frozen=True)
+class Offloadable:
+    """Keep the value in another memory space (``dst``). There is one memory
+    space per device here, so an offloaded value is simply saved."""
+    src: str
+    dst: str
+
+
+def _saves(decision) -> bool:
+    return decision is True or decision is Saveable or isinstance(decision, Offloadable)
+
+
+def everything_saveable(*_, **__) -> bool:
+    """Save every residual (as if there were no ``checkpoint``)."""
     return True
 
 
+def nothing_saveable(*_, **__) -> bool:
+    """Recompute everything but the inputs (``checkpoint``'s default)."""
+    return False
+
+
+def _is_dot(prim):  # by name: the lax layer sits above this module
+    return prim.name == "dot_general"
+
+
+@dataclasses.dataclass(frozen=True)
+class DotsSaveable:
+    """Save the results of matrix multiplications (and convolutions), or
+    only of those without batch dimensions."""
+    only_if_no_batch_dims: bool
+
+    def __call__(self, prim, *avals, **params):
+        if self.only_if_no_batch_dims:
+            if _is_dot(prim):
+                (_, _), (lhs_b, rhs_b) = params["dimension_numbers"]
+                return not lhs_b and not rhs_b
+            return False
+        return _is_dot(prim) or prim.name == "conv_general_dilated"
+
+
+dots_saveable = DotsSaveable(False)
+dots_with_no_batch_dims_saveable = DotsSaveable(True)
+
+
+def offload_dot_with_no_batch_dims(offload_src, offload_dst):
+    """``dots_with_no_batch_dims_saveable``, offloading instead of saving."""
+    def policy(prim, *_, **params):
+        if _is_dot(prim):
+            (_, _), (lhs_b, rhs_b) = params["dimension_numbers"]
+            if not lhs_b and not rhs_b:
+                return Offloadable(offload_src, offload_dst)
+        return Recompute
+    return policy
+
+
+def save_anything_except_these_names(*names_not_to_save):
+    """Save every value. (JAX 0.10.2's policy ignores the names; so does this.)"""
+    return lambda *_, **__: True
+
+
+@dataclasses.dataclass(frozen=True)
+class SaveOnlyTheseNames:
+    saveable_names: frozenset
+
+    def __call__(self, prim, *_, **params):
+        return prim is name_p and params["name"] in self.saveable_names
+
+
+@dataclasses.dataclass(frozen=True)
+class SaveAnyNamesButThese:
+    names: frozenset
+
+    def __call__(self, prim, *_, **params):
+        return prim is name_p and params["name"] not in self.names
+
+
+def save_only_these_names(*names_which_can_be_saved):
+    """Save only values named (``checkpoint_name``) with one of these names."""
+    return SaveOnlyTheseNames(frozenset(names_which_can_be_saved))
+
+
+def save_any_names_but_these(*names_not_to_save):
+    """Save only named values, except those with these names."""
+    return SaveAnyNamesButThese(frozenset(names_not_to_save))
+
+
+def save_and_offload_only_these_names(*, names_which_can_be_saved, names_which_can_be_offloaded,
+                                      offload_src, offload_dst):
+    """Save the values with the first names, offload those with the second."""
+    saved, offloaded = set(names_which_can_be_saved), set(names_which_can_be_offloaded)
+    both = saved & offloaded
+    if both:
+        raise ValueError(
+            "The names should be exclusive and should not intersect in "
+            "`names_which_can_be_saved` and `names_which_can_be_offloaded`. Got "
+            f"names_which_can_be_saved={saved}, names_which_can_be_offloaded={offloaded} and "
+            f"the intersection={both}")
+
+    def policy(prim, *_, **params):
+        if prim is name_p and params["name"] in saved:
+            return Saveable
+        if prim is name_p and params["name"] in offloaded:
+            return Offloadable(offload_src, offload_dst)
+        return Recompute
+    return policy
+
+
+def save_from_both_policies(policy_1, policy_2):
+    """Save what either policy saves (both must answer with bools)."""
+    def policy(prim, *args, **params):
+        out1, out2 = policy_1(prim, *args, **params), policy_2(prim, *args, **params)
+        if not (isinstance(out1, bool) and isinstance(out2, bool)):
+            raise ValueError(
+                "The return value of the policies should be a boolean. Got: "
+                f"{out1} and {out2}. Please write a custom policy function directly, "
+                "rather than using this helper function.")
+        return out1 or out2
+    return policy
+
+
 class checkpoint_policies:
-    nothing_saveable = staticmethod(nothing_saveable)
     everything_saveable = staticmethod(everything_saveable)
+    nothing_saveable = staticmethod(nothing_saveable)
+    dots_saveable = checkpoint_dots = dots_saveable
+    dots_with_no_batch_dims_saveable = dots_with_no_batch_dims_saveable
+    checkpoint_dots_with_no_batch_dims = dots_with_no_batch_dims_saveable
+    offload_dot_with_no_batch_dims = staticmethod(offload_dot_with_no_batch_dims)
+    save_anything_except_these_names = staticmethod(save_anything_except_these_names)
+    save_any_names_but_these = staticmethod(save_any_names_but_these)
+    save_only_these_names = staticmethod(save_only_these_names)
+    save_from_both_policies = staticmethod(save_from_both_policies)
+    save_and_offload_only_these_names = staticmethod(save_and_offload_only_these_names)
 
 
 def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
     """``fun`` whose intermediate values are recomputed, not stored, for its
     derivative (``policy`` decides which ones may be saved)."""
-    if policy not in (None, nothing_saveable, everything_saveable):
-        raise NotImplementedError("checkpoint supports the policies None, nothing_saveable and "
-                                  "everything_saveable")
-
     @functools.wraps(fun)
     def remat_f(*args):
         static, dyn = _split_nondiff(args, tuple(static_argnums))
@@ -76,30 +238,101 @@ def _remat_jvp(primals, tangents, *, jaxpr, **params):
                       for a, nz in zip(jaxpr.out_avals, out_nz)]
 
 
+def _policy_split(jaxpr: core.Jaxpr, unknowns, policy):
+    """Split ``jaxpr`` for linearization under ``policy``.
+
+    Known equations (no unknown input) run now. A known value the unknown
+    equations need is a residual if it is a known input or the output of an
+    equation the policy saves; otherwise its equation is recomputed in the
+    unknown half, needing its own inputs in turn. Returns ``(known,
+    unknown, out_unknowns, num_res)``: ``known`` maps the known inputs to
+    the known outputs then the residuals; ``unknown`` maps the residuals then
+    the unknown inputs to the unknown outputs (both keep the constvars)."""
+    unknown_vars = {v for v, u in zip(jaxpr.invars, unknowns) if u}
+    known_inputs = {v: i for i, (v, u) in enumerate(zip(jaxpr.invars, unknowns)) if not u}
+    position, producer, unknown_eqns, known_eqns = {}, {}, [], set()
+    for i, e in enumerate(jaxpr.eqns):
+        position[e] = i
+        if any(type(v) is not Literal and v in unknown_vars for v in e.invars):
+            unknown_eqns.append(e)
+            unknown_vars.update(e.outvars)
+        else:
+            known_eqns.add(e)
+            producer.update((o, e) for o in e.outvars)
+    out_unknowns = [type(v) is not Literal and v in unknown_vars for v in jaxpr.outvars]
+    residuals, recompute, seen = [], set(), set()
+    stack = [v for e in unknown_eqns for v in e.invars]
+    while stack:
+        v = stack.pop()
+        if type(v) is Literal or v in seen or v in unknown_vars or v in jaxpr.constvars:
+            continue
+        seen.add(v)
+        e = producer.get(v)
+        if e is None or _saves(policy(e.primitive, *[x.aval for x in e.invars], **e.params)):
+            residuals.append(v)
+        elif e not in recompute:
+            recompute.add(e)
+            stack.extend(e.invars)
+    residuals.sort(key=lambda v: (1, known_inputs[v], 0) if v in known_inputs
+                   else (0, position[producer[v]], producer[v].outvars.index(v)))
+    known_outs = [v for v, u in zip(jaxpr.outvars, out_unknowns) if not u]
+    known = ad.dce_jaxpr(core.Jaxpr(jaxpr.constvars, list(known_inputs), known_outs + residuals,
+                                    [e for e in jaxpr.eqns if e in known_eqns],
+                                    jaxpr.debug_info), [True] * (len(known_outs) + len(residuals)))
+    unknown = core.Jaxpr(jaxpr.constvars,
+                         residuals + [v for v, u in zip(jaxpr.invars, unknowns) if u],
+                         [v for v, u in zip(jaxpr.outvars, out_unknowns) if u],
+                         [e for e in jaxpr.eqns if e in recompute or e not in known_eqns],
+                         jaxpr.debug_info)
+    return known, unknown, out_unknowns, len(residuals)
+
+
+def _barrier_residuals(jaxpr, first_res):
+    """Pass each saved floating-point residual computed by an equation through
+    a no-op ``reduce_precision`` (to its own precision), used from there on,
+    as JAX does: XLA then cannot merge the recomputation in the backward
+    pass with the original computation (which would undo the remat)."""
+    import numpy as np
+    from xjit.lax import reduce_precision_p
+    produced = {o for e in jaxpr.eqns for o in e.outvars}
+    targets = {v for v in jaxpr.outvars[first_res:]
+               if v in produced and np.issubdtype(v.aval.dtype, np.floating)}
+    if not targets:
+        return jaxpr
+    subst, eqns = {}, []
+    for e in jaxpr.eqns:
+        if subst:
+            e = e.replace(invars=[subst.get(v, v) if type(v) is not Literal else v
+                                  for v in e.invars])
+        eqns.append(e)
+        for o in e.outvars:
+            if o in targets:
+                info = np.finfo(o.aval.dtype)
+                new = core.Var(o.aval)
+                eqns.append(core.JaxprEqn([o], [new], reduce_precision_p,
+                                          {"exponent_bits": info.nexp,
+                                           "mantissa_bits": info.nmant}, e.source_info))
+                subst[o] = new
+    outvars = [subst.get(v, v) if type(v) is not Literal else v for v in jaxpr.outvars]
+    return jaxpr.replace(eqns=eqns, outvars=outvars)
+
+
 def _remat_partial_eval(trace, args, params):
     closed, policy = params["jaxpr"], params["policy"]
     unknowns = [trace.is_unknown(x) for x in args]
-    known, unknown, out_unknowns, num_res = ad.partial_eval_jaxpr(closed, unknowns)
+    known, unknown, out_unknowns, num_res = _policy_split(closed.jaxpr, unknowns,
+                                                          policy or nothing_saveable)
+    if params["prevent_cse"]:
+        known = _barrier_residuals(known, len(known.outvars) - num_res)
     known_args = [x for x, u in zip(args, unknowns) if not u]
     unknown_args = [x for x, u in zip(args, unknowns) if u]
-    n_known = len(out_unknowns) - sum(out_unknowns)
-    new = dict(params, differentiated=True)
-    if policy is everything_saveable:
-        with core.set_current_trace(trace.parent):
-            kouts = core.eval_jaxpr(known.jaxpr, known.consts, *known_args)
-        res = kouts[n_known:]
-        uouts = trace.record(remat_p, res + unknown_args, dict(new, jaxpr=unknown))
-    else:  # save nothing but the inputs: the linear part recomputes the rest
-        kj = ad.dce_jaxpr(known.jaxpr, [True] * n_known + [False] * num_res)
-        with core.set_current_trace(trace.parent):
-            kouts = core.eval_jaxpr(kj, known.consts, *known_args)
-        full = closed.jaxpr
-        order = [v for v, u in zip(full.invars, unknowns) if not u] + \
-                [v for v, u in zip(full.invars, unknowns) if u]
-        lin = ad.dce_jaxpr(core.Jaxpr(full.constvars, order, full.outvars, full.eqns,
-                                      full.debug_info), out_unknowns)
-        uouts = trace.record(remat_p, known_args + unknown_args,
-                             dict(new, jaxpr=core.ClosedJaxpr(lin, closed.consts)))
+    with core.set_current_trace(trace.parent):
+        kouts = core.eval_jaxpr(known, closed.consts, *known_args)
+    n_known = len(kouts) - num_res
+    res = kouts[n_known:]
+    uouts = trace.record(remat_p, res + unknown_args,
+                         dict(params, differentiated=True,
+                              jaxpr=core.ClosedJaxpr(unknown, closed.consts)))
     kit, uit = iter(kouts[:n_known]), iter(uouts)
     return [next(uit) if u else next(kit) for u in out_unknowns]
 
@@ -128,3 +361,58 @@ def _remat_batch(axis_data, args, dims, *, jaxpr, **params):
 
 
 batching.axis_batch_rules[remat_p] = _remat_batch
+
+
+# --------------------------------------------------------------------------
+# What a derivative saves
+
+
+def saved_residuals(f, *args, **kwargs):
+    """``[(aval, where it comes from)]`` for each value ``vjp(f, *args)`` keeps
+    for the backward pass: the linearization is staged, and each residual
+    traced back to an argument or to the equation producing it."""
+    from xjit._src import source_info_util
+    from xjit._src.interpreters.partial_eval import arg_names_of, trace_to_jaxpr
+    leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+    names = arg_names_of(f, args, kwargs) or [""] * len(leaves)
+
+    def f_flat(*xs):
+        a, k = tree_util.tree_unflatten(in_tree, list(xs))
+        return tree_util.tree_leaves(f(*a, **k))
+
+    def residuals(*xs):
+        _, linear = ad.linearize_flat(f_flat, list(xs))
+        return list(linear.consts)
+
+    with core.set_current_trace(core.eval_trace):
+        jaxpr, _ = trace_to_jaxpr(residuals, [core.aval_of(x) for x in leaves])
+    res = jaxpr.outvars
+    found = [(v.aval, "from a literal") for v in res if type(v) is Literal]
+    # a residual passed through the remat barrier is reported at its producer
+    through = {e.outvars[0]: e.invars[0] for e in jaxpr.eqns
+               if e.primitive.name == "reduce_precision"}
+    res_vars = {through.get(v, v) for v in res if type(v) is not Literal}
+    found += [(v.aval, "from a constant") for v in jaxpr.constvars if v in res_vars]
+    for i, v in enumerate(jaxpr.invars):
+        if v in res_vars:
+            where = (f"from the argument {names[i]}" if names[i]
+                     else f"from the argument at flattened index {i}")
+            found.append((v.aval, where))
+    for eqn in jaxpr.eqns:
+        for v in eqn.outvars:
+            if v in res_vars:
+                src = source_info_util.summarize(eqn.source_info)
+                if eqn.primitive is name_p:
+                    found.append((v.aval, f"named '{eqn.params['name']}' from {src}"))
+                elif eqn.primitive.name == "jit":
+                    found.append((v.aval, f"output of jitted function '{eqn.params['name']}' "
+                                          f"from {src}"))
+                else:
+                    found.append((v.aval, f"output of {eqn.primitive.name} from {src}"))
+    return found
+
+
+def print_saved_residuals(f, *args, **kwargs):
+    """Print one line per residual ``vjp(f, *args)`` saves: its type and origin."""
+    for aval, where in saved_residuals(f, *args, **kwargs):
+        print(f"{aval.str_short(short_dtypes=True)} {where}")

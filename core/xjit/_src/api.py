@@ -27,6 +27,25 @@ class ShapeDtypeStruct:
     def aval(self):
         return core.ShapedArray(self.shape, self.dtype, self.weak_type)
 
+    @classmethod
+    def like(cls, x):
+        """The shape, dtype and weak type of ``x`` (an array, a Python or NumPy
+        value, a tracer or another ShapeDtypeStruct)."""
+        if isinstance(x, ShapeDtypeStruct):
+            return cls(x.shape, x.dtype, weak_type=x.weak_type, sharding=x.sharding)
+        try:
+            aval = core.aval_of(x)
+        except TypeError:
+            raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type") from None
+        return cls(aval.shape, aval.dtype, weak_type=aval.weak_type)
+
+    def update(self, *, shape=None, dtype=None, weak_type=None, sharding=None):
+        """A copy with the given fields replaced."""
+        return ShapeDtypeStruct(self.shape if shape is None else shape,
+                                self.dtype if dtype is None else dtype,
+                                weak_type=self.weak_type if weak_type is None else weak_type,
+                                sharding=self.sharding if sharding is None else sharding)
+
     def __repr__(self):
         wt = ", weak_type=True" if self.weak_type else ""
         return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{wt})"

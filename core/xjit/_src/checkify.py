@@ -9,10 +9,13 @@ booleans (and of the values user messages format), so it crosses ``jit``;
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from . import core, dtypes, tree_util
 from .array import ArrayImpl
+from .callback import debug_effect_rules
 
 
 class JaxRuntimeError(ValueError):
@@ -74,6 +77,9 @@ class Error:
         if msg is not None:
             raise JaxRuntimeError(msg)
 
+    def __str__(self):
+        return f"Error({self._first()})"
+
     def __repr__(self):
         msg = self._first()
         return f"Error({msg!r})" if msg is not None else "Error(None)"
@@ -116,6 +122,7 @@ def _check_impl(pred, *fmt_args, msg, fmt_tree):
 
 core.abstract_eval_rules[check_p] = _check_abstract_eval
 core.impl_rules[check_p] = _check_impl
+debug_effect_rules(check_p)
 
 
 class _SiteMessage:
@@ -203,8 +210,7 @@ def _eval_checked(jaxpr, consts, args, errors, sites):
                               lambda *v, msg=msg, tree=tree: _format_user(msg, tree, v)))
             continue
         if name in ("jit", "pjit") and "jaxpr" in eqn.params:
-            sub = eqn.params["jaxpr"]
-            outs = _eval_checked(sub.jaxpr, sub.consts, ins, errors, sites)
+            outs = _checked_jit_call(eqn.params["jaxpr"], ins, errors, sites)
         else:
             outs = eqn.primitive.bind(*ins, **eqn.params)
             outs = outs if eqn.primitive.multiple_results else [outs]
@@ -212,6 +218,37 @@ def _eval_checked(jaxpr, consts, args, errors, sites):
         for v, x in zip(eqn.outvars, outs):
             env[v] = x
     return [read(v) for v in jaxpr.outvars]
+
+
+# A jitted callee stays one compiled computation once checked, as in JAX: the
+# checked body is jitted too, returning its outputs plus every site's failure
+# flag and payload. Keyed by the callee's jaxpr (jit caches it, so the same
+# object comes back for the same signature); the messages are collected when
+# the checked body is traced.
+_checked_jits: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _checked_jit_call(closed, ins, errors, sites):
+    from xjit._src.pjit import jit
+    per_errors = _checked_jits.setdefault(closed, {})
+    entry = per_errors.get(errors)
+    if entry is None:
+        layout = []  # (payload count, message) per site, filled at trace time
+
+        def checked_body(*args):
+            local = []
+            outs = _eval_checked(closed.jaxpr, closed.consts, args, errors, local)
+            layout[:] = [(len(payload), msg) for _, payload, msg in local]
+            return outs, [pred for pred, _, _ in local], [v for _, p, _ in local for v in p]
+
+        entry = per_errors[errors] = (jit(checked_body), layout)
+    jitted, layout = entry
+    outs, preds, payloads = jitted(*ins)
+    start = 0
+    for pred, (count, msg) in zip(preds, layout):
+        sites.append((pred, list(payloads[start:start + count]), msg))
+        start += count
+    return list(outs)
 
 
 def _add_sites(eqn, ins, outs, errors, sites, jnp):

@@ -71,7 +71,7 @@ class ShapedArray(AbstractValue):
         return f"ShapedArray({self.str_short(False)}{wt})"
 
     def __str__(self):
-        return self.str_short(False)
+        return ("~" if self.weak_type else "") + self.str_short(False)
 
 
 _flags = _config._values  # read directly: attribute access on ``config`` is slower
@@ -188,10 +188,21 @@ class SourceInfo:
     """Where an equation came from: the innermost user frame (file, line,
     function), plus the chain of user frames above it."""
 
-    __slots__ = ("filename", "lineno", "function", "frames")
+    __slots__ = ("filename", "lineno", "function", "frames", "_code", "_lasti")
 
-    def __init__(self, filename, lineno, function, frames=()):
+    def __init__(self, filename, lineno, function, frames=(), code=None, lasti=-1):
         self.filename, self.lineno, self.function, self.frames = filename, lineno, function, frames
+        self._code, self._lasti = code, lasti  # for the column, worked out only when asked
+
+    @property
+    def column(self) -> int:
+        code = self._code
+        if code is None or self._lasti < 0:
+            return 0
+        for i, pos in enumerate(code.co_positions()):
+            if i == self._lasti // 2:
+                return pos[2] or 0
+        return 0
 
     def __repr__(self):
         return f"{self.filename}:{self.lineno} ({self.function})"
@@ -213,7 +224,7 @@ def current_source_info() -> SourceInfo | None:
     while f is not None:
         code = f.f_code
         if not _is_internal(code.co_filename):
-            return SourceInfo(code.co_filename, f.f_lineno, code.co_name)
+            return SourceInfo(code.co_filename, f.f_lineno, code.co_name, (), code, f.f_lasti)
         f = f.f_back
     return None
 

@@ -12,7 +12,7 @@ import numpy as np
 from xjit._src import core, tree_util
 from xjit._src.interpreters import mlir as lowering
 from .array import ArrayImpl
-from xjit._src.callback import emit_callback
+from xjit._src.callback import debug_effect_rules, emit_callback
 
 
 def _host(x):
@@ -48,6 +48,7 @@ def _print_lowering(ctx, avals_in, avals_out, *args, fmt, np_printoptions, in_tr
 
 core.impl_rules[debug_print_p] = _print_impl
 lowering.rules[debug_print_p] = _print_lowering
+debug_effect_rules(debug_print_p)
 
 
 def _printoptions():
@@ -92,6 +93,7 @@ def _callback_lowering(ctx, avals_in, avals_out, *args, callback, **_):
 
 core.impl_rules[debug_callback_p] = _callback_impl
 lowering.rules[debug_callback_p] = _callback_lowering
+debug_effect_rules(debug_callback_p)
 
 
 def debug_callback(callback, *args, ordered: bool = False, partitioned: bool = False, **kwargs):

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from xjit._src import core, dtypes
-from xjit._src.interpreters import mlir as lowering
+from xjit._src.interpreters import ad, batching, mlir as lowering
 from .core import ShapedArray
 from .lax import slicing as sl
 from .lax import structural as st
@@ -471,39 +471,33 @@ def bitcast_convert_type(operand, new_dtype):
 
 
 # --------------------------------------------------------------------------
-# Batching: the lowerings above already take key arrays of any shape (one
-# hash per key, counters over the sample shape only), so a batch of keys is
-# just a leading key dimension.
+# JVP and batching rules. Keys and bits carry no tangent (as in JAX). The
+# lowerings above already take key arrays of any shape (one hash per key,
+# counters over the sample shape only), so a batch of keys is just a leading
+# key dimension.
+
+for _p in (random_seed_p, random_wrap_p, random_unwrap_p, random_bits_p, random_split_p,
+           random_fold_in_p, bitcast_convert_type_p):
+    ad.defjvp_zero(_p)
+del _p
 
 
-def _register_batching():
-    from xjit._src.interpreters import batching
-
-    def front(x, d, size):
-        return batching.bdim_at_front(x, d, size)
-
-    def keys_first(prim):
-        def rule(args, dims, **params):
-            return prim.bind(front(args[0], dims[0], None), **params), 0
-        return rule
-
-    def fold_in_rule(args, dims):
-        size = next(np.shape(x)[d] if not is_key(x) else x.shape[d]
-                    for x, d in zip(args, dims) if d is not None)
-        keys, msgs = (front(x, d, size) for x, d in zip(args, dims))
-        return random_fold_in_p.bind(keys, msgs), 0
-
-    def seed_rule(args, dims, impl):
-        return random_seed_p.bind(args[0], impl=impl), dims[0]
-
-    for p in (random_bits_p, random_split_p, random_wrap_p, random_unwrap_p):
-        batching.batch_rules[p] = keys_first(p)
-    batching.batch_rules[random_fold_in_p] = fold_in_rule
-    batching.batch_rules[random_seed_p] = seed_rule
-    batching.batch_rules[random_clone_p] = lambda args, dims: (random_clone_p.bind(args[0]),
-                                                               dims[0])
-    batching.batch_rules[bitcast_convert_type_p] = lambda args, dims, new_dtype: (
-        bitcast_convert_type_p.bind(front(args[0], dims[0], None), new_dtype=new_dtype), 0)
+def _keys_first(prim):
+    def rule(args, dims, **params):
+        return prim.bind(batching.bdim_at_front(args[0], dims[0], None), **params), 0
+    return rule
 
 
-_register_batching()
+def _fold_in_batcher(args, dims):
+    size = next(np.shape(x)[d] if not is_key(x) else x.shape[d]
+                for x, d in zip(args, dims) if d is not None)
+    keys, msgs = (batching.bdim_at_front(x, d, size) for x, d in zip(args, dims))
+    return random_fold_in_p.bind(keys, msgs), 0
+
+
+for _p in (random_bits_p, random_split_p, random_wrap_p, random_unwrap_p, bitcast_convert_type_p):
+    batching.batch_rules[_p] = _keys_first(_p)
+del _p
+batching.batch_rules[random_fold_in_p] = _fold_in_batcher
+batching.defvectorized(random_seed_p)
+batching.defvectorized(random_clone_p)

@@ -115,7 +115,7 @@ def stop_trace():
     """Stop the running trace and write it to the ``log_dir`` it was started with."""
     with _state.lock:
         session = _state.session
-        if session is None:
+        if session is None or _state.log_dir is None:  # none, or device_profile's
             raise RuntimeError("No profile started")
         try:
             session.stop_and_export(_state.log_dir)
@@ -141,13 +141,17 @@ def trace(log_dir: os.PathLike | str, create_perfetto_link=False, create_perfett
 
 def collect_xspace(run: Callable[[], object], options: ProfileOptions | None = None) -> bytes:
     """The serialized XSpace of a session around ``run()`` (for in-process
-    analysis: ``xjit.inspect.device_profile``)."""
+    analysis: ``xjit.inspect.device_profile``). The session is the process's
+    one while ``run`` runs, so a ``start_trace`` meanwhile (from a host
+    callback, another thread) fails as it would during a trace."""
     with _state.lock:
-        session = _new_session(options)
-        try:
-            run()
-        finally:
+        session = _state.session = _new_session(options)
+    try:
+        run()
+    finally:
+        with _state.lock:
             xspace = session.stop()
+            _state.reset()
             _profiler.clear_metadata()
     return xspace
 
@@ -229,12 +233,16 @@ def annotate_function(func: Callable, name: str | None = None, **decorator_kwarg
 def device_memory_profile(backend: str | None = None) -> bytes:
     """The backend's live device buffers as a gzipped ``pprof`` protocol
     buffer (``pprof --web``, or ``xjit.inspect`` reads it back)."""
-    try:
-        client = xla_bridge.get_client(backend)
-    except KeyError:
-        raise RuntimeError(f"Unknown backend {backend}. "
-                           f"Available: {list(xla_bridge.backends().clients)}") from None
-    return gzip.compress(client.heap_profile())
+    return gzip.compress(client_for(backend).heap_profile())
+
+
+def client_for(backend: str | None):
+    """The PJRT client of ``backend`` ("cpu", "gpu"/"cuda"; None: the default)."""
+    clients = xla_bridge.backends().clients
+    name = "gpu" if backend == "cuda" else backend
+    if name is not None and name not in clients:
+        raise RuntimeError(f"Unknown backend {backend}. Available backends are {list(clients)}")
+    return xla_bridge.get_client(name)
 
 
 def save_device_memory_profile(filename, backend: str | None = None) -> None:
@@ -242,3 +250,14 @@ def save_device_memory_profile(filename, backend: str | None = None) -> None:
     profile = device_memory_profile(backend)
     with open(filename, "wb") as f:
         f.write(profile)
+
+
+def export_xspace(xspace: bytes, log_dir: str) -> None:
+    """Write a collected XSpace as ``log_dir/plugins/profile/<run>/<host>.xplane.pb``
+    (jaxlib exports only through a session: an empty one, stopped at once)."""
+    with _state.lock:
+        if _state.session is not None:
+            raise RuntimeError(_ALREADY_STARTED)
+        session = _profiler.ProfilerSession(ProfileOptions())
+        session.stop()
+        session.export(xspace, log_dir)

@@ -11,6 +11,7 @@ carry them (``x.sharding`` after ``device_put(x, sharding)``).
 from __future__ import annotations
 
 import functools
+import inspect
 
 from jaxlib import _jax
 
@@ -197,6 +198,12 @@ def place(x, sharding):
     return ArrayImpl(buf, arr.aval)
 
 
+def aval_sharding(ndim: int):
+    """The sharding an abstract value of rank ``ndim`` carries (``jax.typeof(x).sharding``):
+    not partitioned, over the mesh in context (the empty mesh outside any)."""
+    return NamedSharding(mesh_lib.get_abstract_mesh(), PartitionSpec(*[None] * ndim))
+
+
 def make_single_device_sharding(device):
     """``jax.sharding.make_single_device_sharding``: the whole array on ``device``."""
     return SingleDeviceSharding(device)
@@ -296,3 +303,22 @@ def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
             return f(*args, **kwargs)
 
     return wrapped
+
+
+def accepts_out_sharding(fun):
+    """``fun`` with JAX's ``out_sharding=`` keyword: its result is laid out by
+    that sharding (``reshard``; on one device the values are unchanged), and
+    None leaves it as it is."""
+    sig = inspect.signature(fun)
+    params = list(sig.parameters.values())
+    at = next((i for i, p in enumerate(params) if p.kind is p.VAR_KEYWORD), len(params))
+    params.insert(at, inspect.Parameter("out_sharding", inspect.Parameter.KEYWORD_ONLY,
+                                        default=None))
+
+    @functools.wraps(fun)
+    def with_out_sharding(*args, out_sharding=None, **kwargs):
+        out = fun(*args, **kwargs)
+        return out if out_sharding is None else reshard(out, out_sharding)
+
+    with_out_sharding.__signature__ = sig.replace(parameters=params)
+    return with_out_sharding

@@ -110,7 +110,7 @@ def current() -> SourceInfo | None:
     f = core.user_frame()
     if f is None:
         return None
-    return SourceInfo(f.f_code.co_filename, f.f_lineno, f.f_code.co_name)
+    return SourceInfo(f.f_code.co_filename, f.f_lineno, f.f_code.co_name, (), f.f_code, f.f_lasti)
 
 
 def new_source_info() -> SourceInfo:
@@ -120,7 +120,8 @@ def new_source_info() -> SourceInfo:
 def summarize(source_info: SourceInfo | None, num_frames=1) -> str:
     if source_info is None or source_info.filename is None:
         return "unknown"
-    return f"{source_info.filename}:{source_info.lineno} ({source_info.function})"
+    return (f"{source_info.filename}:{source_info.lineno}:{source_info.column} "
+            f"({source_info.function})")
 
 
 def register_exclusion(path: str):

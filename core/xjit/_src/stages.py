@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import time
+import typing
 
 from xjit._src import dispatch, tree_util
 from xjit._src.interpreters import mlir as lowering
@@ -127,3 +128,39 @@ def _parse_mlir(text):
 
 def _pretty_mlir(text):
     return str(_parse_mlir(text))
+
+
+CompilerOptions = dict  # option name -> str | bool (what ``Lowered.compile`` accepts)
+
+
+class ArgInfo:
+    """An argument of a lowered computation: its abstract value and whether
+    it is donated."""
+
+    __slots__ = ("_aval", "donated")
+
+    def __init__(self, _aval, donated):
+        self._aval, self.donated = _aval, donated
+
+    shape = property(lambda self: self._aval.shape)
+    dtype = property(lambda self: self._aval.dtype)
+
+    def __eq__(self, other):
+        return type(other) is ArgInfo and (self._aval, self.donated) == (other._aval, other.donated)
+
+    def __hash__(self):
+        return hash((self._aval, self.donated))
+
+    def __repr__(self):
+        return f"ArgInfo(_aval={self._aval!r}, donated={self.donated})"
+
+
+@typing.runtime_checkable
+class Wrapped(typing.Protocol):
+    """The type of what ``jit`` returns: callable, with ``trace`` and ``lower``."""
+
+    def __call__(self, *args, **kwargs): ...
+
+    def trace(self, *args, **kwargs) -> Traced: ...
+
+    def lower(self, *args, **kwargs) -> Lowered: ...

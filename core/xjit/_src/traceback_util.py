@@ -41,14 +41,18 @@ class UnfilteredStackTrace(Exception):
 
 
 def register_exclusion(path: str) -> None:
-    """Hide frames of files under ``path`` from filtered tracebacks."""
-    _exclude_paths.append(os.path.abspath(path))
+    """Treat files under ``path`` as library code, as xjit's own: hidden from
+    filtered tracebacks, and skipped when attributing an equation (or a lint
+    finding) to the user's source line. Libraries built on xjit (and the
+    notebook extension) register their directory."""
+    path = os.path.abspath(path)
+    _exclude_paths.append(path)
+    core.register_internal_dir(path)
+    core._internal_cache.clear()
 
 
 def include_filename(filename: str) -> bool:
-    if core._is_internal(filename):
-        return False
-    return not any(filename.startswith(p) for p in _exclude_paths)
+    return not core._is_internal(filename)
 
 
 def include_frame(f: types.FrameType) -> bool:
@@ -57,7 +61,13 @@ def include_frame(f: types.FrameType) -> bool:
 
 def filter_traceback(tb: types.TracebackType | None) -> types.TracebackType | None:
     """The traceback with only the frames of included files, in order."""
-    kept = [(f, lineno) for f, lineno in traceback.walk_tb(tb) if include_frame(f)]
+    kept = []
+    for f, lineno in traceback.walk_tb(tb):
+        if include_frame(f):
+            if kept and kept[-1][0] is f:  # a frame re-entered (an error raised at a user
+                kept[-1] = (f, lineno)      # line from below it): once, innermost line
+            else:
+                kept.append((f, lineno))
     out = None
     for f, lineno in reversed(kept):
         out = types.TracebackType(out, f, f.f_lasti, lineno)
@@ -143,10 +153,29 @@ def api_boundary(fun):
         try:
             return fun(*args, **kwargs)
         except Exception as e:
-            filter_exception(e, sys._getframe())
+            frame = sys._getframe()
+            if _replay is not None and isinstance(e, FloatingPointError) and \
+                    not _under_another_boundary(frame):
+                try:
+                    _replay(fun, args, kwargs, e)
+                except FloatingPointError as stopped:  # stopped at the user's forward line
+                    stopped.__suppress_context__ = True
+                    filter_exception(stopped, frame)
+                    raise
+            filter_exception(e, frame)
             raise
     _boundary_codes.add(reraise_with_filtered_traceback.__code__)
     return reraise_with_filtered_traceback
+
+
+_replay = None  # NaN checking's re-run of an entry point (set by the inspect layer)
+
+
+def register_replay(replay) -> None:
+    """``replay(fun, args, kwargs, error)`` runs at the outermost entry point
+    when a FloatingPointError leaves it; it may raise a better-placed one."""
+    global _replay
+    _replay = replay
 
 
 def register_boundary(code) -> None:

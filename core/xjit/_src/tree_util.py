@@ -332,6 +332,22 @@ def _metadata_error(path, p_type, p_meta, f_meta, name):
 # --------------------------------------------------------------------------
 # Registering node types.
 
+class _RegistryEntry(collections.namedtuple("_RegistryEntry", ["to_iter", "from_iter"])):
+    """How one node type flattens (``to_iter``) and unflattens (``from_iter``)."""
+
+
+# Every node type and its Python-level flatten/unflatten pair, as JAX keeps
+# them in ``jax._src.tree_util._registry``: libraries ask ``type(x) in
+# _registry`` to tell pytree nodes from leaves (flax's nnx graph code does).
+_registry: dict[type, _RegistryEntry] = {
+    tuple: _RegistryEntry(lambda xs: (xs, None), lambda _, xs: tuple(xs)),
+    list: _RegistryEntry(lambda xs: (xs, None), lambda _, xs: list(xs)),
+    dict: _RegistryEntry(lambda d: (tuple(d[k] for k in sorted(d)), tuple(sorted(d))),
+                         lambda keys, xs: dict(zip(keys, xs))),
+    type(None): _RegistryEntry(lambda _: ((), None), lambda _, __: None),
+}
+
+
 def register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_keys_func=None):
     """Makes ``nodetype`` a pytree node.
 
@@ -341,6 +357,7 @@ def register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_ke
     """
     default_registry.register_node(nodetype, flatten_func, unflatten_func,
                                    flatten_with_keys_func)
+    _registry[nodetype] = _RegistryEntry(flatten_func, unflatten_func)
 
 
 def register_pytree_with_keys(nodetype, flatten_with_keys, unflatten_func, flatten_func=None):
@@ -400,6 +417,11 @@ def register_dataclass(nodetype, data_fields=None, meta_fields=None, drop_fields
         raise ValueError("data_fields and meta_fields must not overlap. "
                          f"Overlapping fields: {overlap}.")
     default_registry.register_dataclass_node(nodetype, data_fields, meta_fields)
+    _registry[nodetype] = _RegistryEntry(
+        lambda x: (tuple(getattr(x, f) for f in data_fields),
+                   tuple(getattr(x, f) for f in meta_fields)),
+        lambda meta, data: nodetype(**dict(zip(data_fields, data)),
+                                    **dict(zip(meta_fields, meta))))
     return nodetype
 
 

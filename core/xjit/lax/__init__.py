@@ -118,7 +118,6 @@ from xjit._src.lax.convolution import (  # noqa: E402,F401
     conv_with_general_padding, padtype_to_pads)
 from xjit._src.lax.fft import FftType, fft  # noqa: E402,F401
 from xjit.lax import linalg  # noqa: E402,F401
-from xjit._src.lax import linalg_rules  # noqa: E402,F401  (AD and vmap rules for lax.linalg)
 from xjit._src.lax.windowed import (  # noqa: E402,F401
     reduce, reduce_p, reduce_window, reduce_window_max_p, reduce_window_min_p, reduce_window_p,
     reduce_window_sum_p)
@@ -130,15 +129,18 @@ from xjit._src.lax.special import (  # noqa: E402,F401
     bessel_i0e, bessel_i0e_p, bessel_i1e, bessel_i1e_p, betainc, igamma, igamma_grad_a,
     igamma_grad_a_p, igamma_p, igammac, igammac_p, polygamma, polygamma_p, random_gamma_grad,
     regularized_incomplete_beta_p, zeta, zeta_p)
-from xjit._src.lax.misc import (  # noqa: E402,F401
-    DotAlgorithm, DotAlgorithmPreset, DotDimensionNumbers, PrecisionLike, RandomAlgorithm,
-    approx_max_k, approx_min_k, batch_matmul, dtype, ragged_dot,
-    broadcast_like, broadcast_shapes, broadcast_to_rank, collapse, composite,
-    dynamic_index_in_dim, dynamic_update_index_in_dim, empty, index_take, mulhi,
-    optimization_barrier, platform_dependent, reciprocal, reduce_precision, rng_bit_generator,
-    rng_uniform, stack, tile, unstack, with_sharding_constraint)
+from xjit._src.lax.lax import (  # noqa: E402,F401
+    PrecisionLike, batch_matmul, broadcast_like, broadcast_shapes, broadcast_to_rank, collapse,
+    composite, dtype, dynamic_index_in_dim, dynamic_update_index_in_dim, empty, index_take,
+    optimization_barrier, reciprocal, stack, tile, unstack, with_sharding_constraint)
+from xjit._src.lax.elementwise import mulhi, reduce_precision  # noqa: E402,F401
+from xjit._src.lax.dot_general import (  # noqa: E402,F401
+    DotAlgorithm, DotAlgorithmPreset, DotDimensionNumbers, ragged_dot)
+from xjit._src.lax.rng import RandomAlgorithm, rng_bit_generator, rng_uniform  # noqa: E402,F401
+from xjit._src.lax.ann import approx_max_k, approx_min_k  # noqa: E402,F401
+from xjit._src.lax.control_flow.conditionals import platform_dependent  # noqa: E402,F401
 from xjit._src.lax.assoc_scan import associative_scan  # noqa: E402,F401
-from xjit._src.lax.conv_extra import (  # noqa: E402,F401
+from xjit._src.lax.convolution import (  # noqa: E402,F401
     ConvGeneralDilatedDimensionNumbers, conv_general_dilated_local, conv_general_dilated_patches,
     conv_general_permutations, conv_general_shape_tuple, conv_shape_tuple, conv_transpose,
     conv_transpose_shape_tuple, reduce_window_shape_tuple)

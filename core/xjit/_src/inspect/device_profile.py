@@ -1,5 +1,6 @@
 """Where a jitted function's device time goes: per kernel, per jaxpr
-equation and per line of the user's source (``xjit.inspect.device_profile``).
+equation and per line of the user's source (``xjit.inspect.device_profile``);
+and where the live device memory was allocated (``memory_profile``).
 
 Lowering gives every op the location of its equation (``mlir.eqn_loc``:
 ``jit(f)/<scope>/<primitive>#<n>`` and the user's file, line and function);
@@ -22,6 +23,8 @@ import re
 import statistics
 import time
 
+import numpy as np
+
 from xjit._src import profiler, tree_util
 
 # -- the optimized HLO module's text ------------------------------------------
@@ -30,15 +33,23 @@ _COMPUTATION = re.compile(r"^(?:ENTRY )?%(\S+) .*\{$")
 _INSTRUCTION = re.compile(r"^\s*(?:ROOT )?%(\S+) = (.+?) ([a-z][a-z0-9-]*)\((.*)$")
 _OPERAND = re.compile(r"%([\w.-]+)")
 _CALLS = re.compile(r"\bcalls=%([\w.-]+)")
-_OP_NAME = re.compile(r'metadata=\{op_name="((?:[^"\\]|\\.)*)"([^}]*)\}')
+_METADATA = re.compile(r'metadata=\{((?:[^}"]|"(?:[^"\\]|\\.)*")*)\}')
+_OP_NAME = re.compile(r'\bop_name="((?:[^"\\]|\\.)*)"')
 _FRAME = re.compile(r"stack_frame_id=(\d+)")
 _SOURCE = re.compile(r'source_file="((?:[^"\\]|\\.)*)" source_line=(\d+)')
 _ARRAY = re.compile(r"\b[a-z]+\d*\[([\d,]*)\]")
 _CONTRACTING = re.compile(r"lhs_contracting_dims=\{([\d,]*)\}")
 _EQN_NAME = re.compile(r"^(.*?)([^/]+)#(\d+)$")
 _TABLE_ROW = re.compile(r'^(\d+) (?:"((?:[^"\\]|\\.)*)"|\{(.*)\})$')
+_STR = r'"((?:[^"\\]|\\.)*)"'
+_MLIR_LOC = re.compile(rf' loc\({_STR}\({_STR}\({_STR}:(\d+):0\)\)\)')
 _NO_WORK = {"parameter", "constant", "tuple", "get-tuple-element", "bitcast", "copy-start",
-            "copy-done", "after-all", "partition-id", "replica-id"}
+            "copy-done", "after-all", "partition-id", "replica-id", "broadcast", "reshape"}
+# elementwise ops costing several multiply-adds per element (XLA's cost
+# analysis counts them apart, as "transcendentals")
+_TRANSCENDENTAL = {"exponential", "exponential-minus-one", "log", "log-plus-one", "tanh",
+                   "logistic", "sine", "cosine", "tan", "power", "sqrt", "rsqrt", "cbrt",
+                   "atan2", "erf", "divide"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,12 +100,13 @@ def _parse_hlo(text: str):
         dims = _ARRAY.search(shape)
         dims = tuple(int(d) for d in dims[1].split(",") if d) if dims else ()
         args = rest.split(")", 1)[0]
-        meta = _OP_NAME.search(rest)
+        meta = _METADATA.search(rest)
         op_name = source = None
         if meta:
-            op_name = _unescape(meta[1])
-            f = _FRAME.search(meta[2])
-            s = _SOURCE.search(meta[2])
+            n = _OP_NAME.search(meta[1])
+            op_name = _unescape(n[1]) if n else None
+            f = _FRAME.search(meta[1])
+            s = _SOURCE.search(meta[1])
             if f:
                 source = frames.get(int(f[1]))
             elif s:
@@ -103,6 +115,14 @@ def _parse_hlo(text: str):
         instrs[name] = _Instr(name, opcode, dims, tuple(_OPERAND.findall(args)),
                               calls[1] if calls else None, op_name, source, rest)
     return instrs, comps
+
+
+def _mlir_locations(text: str) -> dict:
+    """``{op name: (file, line, function)}`` from the lowered module's
+    locations (``mlir.eqn_loc``): the source of every equation, also where
+    XLA merged two instructions and dropped their frames."""
+    return {_unescape(m[1]): (_unescape(m[3]), int(m[4]), _unescape(m[2]))
+            for m in _MLIR_LOC.finditer(text)}
 
 
 def _frames(tables):
@@ -124,11 +144,15 @@ def _fields(s):
 def _work(ins: _Instr, instrs) -> float:
     """The instruction's arithmetic, to split a fused kernel's time among its
     parts: output elements, times the contracted extent for a dot or a
-    convolution; nothing for instructions that move no data."""
+    convolution, and a few times more for a transcendental function; nothing
+    for instructions that compute nothing (inside a fusion a broadcast or
+    reshape is only indexing). A model, not a measurement: XLA times kernels."""
     if ins.opcode in _NO_WORK:
         return 0.0
     n = float(math.prod(ins.dims))
-    if ins.opcode == "dot" and ins.operands:
+    if ins.opcode in _TRANSCENDENTAL:
+        n *= 8
+    elif ins.opcode == "dot" and ins.operands:
         lhs = instrs.get(ins.operands[0])
         m = _CONTRACTING.search(ins.rest)
         if lhs is not None and m:
@@ -212,10 +236,12 @@ class DeviceProfile:
     """Device time of ``repeat`` runs of one compiled function, per run.
 
     ``device_s`` is the kernels' summed time, which ``ops``, ``equations``
-    and ``lines`` each divide up exactly; ``span_s`` the median time from a
-    run's first kernel start to its last kernel end (below ``device_s`` when
-    kernels overlap, above when the device idles between them); ``wall_s``
-    the median host time of a call until its outputs were ready."""
+    and ``lines`` each divide up exactly; ``span_s`` the time from a run's
+    first kernel start to its last kernel end (below ``device_s`` when
+    kernels overlap, above when the device idles between them; the busy
+    time where the profiler gives kernels no run id); ``wall_s``
+    the host time of a call until its outputs were ready. All are means
+    over the runs, so they compare."""
     fun_name: str
     module: str
     platform: str
@@ -234,15 +260,15 @@ class DeviceProfile:
         profiler.export_xspace(self.xspace, str(log_dir))
         return str(profiler.latest_run_dir(log_dir))
 
-    def _rows(self, limit):
+    def _tables(self, limit):
+        """(title, column heads, rows of (seconds, share, *cells)) per view."""
         return (
-            ("By source line", ["time", "share", "line", "source"],
-             [(_fmt(r.time_s), f"{r.share:6.1%}", r.where, r.source) for r in self.lines[:limit]]),
-            ("By kernel", ["time", "share", "kernel", "equations"],
-             [(_fmt(r.time_s), f"{r.share:6.1%}", r.name, " ".join(r.equations))
-              for r in self.ops[:limit]]),
-            ("By equation", ["time", "share", "equation", "line"],
-             [(_fmt(r.time_s), f"{r.share:6.1%}", r.label,
+            ("By source line", ["line", "source"],
+             [(r.time_s, r.share, r.where, r.source) for r in self.lines[:limit]]),
+            ("By kernel", ["kernel", "equations"],
+             [(r.time_s, r.share, r.name, " ".join(r.equations)) for r in self.ops[:limit]]),
+            ("By equation", ["equation", "line"],
+             [(r.time_s, r.share, r.label,
                f"{os.path.basename(r.filename)}:{r.lineno}" if r.filename else "")
               for r in self.equations[:limit]]),
         )
@@ -254,29 +280,39 @@ class DeviceProfile:
 
     def __repr__(self):
         out = [self._header()]
-        for title, head, rows in self._rows(12):
+        for title, head, rows in self._tables(12):
             out.append(f"\n{title}:")
-            widths = [max([len(h)] + [len(str(r[i])) for r in rows]) for i, h in enumerate(head)]
-            widths[-1] = 0
-            out.append("  ".join(h.ljust(w) for h, w in zip(head, widths)).rstrip())
-            out.extend("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()
-                       for r in rows)
+            out.extend(_text_table(["time", "share", *head],
+                                   [(_fmt(t), f"{sh:6.1%}", *cells) for t, sh, *cells in rows]))
         return "\n".join(out)
 
     def _repr_html_(self):
         parts = [f"<div><b>{html.escape(self._header())}</b>"]
-        for title, head, rows in self._rows(20):
-            parts.append(f"<h4>{title}</h4><table><tr>"
-                         + "".join(f"<th>{h}</th>" for h in head) + "</tr>")
-            for r in rows:
-                share = float(r[1].strip().rstrip("%")) / 100
-                bar = (f'<div style="background:#4c78a8;height:8px;width:{share * 100:.0f}px">'
-                       f'</div>')
-                parts.append(f"<tr><td>{r[0]}</td><td>{r[1]}{bar}</td>"
-                             + "".join(f"<td><code>{html.escape(str(c))}</code></td>"
-                                       for c in r[2:]) + "</tr>")
-            parts.append("</table>")
+        for title, head, rows in self._tables(20):
+            parts.append(f"<h4>{title}</h4>")
+            parts.append(_html_table(["time", "share", *head],
+                                     [(_fmt(t), sh, *cells) for t, sh, *cells in rows],
+                                     "#4c78a8"))
         return "".join(parts) + "</div>"
+
+
+def _text_table(head, rows):
+    """Lines of a left-aligned table (the last column unpadded)."""
+    widths = [max([len(h)] + [len(str(r[i])) for r in rows]) for i, h in enumerate(head)]
+    widths[-1] = 0
+    return ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()
+            for r in [head, *rows]]
+
+
+def _html_table(head, rows, color):
+    """An HTML table whose second column, a share, is drawn as a bar too."""
+    out = ["<table><tr>", *(f"<th>{h}</th>" for h in head), "</tr>"]
+    for first, share, *cells in rows:
+        out.append(f"<tr><td>{html.escape(str(first))}</td><td>{share:.1%}<div style=\""
+                   f"background:{color};height:8px;width:{share * 100:.0f}px\"></div></td>")
+        out.extend(f"<td><code>{html.escape(str(c))}</code></td>" for c in cells)
+        out.append("</tr>")
+    return "".join(out) + "</table>"
 
 
 def _fmt(s):
@@ -311,40 +347,43 @@ def device_profile(fun, *args, repeat: int = 5, **kwargs) -> DeviceProfile:
             walls.append(time.perf_counter() - t0)
     xspace = profiler.collect_xspace(run)
     hlo = entry.executable.exe.hlo_modules()[0]
-    return _attribute(xspace, hlo.name, hlo.to_string(), jf._name, entry.executable.device,
-                      repeat, statistics.median(walls))
+    return _attribute(xspace, hlo.name, hlo.to_string(), _mlir_locations(entry.text), jf._name,
+                      entry.executable.device, repeat, statistics.fmean(walls))
 
 
 def _fresh_args(entry, args, kwargs):
-    """The call's arguments, with donated ones copied (a run consumes them)."""
+    """The call's arguments, as host copies where arguments are donated (a
+    run consumes them, and the caller's arrays must survive)."""
     if not any(entry.donated):
         return args, kwargs
-    from xjit._src.numpy.lax_numpy import array
-    return tree_util.tree_map(lambda x: array(x, copy=True) if hasattr(x, "dtype") else x,
+    return tree_util.tree_map(lambda x: np.array(x) if hasattr(x, "dtype") else x,
                               (args, kwargs))
 
 
 def _kernel_events(xspace: bytes, module: str):
-    """(instruction name, run id, start ns, self ns) of each kernel of
-    ``module``; an event's self time excludes the events nested in it on
-    its thread (a while loop's thunk contains its body's)."""
+    """[instruction name, run id, start ns, self ns, end ns] of each kernel
+    of ``module``. Kernels are on the device planes where there are any
+    (GPU: CUPTI's kernel events; the host's launches are not device time),
+    else on the host's (CPU: the thunk events of the client's threads). An
+    event's self time excludes the events nested in it on its line (a while
+    loop's thunk contains its body's)."""
     data = profiler.ProfileData.from_serialized_xspace(xspace)
-    out = []
+    device, host = [], []
     for plane in data.planes:
         lines = list(plane.lines)
-        if plane.name.startswith("/device:"):  # GPU: the per-op line, not the streams
-            ops_lines = [ln for ln in lines if ln.name == "XLA Ops"]
-            lines = ops_lines or lines
+        on_device = plane.name.startswith("/device:")
+        if on_device:  # derived per-op line, where present, rather than the streams
+            lines = [ln for ln in lines if ln.name == "XLA Ops"] or lines
+        out = device if on_device else host
         for line in lines:
             evs = []
             for e in line.events:
                 stats = dict(s for s in e.stats if s[0] is not None)
-                if stats.get("hlo_module") != module:
-                    continue
-                evs.append((e.start_ns, e.start_ns + e.duration_ns, stats.get("hlo_op", e.name),
-                            stats.get("run_id")))
+                if stats.get("hlo_module") == module:
+                    evs.append((e.start_ns, e.start_ns + e.duration_ns,
+                                stats.get("hlo_op", e.name), stats.get("run_id")))
             evs.sort(key=lambda t: (t[0], -t[1]))
-            stack = []  # [end, index into out]
+            stack = []  # (end, index into out) of the enclosing events
             for start, end, name, run_id in evs:
                 while stack and stack[-1][0] <= start:
                     stack.pop()
@@ -352,10 +391,11 @@ def _kernel_events(xspace: bytes, module: str):
                     out[stack[-1][1]][3] -= end - start
                 out.append([name, run_id, start, end - start, end])
                 stack.append((end, len(out) - 1))
-    return out
+    return device or host
 
 
-def _attribute(xspace, module, hlo_text, fun_name, device, repeat, wall_s) -> DeviceProfile:
+def _attribute(xspace, module, hlo_text, locations, fun_name, device, repeat,
+               wall_s) -> DeviceProfile:
     instrs, comps = _parse_hlo(hlo_text)
     events = _kernel_events(xspace, module)
     runs = collections.defaultdict(list)
@@ -375,15 +415,19 @@ def _attribute(xspace, module, hlo_text, fun_name, device, repeat, wall_s) -> De
         parts = []
         if ins is not None:
             for m in _members(ins, instrs, comps):
-                key = _eqn_key(m)
-                if key is not None:
-                    eqn_info.setdefault(key, m.source)
-                    parts.append((key, _work(m, instrs)))
+                names = m.op_name.split(";") if m.op_name else ()  # ";": XLA merged them
+                for op_name in names:
+                    key = _eqn_key(op_name)
+                    if key is not None:
+                        eqn_info.setdefault(key, locations.get(op_name, m.source))
+                        parts.append((key, _work(m, instrs) / len(names)))
         if not parts:
             parts = [(None, 1.0)]
-        weight = sum(w for _, w in parts) or float(len(parts))
+        weight = sum(w for _, w in parts)
+        if not weight:  # only data movement: split evenly
+            parts, weight = [(k, 1.0) for k, _ in parts], float(len(parts))
         for key, w in parts:
-            eqn_ns[key] += ns * ((w or (0.0 if weight != len(parts) else 1.0)) / weight)
+            eqn_ns[key] += ns * w / weight
             eqn_kernels[key][name] = None
         op_eqns[name] = tuple(dict.fromkeys(_label(k) for k, _ in parts))
     per = 1e-9 / repeat
@@ -402,17 +446,31 @@ def _attribute(xspace, module, hlo_text, fun_name, device, repeat, wall_s) -> De
         line_eqns[src].append(eq.label)
     lines = [LineTime(*src, ns * per, share(ns), tuple(line_eqns[src]))
              for src, ns in line_ns.most_common()]
-    spans = [max(e for _, e in r) - min(s for s, _ in r) for r in runs.values()]
     return DeviceProfile(fun_name, module, device.platform, repeat, total_ns * per,
-                         statistics.median(spans) * 1e-9 if spans else 0.0, wall_s,
-                         ops, equations, lines, xspace)
+                         _span_ns(runs, repeat) * 1e-9, wall_s, ops, equations, lines, xspace)
 
 
-def _eqn_key(ins: _Instr):
+def _span_ns(runs, repeat):
+    """Mean first-start-to-last-end of a run; where the events carry no run
+    id (``None`` key), the busy time instead: the union of the kernels'
+    intervals, per run."""
+    if not runs:
+        return 0.0
+    if None not in runs:
+        return statistics.fmean(max(e for _, e in r) - min(s for s, _ in r)
+                                for r in runs.values())
+    busy, end = 0, None
+    for s, e in sorted(runs[None]):
+        if end is None or s > end:
+            busy, end = busy + e - s, e
+        elif e > end:
+            busy, end = busy + e - end, e
+    return busy / repeat
+
+
+def _eqn_key(op_name: str):
     """(scope, primitive, number) from an op name ``jit(f)/scope/prim#n``."""
-    if ins.op_name is None:
-        return None
-    m = _EQN_NAME.match(ins.op_name)
+    m = _EQN_NAME.match(op_name)
     if m is None:
         return None
     return m[1].rstrip("/"), m[2], int(m[3])
@@ -420,3 +478,155 @@ def _eqn_key(ins: _Instr):
 
 def _label(key):
     return "(unattributed)" if key is None else f"{key[1]}#{key[2]}"
+
+
+# -- memory: live buffers by the line that created them ------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class MemoryLine:
+    """Live device buffers created at one line of the user's source."""
+    filename: str | None
+    lineno: int | None
+    function: str | None
+    bytes: int
+    count: int
+    share: float
+
+    source = LineTime.source
+    where = LineTime.where
+
+
+@dataclasses.dataclass
+class MemoryProfile:
+    """The device buffers alive now, grouped by the innermost line outside
+    xjit on the Python stack that created each (jaxlib records the stack of
+    every buffer it allocates), and the allocator's statistics where the
+    backend reports them (GPU: ``bytes_in_use``, ``peak_bytes_in_use``...)."""
+    platform: str
+    total_bytes: int
+    lines: list
+    memory_stats: dict | None
+
+    def __repr__(self):
+        out = [f"Live device memory on {self.platform}: {_fmt_bytes(self.total_bytes)} in "
+               f"{sum(r.count for r in self.lines)} buffers"]
+        if self.memory_stats:
+            out.append("  " + ", ".join(f"{k}={_fmt_bytes(v)}" for k, v in
+                                        sorted(self.memory_stats.items()) if "bytes" in k))
+        out.extend(_text_table(["bytes", "share", "arrays", "line", "source"],
+                               [(_fmt_bytes(r.bytes), f"{r.share:6.1%}", r.count, r.where,
+                                 r.source) for r in self.lines[:15]]))
+        return "\n".join(out)
+
+    def _repr_html_(self):
+        rows = [(_fmt_bytes(r.bytes), r.share, r.count, r.where, r.source)
+                for r in self.lines[:30]]
+        return (f"<div><b>Live device memory on {self.platform}: "
+                f"{_fmt_bytes(self.total_bytes)}</b>"
+                + _html_table(["bytes", "share", "arrays", "line", "source"], rows, "#f58518")
+                + "</div>")
+
+
+def _fmt_bytes(n):
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+
+
+def memory_profile(backend: str | None = None) -> MemoryProfile:
+    """Where the live device memory of ``backend`` was allocated, per source line."""
+    import gzip
+    from xjit._src import core
+    raw = gzip.decompress(profiler.device_memory_profile(backend))
+    per_line = collections.defaultdict(lambda: [0, 0])
+    for nbytes, frames in _pprof_buffers(raw):
+        site = next(((f, ln, fn) for fn, f, ln in frames if not core._is_internal(f)),
+                    (None, None, None))
+        per_line[site][0] += nbytes
+        per_line[site][1] += 1
+    total = sum(b for b, _ in per_line.values())
+    lines = sorted((MemoryLine(*site, b, n, b / total if total else 0.0)
+                    for site, (b, n) in per_line.items()), key=lambda r: -r.bytes)
+    client = profiler.client_for(backend)
+    stats = client.devices()[0].memory_stats()
+    return MemoryProfile(client.platform, total, lines, stats)
+
+
+def _pprof_buffers(raw: bytes):
+    """(bytes, [(function, file, line) innermost first]) of each ``buffer``
+    sample of a pprof ``Profile`` message (jaxlib's heap profile)."""
+    strings, functions, locations, samples = [], {}, {}, []
+    for field, value in _proto_fields(raw):
+        if field == 6:
+            strings.append(value.decode("utf-8", "replace"))
+        elif field == 5:
+            f = dict(_proto_fields(value))
+            functions[f.get(1)] = (f.get(2, 0), f.get(4, 0))
+        elif field == 4:
+            loc_id, first = None, None
+            for lf, lv in _proto_fields(value):
+                if lf == 1:
+                    loc_id = lv
+                elif lf == 4 and first is None:
+                    ln = dict(_proto_fields(lv))
+                    first = (ln.get(1), ln.get(2, 0))
+            locations[loc_id] = first
+        elif field == 2:
+            samples.append(value)
+    kind = strings.index("kind") if "kind" in strings else None
+    for sample in samples:
+        loc_ids, values, labels = [], [], {}
+        for sf, sv in _proto_fields(sample):
+            if sf == 1:
+                loc_ids.extend(_packed(sv) if isinstance(sv, bytes) else [sv])
+            elif sf == 2:
+                values.extend(_packed(sv) if isinstance(sv, bytes) else [sv])
+            elif sf == 3:
+                label = dict(_proto_fields(sv))
+                labels[label.get(1)] = label.get(2)
+        if strings[labels.get(kind, 0)] != "buffer" or len(values) < 2:
+            continue
+        frames = []
+        for lid in loc_ids:
+            func_id, line = locations.get(lid) or (None, 0)
+            name, filename = functions.get(func_id, (0, 0))
+            frames.append((strings[name], strings[filename], line))
+        yield values[1], frames
+
+
+def _proto_fields(buf: bytes):
+    """(field number, value) of a protobuf message: ints for varints, bytes
+    for length-delimited fields (the only wire types pprof uses)."""
+    i, n = 0, len(buf)
+    while i < n:
+        key, i = _varint(buf, i)
+        wire = key & 7
+        if wire == 0:
+            value, i = _varint(buf, i)
+        elif wire == 2:
+            size, i = _varint(buf, i)
+            value, i = buf[i:i + size], i + size
+        else:
+            raise ValueError(f"unexpected protobuf wire type {wire} in a pprof profile")
+        yield key >> 3, value
+
+
+def _varint(buf, i):
+    out = shift = 0
+    while True:
+        b = buf[i]
+        i += 1
+        out |= (b & 0x7F) << shift
+        if b < 0x80:
+            return out, i
+        shift += 7
+
+
+def _packed(buf):
+    out, i = [], 0
+    while i < len(buf):
+        x, i = _varint(buf, i)
+        out.append(x)
+    return out

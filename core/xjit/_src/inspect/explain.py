@@ -111,12 +111,20 @@ def nearest(new_key, old_keys, arg_names, static_names=()):
     return best, best_changes or []
 
 
+_first_miss_callsites: set = set()  # call sites that traced a new function (strings only)
+
+
 def log_miss(fun_name, fun_id, location, callsite, changes, first):
     """Log a cache miss as JAX's ``jax_explain_cache_misses`` does."""
     defined = f" defined at {location}" if location else ""
     lines = [f"TRACING CACHE MISS at {callsite}:"]
     if first:
         lines += ["  never seen function:", f"    {fun_name} id={fun_id}{defined}"]
+        if callsite in _first_miss_callsites:
+            lines += ["  but seen another function defined on the same line; maybe the function is",
+                      "  being re-defined repeatedly, preventing caching?"]
+        else:
+            _first_miss_callsites.add(callsite)
     else:
         lines += [f"  for {fun_name}{defined}",
                   "  all previously seen cache keys differ. For the closest previous key:"]

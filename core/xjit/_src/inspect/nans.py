@@ -9,13 +9,16 @@ exception's traceback is rewritten to end in that frame, so ``pdb.post_mortem``
 """
 from __future__ import annotations
 
+import sys
 import types
 
 import numpy as np
 
-from .. import core, dtypes
-from ..config import config
-from . import events
+from xjit._src import core, dtypes
+from xjit._src.config import config
+from xjit._src.inspect import events
+from xjit._src import traceback_util
+from xjit._src.traceback_util import filter_traceback
 
 
 def _bad_kind(v: np.ndarray):
@@ -40,8 +43,17 @@ def _summary(v) -> str:
             f" inf={int(np.isinf(v).sum()) if dtypes.is_inexact(v.dtype) else 0}")
 
 
+def _value_str(v) -> str:
+    v = np.asarray(v)
+    return repr(v.item()) if v.ndim == 0 else _summary(v)
+
+
 def check_primitive(prim, params, args, outs):
     """Called after each eager primitive while the checks are on."""
+    if _probing.on:
+        return
+    if _watch.line is not None:
+        _check_derivative(prim, params, args)
     for x in outs:
         if not dtypes.is_inexact(x.aval.dtype):
             continue
@@ -81,26 +93,158 @@ def _eqn_text(prim, params, args):
 
 def raise_at_user_frame(prim, params, args, kind):
     word = "invalid value (nan)" if kind == "nan" else "invalid value (inf)"
-    msg = f"{word} encountered in {prim.name}"
     src = core.eqn_source.get()
     frame = core.user_frame()
+    backward = src is not None and _in_backward_pass()
+    msg = f"{word} encountered in {prim.name}" + (" (backward pass)" if backward else "")
     where = (f"{src.filename}:{src.lineno} ({src.function})" if src is not None else
              f"{frame.f_code.co_filename}:{frame.f_lineno} ({frame.f_code.co_name})"
              if frame is not None else "unknown")
+    err = _error(msg, prim, params, args, where, src, frame)
+    if backward:  # the replay re-runs the forward pass and stops at this line
+        err.xjit_forward_line = (src.filename, src.lineno)
+    _raise_in(err, frame)
+
+
+def _error(msg, prim, params, args, where, src, frame):
     names = "abcdefghijklmnopqrstuvwxyz"
     inputs = "\n".join(f"    {names[i] if i < 26 else i} = {_summary(a)}" for i, a in enumerate(args))
-    detail = (f"\n  equation: {_eqn_text(prim, params, args)}\n  inputs:\n{inputs}\n"
-              f"  created at: {where}")
+    eqn = _eqn_text(prim, params, args)
+    detail = f"\n  equation: {eqn}\n  inputs:\n{inputs}\n  created at: {where}"
     if events.state.active:
-        events.emit(events.Event("nan", events.now(), prim.name, 0,
-                                 details={"primitive": prim.name, "message": msg,
-                                          "eqn": _eqn_text(prim, params, args),
-                                          "filename": src.filename if src else (frame and frame.f_code.co_filename),
-                                          "lineno": src.lineno if src else (frame and frame.f_lineno)}))
-    err = FloatingPointError(msg + detail)
+        events.emit(events.Event("nan", events.now(), prim.name, 0, details={
+            "primitive": prim.name, "message": msg, "eqn": eqn,
+            "filename": src.filename if src else (frame and frame.f_code.co_filename),
+            "lineno": src.lineno if src else (frame and frame.f_lineno)}))
+    return FloatingPointError(msg + detail)
+
+
+def _raise_in(err, frame):
+    """Raise ``err`` with a traceback ending in the user's ``frame``, whose
+    tracer locals are first replaced by their concrete values (so
+    ``%debug`` can ``p x[0]``)."""
     if frame is not None:
+        _concretize_locals(frame)
         err = err.with_traceback(types.TracebackType(None, frame, frame.f_lasti, frame.f_lineno))
     raise err
+
+
+def _in_backward_pass():
+    from xjit._src.interpreters import ad
+    code = ad.backward_pass.__code__
+    f = sys._getframe(2)
+    while f is not None:
+        if f.f_code is code:
+            return True
+        f = f.f_back
+    return False
+
+
+# -- the forward line of a gradient NaN: while re-running the function, each
+# primitive applied at that line has its derivative probed; the first whose
+# derivative is not finite (from finite inputs) stops the replay there.
+
+
+class _Watch:
+    line = None  # (filename, lineno) while stopping at a forward line
+    kind = "nan"
+
+
+class _Probing:
+    on = False
+
+
+_watch, _probing = _Watch(), _Probing()
+
+
+def _check_derivative(prim, params, args):
+    frame = core.user_frame()
+    if frame is None or (frame.f_code.co_filename, frame.f_lineno) != _watch.line:
+        return
+    idx = [i for i, a in enumerate(args) if dtypes.is_inexact(core.aval_of(a).dtype)]
+    if not idx or any(_bad_kind(_host(args[i])) for i in idx):
+        return
+    from xjit._src.ad_api import jvp
+
+    def at(*xs):
+        full = list(args)
+        for i, x in zip(idx, xs):
+            full[i] = x
+        return prim.bind(*full, **params)
+
+    _probing.on = True
+    try:
+        with core.set_current_trace(core.eval_trace):
+            _, tangent = jvp(at, [args[i] for i in idx],
+                             [np.ones(core.aval_of(args[i]).shape, core.aval_of(args[i]).dtype)
+                              for i in idx])
+        tangents = tangent if isinstance(tangent, (list, tuple)) else [tangent]
+        bad = next((k for k in ("nan", "inf") for t in tangents
+                    if (np.isnan if k == "nan" else np.isinf)(_host(t)).any()), None)
+    except Exception:  # a probe that cannot run stops nothing
+        bad = None
+    finally:
+        _probing.on = False
+    if bad is None:
+        return
+    named = ", ".join(f"{_local_name(frame, args[i]) or 'abcdefgh'[k % 8]} = "
+                      f"{_value_str(args[i])}" for k, i in enumerate(idx))
+    word = "invalid value (nan)" if _watch.kind == "nan" else "invalid value (inf)"
+    msg = (f"{word} in the gradient of {prim.name} at {named} (backward pass): its derivative "
+           f"there is {bad}")
+    where = f"{frame.f_code.co_filename}:{frame.f_lineno} ({frame.f_code.co_name})"
+    _raise_in(_error(msg, prim, params, args, where, None, frame), frame)
+
+
+def _local_name(frame, value):
+    for k, v in frame.f_locals.items():
+        if v is value or _concrete(v) is value:
+            return k
+    return None
+
+
+def _concrete(v):
+    """``v`` with JVP/batch tracers replaced by the values they carry."""
+    if isinstance(v, core.Tracer):
+        while isinstance(v, core.Tracer):
+            inner = getattr(v, "primal", None)
+            if inner is None:
+                inner = getattr(v, "val", None)
+            if inner is None:
+                return v
+            v = inner
+        return v
+    if type(v) in (list, tuple, dict):
+        from xjit._src import tree_util
+        leaves, tree = tree_util.tree_flatten(v)
+        if any(isinstance(x, core.Tracer) for x in leaves):
+            return tree_util.tree_unflatten(tree, [_concrete(x) for x in leaves])
+    return v
+
+
+def _concretize_locals(frame):
+    import ctypes
+    loc = frame.f_locals
+    changed = False
+    for k, v in list(loc.items()):
+        c = _concrete(v)
+        if c is not v:
+            loc[k] = c
+            changed = True
+    if changed:
+        ctypes.pythonapi.PyFrame_LocalsToFast(ctypes.py_object(frame), ctypes.c_int(0))
+
+
+def stop_at_forward_line(fun, args, kwargs, err):
+    """Re-run ``fun`` eagerly and raise at the forward line named by a
+    backward-pass error ``err``, if a primitive there has a non-finite
+    derivative; returns if none has."""
+    _watch.line, _watch.kind = err.xjit_forward_line, "inf" if "(inf)" in str(err) else "nan"
+    try:
+        with config.override("jax_disable_jit", True):
+            fun(*args, **kwargs)
+    finally:
+        _watch.line = None
 
 
 def replay_deoptimized(fun, args, kwargs, what="nan"):
@@ -112,22 +256,19 @@ def replay_deoptimized(fun, args, kwargs, what="nan"):
         with config.override("jax_disable_jit", True):
             fun(*args, **kwargs)
     except FloatingPointError as e:
+        if getattr(e, "xjit_forward_line", None) and _watch.line is None:
+            try:
+                stop_at_forward_line(fun, args, kwargs, e)
+            except FloatingPointError as stopped:
+                e = stopped
         raise e.with_traceback(filter_traceback(e.__traceback__)) from None
 
 
-def filter_traceback(tb):
-    """Drop xjit-internal frames (and consecutive duplicates of a frame) from a
-    traceback, keeping the user's frames in order."""
-    kept = []
-    while tb is not None:
-        f = tb.tb_frame
-        if not core._is_internal(f.f_code.co_filename):
-            if kept and kept[-1][0] is f:
-                kept[-1] = (f, tb.tb_lasti, tb.tb_lineno)
-            else:
-                kept.append((f, tb.tb_lasti, tb.tb_lineno))
-        tb = tb.tb_next
-    new = None
-    for f, lasti, lineno in reversed(kept):
-        new = types.TracebackType(new, f, lasti, lineno)
-    return new
+def _replay_at_boundary(fun, args, kwargs, err):
+    """An eager ``grad`` (outermost entry point) hit a backward-pass NaN:
+    re-run it to stop at the forward line."""
+    if getattr(err, "xjit_forward_line", None) and _watch.line is None:
+        stop_at_forward_line(fun, args, kwargs, err)
+
+
+traceback_util.register_replay(_replay_at_boundary)

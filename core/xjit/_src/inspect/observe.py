@@ -229,7 +229,7 @@ def reads_of(fun) -> list[Read]:
             except (LookupError, TypeError, IndexError):
                 continue
             path = _path_str(root, steps)
-            if not _is_data(v) or root.isupper() or (filename, path) in seen:
+            if not _is_data(v) or (root.isupper() and not steps) or (filename, path) in seen:
                 continue
             seen.add((filename, path))
             out.append(Read(scope, path, render_value(v), filename, line))
@@ -268,7 +268,7 @@ class Recorder:
             return rec._log(logger, *a, **k)
 
         builtins.print, logging.Logger._log = print_, log_
-        return obs
+        return self
 
     def _record(self, kind):
         f = core.user_frame()
@@ -280,6 +280,16 @@ class Recorder:
     def __exit__(self, *exc):
         builtins.print, logging.Logger._log = self._print, self._log
         return False
+
+    def finish(self, jaxpr) -> Observations:
+        """The observations, with the escapes of ``jaxpr``'s tracers; the
+        function is dropped (observations must not keep it alive)."""
+        try:
+            self.observations.escapes = find_escapes(self.fun, jaxpr)
+        except Exception:  # observing must never break the user's trace
+            logging.getLogger("xjit.inspect").debug("escapes not recorded", exc_info=True)
+        self.fun = None
+        return self.observations
 
 
 def find_escapes(fun, jaxpr) -> list[Escape]:

@@ -9,8 +9,8 @@ import time
 
 import numpy as np
 
-from xjit._src import core, dispatch, tree_util
-from xjit._src.interpreters import mlir as lowering
+from xjit._src import monitoring, tree_util
+from xjit._src.inspect import events
 
 
 @dataclasses.dataclass
@@ -38,72 +38,78 @@ class Profile:
 
 
 def profile(fun, *args, repeat: int = 10, **kwargs) -> Profile:
-    """Measure each phase of calling ``jit(fun)(*args)``. For a signature
-    already in the function's cache (``cache_hit``), trace/lower/compile are
-    the times it cost when it was first compiled; otherwise they are measured
-    now (without touching the cache's executable)."""
-    from xjit._src.pjit import JitFunction
+    """Measure each phase of calling ``jit(fun)(*args)``, through the stages
+    (``trace`` -> ``lower`` -> ``compile``) and jit's duration events. For a
+    signature already traced or compiled (``cache_hit``), those phases report
+    what they cost when they ran. Running the compiled stage leaves the
+    function's call counts untouched."""
+    from xjit._src.pjit import jit
+    from xjit._src.api import device_put
     if repeat < 1:
         raise ValueError(f"repeat must be at least 1, got {repeat}")
-    jf = fun if isinstance(fun, JitFunction) else JitFunction(fun)
-    dyn, dkw, static_key = jf._split(args, kwargs)
-    leaves, treedef = tree_util.tree_flatten((dyn, dkw))
-    avals = [core.aval_of(x) for x in leaves]
-    from ..config import config
-    key = (treedef, static_key, config.trace_key, *avals)
-    cache_hit = key in jf._cache
+    jf = fun if hasattr(fun, "trace") and hasattr(fun, "lower") else jit(fun)
+    with _durations() as now:
+        traced = jf.trace(*args, **kwargs)
+        compiled = traced.lower().compile()
+    before = events.timings(traced.jaxpr)
+    cache_hit = monitoring.TRACE_DURATION not in now
+    trace_s = now.get(monitoring.TRACE_DURATION, before.get("trace_s", 0.0))
+    lower_s = now.get(monitoring.LOWER_DURATION, before.get("lower_s", 0.0))
+    compile_s = now.get(monitoring.COMPILE_DURATION, before.get("compile_s", 0.0))
 
-    entry, _ = jf._entry(key, dyn, dkw, static_key, leaves, treedef, avals)
-    if entry.executable is not None:  # already compiled: report what it cost then
-        lower_s, compile_s, exe = entry.lower_s, entry.compile_s, entry.executable
-    else:
-        t0 = time.perf_counter()
-        text = lowering.lower_module(entry.name, entry.closed, entry.donated)
-        lower_s = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        exe = dispatch.Executable(dispatch.compile_text(text), entry.closed.out_avals, text,
-                                  dispatch.backend.default_device())
-        compile_s = time.perf_counter() - t0
-
-    host = [np.asarray(x) for x in leaves]
+    host = tree_util.tree_map(lambda x: np.asarray(x) if _is_array(x) else x, (args, kwargs))
     t0 = time.perf_counter()
-    bufs = [dispatch.to_buffer(h, a) for h, a in zip(host, avals)]
-    for b in bufs:
-        b.block_until_ready()
+    dev_args, dev_kwargs = tree_util.tree_map(
+        lambda x: device_put(x) if isinstance(x, np.ndarray) else x, host)
+    for x in tree_util.tree_leaves((dev_args, dev_kwargs)):
+        if hasattr(x, "block_until_ready"):
+            x.block_until_ready()
     transfer_in_s = time.perf_counter() - t0
 
-    runs = []
-    outs = None
+    runs, outs = [], None
     for _ in range(repeat + 1):
         t0 = time.perf_counter()
-        outs = exe.run(bufs)
-        for o in outs:
-            o._buf.block_until_ready()
+        outs = compiled(*dev_args, **dev_kwargs)
+        for o in tree_util.tree_leaves(outs):
+            o.block_until_ready()
         runs.append(time.perf_counter() - t0)
     runs = runs[1:]  # the first run warms caches
     t0 = time.perf_counter()
-    for o in outs:
-        np.asarray(o._buf._single_device_array_to_np_array_did_copy()[0])
+    for o in tree_util.tree_leaves(outs):
+        np.asarray(o)
     transfer_out_s = time.perf_counter() - t0
 
-    prof = Profile(jf._name, entry.trace_s, lower_s, compile_s, transfer_in_s, min(runs),
-                   statistics.median(runs), transfer_out_s, cache_hit, repeat)
-    _fill_analysis(prof, exe.exe)
+    prof = Profile(getattr(jf, "__name__", "fun"), trace_s, lower_s, compile_s, transfer_in_s,
+                   min(runs), statistics.median(runs), transfer_out_s, cache_hit, repeat)
+    _fill_analysis(prof, compiled)
     return prof
 
 
-def _fill_analysis(prof, exe):
-    try:
-        cost = exe.cost_analysis() or {}
-        prof.flops = cost.get("flops")
-        prof.bytes_accessed = cost.get("bytes accessed")
-    except Exception:  # not every backend reports costs
-        pass
-    try:
-        mem = exe.get_compiled_memory_stats()
+def _is_array(x):
+    return hasattr(x, "shape") and hasattr(x, "dtype")
+
+
+class _durations:
+    """Collect jit's duration events (trace/lower/compile) for a block."""
+
+    def __enter__(self):
+        self.seen = {}
+        monitoring.register_event_duration_secs_listener(self._record)
+        return self.seen
+
+    def _record(self, event, duration, **_):
+        self.seen[event] = duration
+
+    def __exit__(self, *exc):
+        monitoring.unregister_event_duration_listener(self._record)
+
+
+def _fill_analysis(prof, compiled):
+    cost = compiled.cost_analysis() or {}
+    prof.flops = cost.get("flops")
+    prof.bytes_accessed = cost.get("bytes accessed")
+    mem = compiled.memory_analysis()
+    if mem is not None:
         prof.argument_bytes = mem.argument_size_in_bytes
         prof.output_bytes = mem.output_size_in_bytes
         prof.temp_bytes = mem.temp_size_in_bytes
-    except Exception:  # nor memory statistics
-        pass
-

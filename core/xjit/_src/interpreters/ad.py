@@ -178,14 +178,20 @@ class JVPTrace(core.Trace):
                 return primitive.bind(*primals, **params)
         tangents = [Zero.from_primal_value(p) if t is None else t for p, t in zip(primals, tangents)]
         rule = jvp_rules.get(primitive)
-        with core.set_current_trace(self.tangent_trace):
-            if rule is not None:
-                out, tout = rule(primals, tangents, **params)
-            elif primitive in trace_jvp_rules:
-                out, tout = trace_jvp_rules[primitive](self, primals, tangents, **params)
-            else:
-                raise NotImplementedError(
-                    f"Differentiation rule for '{primitive.name}' not implemented")
+        saved = core.eqn_source.value
+        if saved is None:  # primal, tangent (and so transposed) equations share one line
+            core.eqn_source.value = core.current_source_info()
+        try:
+            with core.set_current_trace(self.tangent_trace):
+                if rule is not None:
+                    out, tout = rule(primals, tangents, **params)
+                elif primitive in trace_jvp_rules:
+                    out, tout = trace_jvp_rules[primitive](self, primals, tangents, **params)
+                else:
+                    raise NotImplementedError(
+                        f"Differentiation rule for '{primitive.name}' not implemented")
+        finally:
+            core.eqn_source.value = saved
         if primitive.multiple_results:
             return [self.new(p, t) for p, t in zip(out, tout)]
         return self.new(out, tout)
@@ -208,6 +214,14 @@ class PETrace(JaxprTrace):
     handed to the parent trace (they are "known")."""
 
     tracer_name = "JaxprTracer"
+
+    def to_atom(self, x):
+        """Known arrays, even scalars, are residuals (constants), as in JAX:
+        ``vjp``'s function lists them as its leaves. Python scalars stay
+        literals."""
+        if not isinstance(x, (Tracer, int, float, complex, np.generic)):
+            return self._const_var(x, core.aval_of(x))
+        return JaxprTrace.to_atom(self, x)
 
     def process_primitive(self, primitive, args, params):
         for x in args:

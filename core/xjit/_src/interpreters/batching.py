@@ -32,7 +32,7 @@ import threading
 
 import numpy as np
 
-from xjit._src import core, tree_util
+from xjit._src import core, traceback_util, tree_util
 from xjit._src.core import Tracer
 
 not_mapped = None
@@ -562,6 +562,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     _check_axis_spec("vmap out_axes", out_axes)
 
     @functools.wraps(fun)
+    @traceback_util.api_boundary
     def vmap_f(*args, **kwargs):
         if isinstance(in_axes, tuple) and len(in_axes) != len(args):
             raise ValueError(f"{_IN_AXES_MSG}len(in_axes)={len(in_axes)}, len(args)={len(args)}")

@@ -205,7 +205,7 @@ def eqn_loc(module_ctx: ModuleContext, eqn) -> str:
     k = module_ctx.eqn_count
     module_ctx.eqn_count = k + 1
     src = eqn.source_info
-    if src is None:
+    if src is None or src.filename is None:
         return f' loc("{module_ctx.op_prefix}{eqn.primitive.name}#{k}")'
     f = _escaped_files.get(src.filename)
     if f is None:
@@ -317,7 +317,9 @@ def _default_platform():
     return xla_bridge.default_backend()
 
 
-_PLATFORM_ALIASES = {"gpu": ("cuda", "rocm")}
+# JAX names GPU rules by vendor; the engine's GPU backend is "gpu"
+_PLATFORM_ALIASES = {"gpu": ("gpu", "cuda", "rocm"), "cuda": ("gpu", "cuda"),
+                     "rocm": ("gpu", "rocm")}
 
 
 def register_lowering(prim, rule, platform=None):
@@ -341,20 +343,31 @@ class LoweredFun:
     text lowering it emits the equations inline; called from a bindings rule
     (with a ``LoweringRuleContext``) it returns ``ir.Value`` results."""
 
-    __slots__ = ("fun", "multiple_results")
+    __slots__ = ("fun", "multiple_results", "cache")
 
     def __init__(self, fun, multiple_results=True):
         self.fun, self.multiple_results = fun, multiple_results
+        self.cache = {}  # (avals, params) -> traced jaxpr: traced once per signature
 
     def _jaxpr(self, avals_in, params):
         from xjit._src.interpreters import partial_eval as pe
+        try:
+            key = (tuple(avals_in), tuple(sorted(params.items())))
+            hit = self.cache.get(key)
+        except TypeError:  # unhashable params
+            key = hit = None
+        if hit is not None:
+            return hit
         fun, multi = self.fun, self.multiple_results
 
         def flat(*xs):
             out = fun(*xs, **params)
             return list(out) if multi else [out]
         with core.set_current_trace(core.eval_trace):
-            return pe.trace_to_jaxpr(flat, list(avals_in))
+            traced = pe.trace_to_jaxpr(flat, list(avals_in))
+        if key is not None:
+            self.cache[key] = traced
+        return traced
 
     def __call__(self, ctx, *args, **params):
         if isinstance(ctx, LoweringRuleContext):
@@ -481,19 +494,18 @@ def _call_from_bindings(lowered, ctx, operands, params):
     jaxpr, consts = lowered._jaxpr(ctx.avals_in, params)
     closed = core.ClosedJaxpr(jaxpr, consts)
     text = lower_module("lower_fun", closed)
-    block = ir.InsertionPoint.current.block
-    module_op = block.owner
-    while module_op is not None and module_op.name != "builtin.module":
-        module_op = module_op.parent
+    op = ir.InsertionPoint.current.block.owner.operation
+    while op.name != "builtin.module":
+        op = op.parent.operation
     name = f"lower_fun_{next(_fn_counter)}"
-    parsed = ir.Module.parse(text)
+    parsed = ir.Module.parse(text)  # owns ``main``: keep it alive until cloned
     main = parsed.body.operations[0]
     main.attributes["sym_name"] = ir.StringAttr.get(name)
     main.attributes["sym_visibility"] = ir.StringAttr.get("private")
     for attr in ("arg_attrs", "res_attrs"):
         if attr in main.attributes:
             del main.attributes[attr]
-    ir.InsertionPoint(module_op.regions[0].blocks[0]).insert(main.clone())
+    main.operation.clone(ip=ir.InsertionPoint(op.regions[0].blocks[0]))
     call = func.CallOp([aval_to_ir_type(a) for a in ctx.avals_out],
                        ir.FlatSymbolRefAttr.get(name), list(operands))
     return list(call.results)
@@ -547,6 +559,27 @@ def ir_constant(val):
     val = np.asarray(val)
     attr = ir.DenseElementsAttr.get(val, type=dtype_to_ir_type(val.dtype), shape=val.shape)
     return stablehlo.ConstantOp(attr).result
+
+
+def ir_constants(val):
+    return [ir_constant(val)]
+
+
+def flatten_ir_values(xs):
+    """One flat list from values and sequences of values."""
+    from jaxlib.mlir import ir
+    out = []
+    for x in xs:
+        out.extend([x] if isinstance(x, ir.Value) else x)
+    return out
+
+
+def flatten_ir_types(xs):
+    from jaxlib.mlir import ir
+    out = []
+    for x in xs:
+        out.extend([x] if isinstance(x, ir.Type) else x)
+    return out
 
 
 def dense_int_array(xs):

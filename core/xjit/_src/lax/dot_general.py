@@ -3,9 +3,11 @@ rules. Under vmap the mapped axis becomes a batch dimension (both operands
 batched) or a free dimension (one operand batched), never a loop."""
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 
-from xjit._src import core, dtypes
+from xjit._src import core
 from xjit._src.interpreters import ad, batching, mlir as lowering
 from xjit._src.interpreters.ad import Zero, add_any_p, is_undefined_primal
 from xjit._src.interpreters.batching import not_mapped
@@ -84,11 +86,75 @@ def _dot_general_pp(p):
 dot_general_p = _prim("dot_general", _dot_general_eval, _dot_general_lower, pp=_dot_general_pp)
 
 
+# -- dot-product types and algorithm enums
+
+DotDimensionNumbers = tuple  # ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))
+
+
+class DotAlgorithmPreset(enum.Enum):
+    """Named dot_general algorithms (operand, accumulation and output types)."""
+    DEFAULT = enum.auto()
+    ANY_F8_ANY_F8_F32 = enum.auto()
+    ANY_F8_ANY_F8_F32_FAST_ACCUM = enum.auto()
+    ANY_F8_ANY_F8_ANY = enum.auto()
+    ANY_F8_ANY_F8_ANY_FAST_ACCUM = enum.auto()
+    F16_F16_F16 = enum.auto()
+    F16_F16_F32 = enum.auto()
+    BF16_BF16_BF16 = enum.auto()
+    BF16_BF16_F32 = enum.auto()
+    BF16_BF16_F32_X3 = enum.auto()
+    BF16_BF16_F32_X6 = enum.auto()
+    BF16_BF16_F32_X9 = enum.auto()
+    TF32_TF32_F32 = enum.auto()
+    TF32_TF32_F32_X3 = enum.auto()
+    F32_F32_F32 = enum.auto()
+    F64_F64_F64 = enum.auto()
+
+    def __repr__(self):
+        return self.name
+
+    __str__ = __repr__
+
+
+class DotAlgorithm:
+    """An explicit dot_general algorithm: operand and accumulation types."""
+
+    __slots__ = ("lhs_precision_type", "rhs_precision_type", "accumulation_type",
+                 "lhs_component_count", "rhs_component_count", "num_primitive_operations",
+                 "allow_imprecise_accumulation")
+
+    def __init__(self, lhs_precision_type, rhs_precision_type, accumulation_type,
+                 lhs_component_count=1, rhs_component_count=1, num_primitive_operations=1,
+                 allow_imprecise_accumulation=False):
+        self.lhs_precision_type = np.dtype(lhs_precision_type)
+        self.rhs_precision_type = np.dtype(rhs_precision_type)
+        self.accumulation_type = np.dtype(accumulation_type)
+        self.lhs_component_count = lhs_component_count
+        self.rhs_component_count = rhs_component_count
+        self.num_primitive_operations = num_primitive_operations
+        self.allow_imprecise_accumulation = allow_imprecise_accumulation
+
+    def _key(self):
+        return tuple(getattr(self, k) for k in self.__slots__)
+
+    def __eq__(self, other):
+        return isinstance(other, DotAlgorithm) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        return (f"DotAlgorithm(lhs_precision_type={self.lhs_precision_type.name}, "
+                f"rhs_precision_type={self.rhs_precision_type.name}, "
+                f"accumulation_type={self.accumulation_type.name})")
+
+
 # --------------------------------------------------------------------------
 # JVP, transpose and batching rules (they call the lax API, which imports
 # this module)
 
 from xjit._src.lax import lax  # noqa: E402
+from .sorting import cumsum  # noqa: E402
 
 
 def _ranges_like(*xs):
@@ -182,3 +248,39 @@ def _dot_general_rule(args, dims, *, dimension_numbers, precision=None,
 
 
 batching.batch_rules[dot_general_p] = _dot_general_rule
+
+
+# -- ragged_dot: a grouped matmul, row blocks of lhs against their own rhs
+
+
+def ragged_dot(lhs, rhs, group_sizes, precision=None, preferred_element_type=None,
+               group_offset=None, out_sharding=None):
+    """``out[i] = lhs[i] @ rhs[g(i)]`` where consecutive runs of
+    ``group_sizes[g]`` rows of ``lhs`` form group g (rows past the last group
+    give zeros); computed as every product masked to its group."""
+    if group_offset is not None:
+        raise NotImplementedError("ragged_dot: group_offset is not supported")
+    lhs, rhs = lax.asarray_device(lhs), lax.asarray_device(rhs)
+    group_sizes = lax.asarray_device(group_sizes)
+    if group_sizes.dtype.kind not in "iu":
+        raise TypeError("ragged_dot_general requires that group_sizes.dtype is subtype of "
+                        "np.integer.")
+    if lhs.ndim != 2 or rhs.ndim != 3 or group_sizes.ndim != 1:
+        raise TypeError(f"ragged_dot expects lhs [m, k], rhs [g, k, n] and group_sizes [g], got "
+                        f"{lhs.shape}, {rhs.shape} and {group_sizes.shape}")
+    if rhs.shape[0] != group_sizes.shape[0]:
+        raise TypeError(f"expected rhs group dimension size to be {group_sizes.shape[0]}, got "
+                        f"{rhs.shape[0]}.")
+    m, g = lhs.shape[0], rhs.shape[0]
+    ends = cumsum(group_sizes, axis=0)
+    starts = lax.sub(ends, group_sizes)
+    rows = lax.broadcasted_iota(group_sizes.dtype, (m, g), 0)
+    mask = lax.bitwise_and(lax.ge(rows, lax.broadcast_in_dim(starts, (m, g), (1,))),
+                           lax.lt(rows, lax.broadcast_in_dim(ends, (m, g), (1,))))
+    prods = lax.dot_general(lhs, rhs, (((1,), (1,)), ((), ())), precision=precision,
+                            preferred_element_type=preferred_element_type)  # [m, g, n]
+    n = rhs.shape[2]
+    keep = lax.broadcast_in_dim(mask, (m, g, n), (0, 1))
+    zero = lax.full((m, g, n), 0, prods.dtype)
+    return lax.reduce_sum(lax.select(keep, prods, zero), (1,))
+

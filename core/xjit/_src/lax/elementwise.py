@@ -6,6 +6,8 @@ jaxprs print the same equations). Binary primitives take equal shapes, or a
 rank-0 operand that is broadcast (as JAX 0.10.2 allows)."""
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from xjit._src import core, dtypes
@@ -112,6 +114,20 @@ def _simple_lowering(op_name, attrs=None):
         args = _bcast_operands(ctx, avals_in, aout, args)
         in_types = [ttype(aout.update(dtype=a.dtype)) for a in avals_in]
         return ctx.op(op_name, args, in_types, ttype(aout), attrs=attrs)
+    return rule
+
+
+def naryop_eval(name, kinds):
+    """Operands of ``kinds``, all of one dtype (JAX's message for these
+    primitives has no jnp tip)."""
+    base = _naryop_eval(name, kinds)
+
+    def rule(*avals):
+        if all(_kind_ok(a.dtype, kinds) for a in avals) and \
+                len({a.dtype for a in avals}) > 1:
+            raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got "
+                            f"{', '.join(a.dtype.name for a in avals)}.")
+        return base(*avals)
     return rule
 
 
@@ -600,3 +616,74 @@ defjvp2(min_p, lambda g, ans, x, y: lax.mul(g, _balanced_eq(x, ans, y)),
 defjvp(atan2_p,
        lambda g, x, y: lax.mul(g, lax.div(y, lax.add(lax.square(x), lax.square(y)))),
        lambda g, x, y: lax.mul(g, lax.div(lax.neg(x), lax.add(lax.square(x), lax.square(y)))))
+
+# -- mulhi (lowered as lax code) and reduce_precision
+
+from .slicing import lower_fun  # noqa: E402
+
+
+def _mulhi_impl(x, y):
+    """Schoolbook product on half-width limbs, so every partial product fits
+    the operand type; signed results are corrected from the unsigned one."""
+    dt = x.dtype
+    bits = dt.itemsize * 8
+    udt = np.dtype(f"uint{bits}")
+    shape = np.broadcast_shapes(x.shape, y.shape)
+    x = lax.broadcast_in_dim(x, shape, tuple(range(x.ndim))) if x.shape != shape else x
+    y = lax.broadcast_in_dim(y, shape, tuple(range(y.ndim))) if y.shape != shape else y
+    from ..prng import bitcast_convert_type
+    ux = bitcast_convert_type(x, udt) if dt != udt else x
+    uy = bitcast_convert_type(y, udt) if dt != udt else y
+    h = udt.type(bits // 2)
+    mask = udt.type((1 << (bits // 2)) - 1)
+    xl, xh = lax.bitwise_and(ux, mask), lax.shift_right_logical(ux, h)
+    yl, yh = lax.bitwise_and(uy, mask), lax.shift_right_logical(uy, h)
+    ll, lh, hl, hh = lax.mul(xl, yl), lax.mul(xl, yh), lax.mul(xh, yl), lax.mul(xh, yh)
+    cross = lax.add(lax.add(lax.shift_right_logical(ll, h), lax.bitwise_and(lh, mask)),
+                    lax.bitwise_and(hl, mask))
+    hi = lax.add(lax.add(hh, lax.shift_right_logical(lh, h)),
+                 lax.add(lax.shift_right_logical(hl, h), lax.shift_right_logical(cross, h)))
+    if dt == udt:
+        return hi
+    zero = lax.full(shape, 0, udt)
+    hi = lax.sub(hi, lax.select(lax.lt(x, lax.full(shape, 0, dt)), uy, zero))
+    hi = lax.sub(hi, lax.select(lax.lt(y, lax.full(shape, 0, dt)), ux, zero))
+    return bitcast_convert_type(hi, dt)
+
+
+mulhi_p = naryop("mulhi", 2, naryop_eval("mulhi", INT), lower_fun(_mulhi_impl))
+defjvp_zero(mulhi_p)
+
+
+def mulhi(x, y, /):
+    """The high half of the product of two integers of the same type."""
+    return mulhi_p.bind(x, y)
+
+
+def _reduce_precision_eval(x, *, exponent_bits, mantissa_bits):
+    _check_unary("reduce_precision", x, FLOAT)
+    if exponent_bits < 1:
+        raise ValueError(f"reduce_precision: exponent_bits must be positive; got {exponent_bits}")
+    if mantissa_bits < 0:
+        raise ValueError(f"reduce_precision: mantissa_bits must be non-negative; got "
+                         f"{mantissa_bits}")
+    return x
+
+
+def _reduce_precision_lower(ctx, ai, ao, x, *, exponent_bits, mantissa_bits):
+    return ctx.op("stablehlo.reduce_precision", [x], [ttype(ai[0])], ttype(ao[0]),
+                  attrs=f"exponent_bits = {exponent_bits} : i32, "
+                        f"mantissa_bits = {mantissa_bits} : i32")
+
+
+reduce_precision_p = naryop("reduce_precision", 1, _reduce_precision_eval,
+                            _reduce_precision_lower)
+ad.deflinear(reduce_precision_p, lambda ct, **p: [reduce_precision_p.bind(ct, **p)])
+
+
+def reduce_precision(operand, exponent_bits, mantissa_bits):
+    """Round ``operand`` to a float format with the given exponent and
+    mantissa widths (keeping its dtype)."""
+    return reduce_precision_p.bind(lax.asarray_device(operand),
+                                   exponent_bits=operator.index(exponent_bits),
+                                   mantissa_bits=operator.index(mantissa_bits))

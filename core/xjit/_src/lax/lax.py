@@ -2,11 +2,17 @@
 scalars to the operand dtype (weakly typed) and bind primitives."""
 from __future__ import annotations
 
+import builtins
+import math
 import operator
+from typing import Union
 
 import numpy as np
 
-from xjit._src import core, dtypes
+from xjit._src import core, dtypes, tree_util
+from xjit._src.interpreters import ad, batching, mlir as lowering
+from xjit._src.interpreters.ad import Zero
+from xjit._src.interpreters.mlir import ttype
 from xjit._src.array import ArrayImpl
 from xjit._src.core import Tracer
 from xjit._src.lax import dot_general as dg
@@ -14,6 +20,7 @@ from xjit._src.lax import elementwise as ew
 from xjit._src.lax import reductions as red
 from xjit._src.lax import slicing as sl
 from xjit._src.lax import structural as st
+from xjit._src.lax.tile import tile_p
 
 
 def is_host_const(x):
@@ -366,15 +373,13 @@ class _PrecisionValue:
         return hash(self.name)
 
 
-def _dot_algorithm_types():
-    from xjit._src.lax.misc import DotAlgorithm, DotAlgorithmPreset
-    return (DotAlgorithm, DotAlgorithmPreset)
+PrecisionLike = Union[None, str, Precision, tuple, dg.DotAlgorithm, dg.DotAlgorithmPreset]
 
 
 def canonicalize_precision(precision):
     if precision is None:
         return None
-    if isinstance(precision, _dot_algorithm_types()):  # kept as is, printed by name
+    if isinstance(precision, (dg.DotAlgorithm, dg.DotAlgorithmPreset)):  # kept as is, printed by name
         return precision
     if isinstance(precision, (str, _PrecisionValue)):
         p = _PrecisionValue(str(getattr(precision, "name", precision)).upper())
@@ -505,6 +510,8 @@ def full(shape, fill_value, dtype=None):
     weak = dtype is None and dtypes.is_weakly_typed(fill_value)
     dtype = dtypes.canonicalize_dtype(dtype or dtypes.dtype(fill_value, canonicalize=True))
     fill_value = _convert(fill_value, dtype, weak)
+    if not shape:  # as JAX: a concrete scalar (a literal when traced), no equation
+        return asarray_device(fill_value)
     return broadcast_in_dim(fill_value, shape, ())
 
 
@@ -528,4 +535,197 @@ def _iter_leading(x):
 
 core.lax_ops.register(iter_leading=_iter_leading, host_convert=host_convert, full=full,
                       transpose=transpose, broadcast_in_dim=broadcast_in_dim,
-                      expand_dims=expand_dims)
+                      expand_dims=expand_dims, slice=slice, squeeze=squeeze)
+
+
+# -- shape helpers and conveniences over existing primitives
+
+
+def _canon_axis(axis, nd):
+    axis = operator.index(axis)
+    if not -nd <= axis < nd:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {nd}")
+    return axis % nd if nd else axis
+
+
+def broadcast_shapes(*shapes):
+    """The NumPy broadcast of shapes given as tuples of ints."""
+    shapes = [tuple(map(operator.index, s)) for s in shapes]
+    if not shapes:
+        return ()
+    nd = builtins.max(len(s) for s in shapes)
+    padded = [(1,) * (nd - len(s)) + s for s in shapes]
+    out = []
+    for dims in zip(*padded):
+        big = {d for d in dims if d != 1}
+        if len(big) > 1:
+            raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}")
+        out.append(big.pop() if big else 1)
+    return tuple(out)
+
+
+def broadcast_to_rank(x, rank):
+    """``x`` with leading unit axes added up to ``rank``."""
+    nd = np.ndim(x) if is_host_const(x) else x.ndim
+    if nd == rank:
+        return asarray_device(x)
+    return broadcast(x, (1,) * (rank - nd))
+
+
+def broadcast_like(arr, like_arr):
+    """``arr`` broadcast (leading axes) to the shape of ``like_arr``."""
+    shape = np.shape(like_arr) if is_host_const(like_arr) else like_arr.shape
+    nd = np.ndim(arr) if is_host_const(arr) else arr.ndim
+    return broadcast_in_dim(arr, shape, tuple(range(len(shape) - nd, len(shape))))
+
+
+def collapse(operand, start_dimension, stop_dimension=None):
+    """Merge the axes ``[start_dimension, stop_dimension)`` into one."""
+    shape = tuple(operand.shape)
+    lo, hi, _ = builtins.slice(start_dimension, stop_dimension).indices(len(shape))
+    if hi < lo:
+        raise ValueError(f"Invalid dimension range passed to collapse: {shape}"
+                         f"[{start_dimension}:{stop_dimension}]")
+    return reshape(operand, shape[:lo] + (math.prod(shape[lo:hi]),) + shape[hi:])
+
+
+def dtype(x):
+    """The canonical dtype of a value, dtype or dtype name."""
+    return dtypes.dtype(x, canonicalize=True)
+
+
+def reciprocal(x):
+    """1 / x, as ``integer_pow(x, -1)``."""
+    return integer_pow(x, -1)
+
+
+def batch_matmul(lhs, rhs, precision=None):
+    """Matrix products over matching leading batch axes."""
+    if builtins.min(lhs.ndim, rhs.ndim) < 2:
+        raise ValueError(f"Arguments to batch_matmul must be at least 2D, got {lhs.ndim}, "
+                         f"{rhs.ndim}")
+    if lhs.ndim != rhs.ndim:
+        raise ValueError(f"Arguments to batch_matmul must have same ndim, got {lhs.ndim}, "
+                         f"{rhs.ndim}")
+    batch = tuple(range(lhs.ndim - 2))
+    return dot_general(lhs, rhs, (((lhs.ndim - 1,), (rhs.ndim - 2,)), (batch, batch)),
+                           precision=precision)
+
+
+def dynamic_index_in_dim(operand, index, axis=0, keepdims=True, *,
+                         allow_negative_indices=True):
+    """One index along ``axis`` taken with a dynamic start."""
+    out = dynamic_slice_in_dim(operand, index, 1, axis)
+    return out if keepdims else squeeze(out, (axis,))
+
+
+def dynamic_update_index_in_dim(operand, update, index, axis, *, allow_negative_indices=True):
+    """``operand`` with the slice at ``index`` along ``axis`` replaced."""
+    axis = operator.index(axis)
+    if np.ndim(update) != operand.ndim:
+        update = expand_dims(update, (axis,))
+    return dynamic_update_slice_in_dim(operand, update, index, axis)
+
+
+def index_take(src, idxs, axes):
+    """``src[idx0, idx1, ...]`` over ``axes`` (indices wrap around), as one gather."""
+    axes = tuple(axes)
+    idx = concatenate([expand_dims(i, (1,)) for i in idxs], 1)
+    sizes = np.array([src.shape[a] for a in axes], idx.dtype)
+    idx = rem(add(rem(idx, sizes[None]), sizes[None]), sizes[None])
+    slice_sizes = tuple(1 if i in axes else d for i, d in enumerate(src.shape))
+    dn = sl.GatherDimensionNumbers(offset_dims=tuple(range(1, src.ndim - len(axes) + 1)),
+                                   collapsed_slice_dims=axes, start_index_map=axes)
+    return sl.gather(src, idx, dimension_numbers=dn, slice_sizes=slice_sizes)
+
+
+def stack(operands, axis=0):
+    """Join equal-shaped arrays along a new axis."""
+    arrays = [asarray_device(x) for x in operands]
+    if not arrays:
+        raise IndexError("list index out of range")
+    if len({x.dtype for x in arrays}) > 1:
+        raise TypeError("lax.stack requires arguments to have the same dtypes, got "
+                        f"{', '.join(x.dtype.name for x in arrays)}.")
+    if len({x.shape for x in arrays}) > 1:
+        raise ValueError("All input arrays must have the same shape. Got "
+                         f"{', '.join(str(x.shape) for x in arrays)}.")
+    axis = _canon_axis(axis, arrays[0].ndim + 1)
+    return st.stack_p.bind(*arrays, axis=axis)
+
+
+def tile(operand, reps):
+    """``operand`` repeated ``reps[i]`` times along each axis i."""
+    operand = asarray_device(operand)
+    reps = tuple(map(operator.index, reps))
+    if len(reps) != operand.ndim:
+        raise TypeError(f"reps length must be equal to the ndim of x, got len(reps)={len(reps)} "
+                        f"and x.ndim={operand.ndim}.")
+    if any(r < 0 for r in reps):
+        raise ValueError(f"reps must be nonnegative, got {reps}")
+    return tile_p.bind(operand, reps=reps)
+
+
+def with_sharding_constraint(x, shardings):
+    """Identity: with one device every value already has its only sharding."""
+    return x
+
+
+def composite(decomposition, name, version=0):
+    """A function marked as a named composite; xjit runs its decomposition."""
+    if not callable(decomposition):
+        raise TypeError(f"Expected a callable value, got {decomposition}")
+
+    def call(*args, **kwargs):
+        return decomposition(*args, **kwargs)
+    call.__name__ = getattr(decomposition, "__name__", name)
+    call.composite_name, call.composite_version = name, version
+    return call
+
+
+def unstack(x, axis=0):
+    """The slices of ``x`` along ``axis``, as a tuple."""
+    x = asarray_device(x)
+    return tuple(st.unstack_p.bind(x, axis=_canon_axis(axis, x.ndim)))
+
+
+def empty(shape, dtype, *, out_sharding=None):
+    """An array of the given shape and dtype whose contents do not matter."""
+    _check_dtype_arg(dtype, "empty")
+    shape = core.canonicalize_shape(shape, "empty shape must have every element be nonnegative")
+    return st.empty_p.bind(shape=shape, dtype=dtypes.canonicalize_dtype(dtype), out_sharding=None)
+
+
+# -- optimization_barrier
+
+
+def _barrier_lower(ctx, ai, ao, *xs):
+    return ctx.op("stablehlo.optimization_barrier", list(xs), [ttype(a) for a in ai],
+                  [ttype(a) for a in ao])
+
+
+optimization_barrier_p = lowering.define_primitive(
+    "optimization_barrier", lambda *xs: list(xs), _barrier_lower, multiple_results=True)
+
+
+def _barrier_jvp(primals, tangents):
+    n = len(primals)
+    nz = [type(t) is not Zero for t in tangents]
+    ts = [t for t in tangents if type(t) is not Zero]
+    outs = optimization_barrier_p.bind(*primals, *ts)
+    it = iter(outs[n:])
+    return outs[:n], [next(it) if z else t for z, t in zip(nz, tangents)]
+
+
+ad.jvp_rules[optimization_barrier_p] = _barrier_jvp
+ad.transpose_rules[optimization_barrier_p] = lambda cts, *xs: [
+    ad.instantiate_zeros(c) if ad.is_undefined_primal(x) else None for c, x in zip(cts, xs)]
+batching.batch_rules[optimization_barrier_p] = lambda args, dims: (
+    optimization_barrier_p.bind(*args), list(dims))
+
+
+def optimization_barrier(operand, /):
+    """Values the compiler may not move computations across (a pytree)."""
+    leaves, tree = tree_util.tree_flatten(operand)
+    outs = optimization_barrier_p.bind(*[asarray_device(x) for x in leaves])
+    return tree_util.tree_unflatten(tree, list(outs))

@@ -16,10 +16,12 @@ import enum
 import numpy as np
 
 from .. import dtypes
-from xjit._src.interpreters.batching import batch_rules, bdim_at_front, not_mapped
+from xjit._src.interpreters import ad, batching
 from ..core import ShapedArray
 from xjit._src.lax import lax
-from .linalg import _inline, _lapack_call, _nan_if_failed, _pivots_to_permutation, _prim
+from .linalg import (
+    _T, _as, _ct, _diagonal, _eye, _front_batch, _inline, _lapack_call, _mm, _nan_if_failed,
+    _pivots_to_permutation, _prim, _solve_tri, _take_rows, _tri_mask, lu_p)
 
 
 class EigImplementation(enum.Enum):
@@ -246,6 +248,53 @@ def _tri_solve_lower(ctx, ai, ao, dl, d, du, b, *, perturb_singular):
 tridiagonal_solve_p = _prim("tridiagonal_solve", _tri_solve_eval, _tri_solve_lower)
 
 
+def _tridiagonal_product(dl, d, du, b):
+    """``A @ b`` for the tridiagonal A given by its diagonals (``dl[0]`` and
+    ``du[-1]`` unused): the diagonal product plus the two off-diagonal ones,
+    shifted one row down and up."""
+    nd = b.ndim
+    n = b.shape[-2]
+    col = lambda v: lax.expand_dims(v, (nd - 1,))  # noqa: E731  (a diagonal as a column)
+    rows = lambda v, lo, hi: lax.slice_in_dim(v, lo, hi, axis=nd - 2)  # noqa: E731
+    zero = lax._const(b, 0)
+    below = lax.mul(col(rows(dl, 1, n)), rows(b, 0, n - 1))
+    above = lax.mul(col(rows(du, 0, n - 1)), rows(b, 1, n))
+    pad = [(0, 0, 0)] * nd
+    y = lax.mul(col(d), b)
+    y = lax.add(y, lax.pad(below, zero, pad[:nd - 2] + [(1, 0, 0), (0, 0, 0)]))
+    return lax.add(y, lax.pad(above, zero, pad[:nd - 2] + [(0, 1, 0), (0, 0, 0)]))
+
+
+def _tridiagonal_solve_jvp(primals, tangents, *, perturb_singular):
+    """x = A⁻¹b, so dx = A⁻¹(db - dA x)."""
+    *diags, _ = primals
+    *ddiags, db = tangents
+    x = tridiagonal_solve_p.bind(*primals, perturb_singular=perturb_singular)
+    if all(type(t) is ad.Zero for t in ddiags):
+        if type(db) is ad.Zero:
+            return x, ad.Zero.from_primal_value(x)
+        rhs = db
+    else:
+        dax = _tridiagonal_product(*[ad.instantiate_zeros(t) for t in ddiags], x)
+        rhs = lax.neg(dax) if type(db) is ad.Zero else lax.sub(db, dax)
+    return x, tridiagonal_solve_p.bind(*diags, rhs, perturb_singular=perturb_singular)
+
+
+def _tridiagonal_solve_transpose(ct, dl, d, du, b, *, perturb_singular):
+    """Linear in ``b`` only: solve with Aᵀ, whose diagonals are ``du`` shifted
+    down and ``dl`` shifted up."""
+    if type(ct) is ad.Zero:
+        return [None, None, None, ad.Zero(b.aval)]
+    last = du.ndim - 1
+    n = du.shape[-1]
+    zero = lax._const(du, 0)
+    pad = [(0, 0, 0)] * last
+    dl_t = lax.pad(lax.slice_in_dim(du, 0, n - 1, axis=last), zero, pad + [(1, 0, 0)])
+    du_t = lax.pad(lax.slice_in_dim(dl, 1, n, axis=last), zero, pad + [(0, 1, 0)])
+    return [None, None, None, tridiagonal_solve_p.bind(dl_t, d, du_t, ct,
+                                                       perturb_singular=perturb_singular)]
+
+
 def tridiagonal_solve(dl, d, du, b, *, perturb_singular=False):
     """Solve ``A X = B`` for tridiagonal A given by its three diagonals
     (``dl[0]`` and ``du[-1]`` are ignored)."""
@@ -396,15 +445,14 @@ symmetric_product_p = _prim(
 def symmetric_product(a_matrix, c_matrix, *, alpha=1.0, beta=0.0, symmetrize_output=False):
     """``alpha * a @ a.T + beta * c``; with ``symmetrize_output`` the lower
     triangle is mirrored onto the upper one."""
-    from .linalg import _tril_mask
     out = symmetric_product_p.bind(lax.asarray_device(a_matrix), lax.asarray_device(c_matrix),
                                    alpha=alpha, beta=beta)
     if not symmetrize_output:
         return out
     nb = out.ndim - 2
-    strict = lax.select(_tril_mask(out, -1), out, lax.full_like(out, 0))
+    strict = lax.select(_tri_mask(out.shape, -1), out, lax.full_like(out, 0))
     upper = lax.transpose(strict, tuple(range(nb)) + (nb + 1, nb))
-    return lax.add(lax.select(_tril_mask(out), out, lax.full_like(out, 0)), upper)
+    return lax.add(lax.select(_tri_mask(out.shape, 0), out, lax.full_like(out, 0)), upper)
 
 
 def _chol_update_eval(r, w):
@@ -453,20 +501,74 @@ def qdwh(x, *, is_hermitian=False, max_iterations=None, eps=None, dynamic_shape=
         "reproduced from LAPACK; use jnp.linalg.svd (u @ vh, vh^H s vh) for a polar decomposition")
 
 
-# -- batching: every operand here already carries leading batch axes
+# -- eig's JVP, and batching: every operand here already carries leading
+# batch axes
 
 
-def _front_batch(prim):
-    """Move each operand's batch axis to the front (broadcasting unbatched
-    ones) and rebind: the kernels loop over leading axes themselves."""
-    def rule(args, dims, **params):
-        size = next(x.shape[d] for x, d in zip(args, dims) if d is not not_mapped)
-        outs = prim.bind(*[bdim_at_front(x, d, size) for x, d in zip(args, dims)], **params)
-        return (outs, [0] * len(outs)) if prim.multiple_results else (outs, 0)
-    return rule
+def _lu_solve(a, b):
+    """A⁻¹ B through the LU factorisation of ``a`` (linear in ``b``)."""
+    lu, _, perm = lu_p.bind(a)
+    y = _solve_tri(lu, _take_rows(b, perm), left_side=True, lower=True, unit_diagonal=True)
+    return _solve_tri(lu, y, left_side=True, lower=False)
 
 
+def _eig_vec_jvp(w, v, da):
+    """dw = diag(V⁻¹ dA V) and dV = V (F ∘ V⁻¹ dA V) + V diag(c), where c
+    keeps LAPACK's normalisation (unit 2-norm, largest component real)."""
+    n = w.shape[-1]
+    batch = w.shape[:-1]
+    nb = len(batch)
+    eye = _eye(w.dtype, n, n, batch)
+    w_j = lax.broadcast_in_dim(w, batch + (1, n), tuple(range(nb)) + (nb + 1,))
+    w_i = lax.broadcast_in_dim(w, batch + (n, 1), tuple(range(nb + 1)))
+    f = lax.sub(lax.div(np.ones((), w.dtype), lax.sub(lax.add(eye, w_j), w_i)), eye)
+    p = _mm(_lu_solve(v, da), v)
+    u = _mm(v, lax.mul(f, p))
+    rows = v.ndim - 2
+    k = lax.argmax(lax.abs(v), rows, np.int32)
+    mask = _as(lax.eq(lax.broadcasted_iota(np.int32, v.shape, rows),
+                      lax.expand_dims(k, (rows,))), v.dtype)
+    re = lax.neg(lax.real(lax.reduce_sum(lax.mul(lax.conj(v), u), (rows,))))
+    im = lax.div(lax.neg(lax.imag(lax.reduce_sum(lax.mul(mask, u), (rows,)))),
+                 lax.real(lax.reduce_sum(lax.mul(mask, v), (rows,))))
+    c = lax.complex(re, im)
+    return _diagonal(p), lax.add(u, lax.mul(v, lax.expand_dims(c, (rows,))))
+
+
+def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eigenvectors,
+             enable_eigvec_derivs, implementation):
+    (a,), (da,) = primals, tangents
+    left, right = compute_left_eigenvectors, compute_right_eigenvectors
+    if (left or right) and not enable_eigvec_derivs:
+        raise NotImplementedError(
+            "Derivatives of non-symmetric eigenvectors are only valid under assumptions on the "
+            "input that JAX cannot check (see the enable_eigvec_derivs argument to "
+            "jax.lax.linalg.eig). Pass enable_eigvec_derivs=True to jax.lax.linalg.eig to opt "
+            "in. See https://github.com/jax-ml/jax/issues/2748 for discussion.")
+    outs = eig_p.bind(a, compute_left_eigenvectors=left, compute_right_eigenvectors=True,
+                          enable_eigvec_derivs=enable_eigvec_derivs,
+                          implementation=implementation)
+    w, vr = outs[0], outs[-1]
+    da = _as(da, vr.dtype)
+    if not (left or right):
+        dw = lax.reduce_sum(lax.mul(_lu_solve(vr, da), _T(vr)), (vr.ndim - 1,))
+        return [w], [dw]
+    dw, dvr = _eig_vec_jvp(w, vr, da)
+    primal_out, tangent_out = [w], [dw]
+    if left:
+        _, dvl = _eig_vec_jvp(lax.conj(w), outs[1], _ct(da))
+        primal_out.append(outs[1])
+        tangent_out.append(dvl)
+    if right:
+        primal_out.append(vr)
+        tangent_out.append(dvr)
+    return primal_out, tangent_out
+
+
+ad.jvp_rules[eig_p] = _eig_jvp
+ad.jvp_rules[tridiagonal_solve_p] = _tridiagonal_solve_jvp
+ad.transpose_rules[tridiagonal_solve_p] = _tridiagonal_solve_transpose
 for _p in (eig_p, schur_p, hessenberg_p, tridiagonal_p, tridiagonal_solve_p, geqrf_p,
-           householder_product_p, ormqr_p, lu_pivots_to_permutation_p):
-    batch_rules[_p] = _front_batch(_p)
+           householder_product_p, ormqr_p, lu_pivots_to_permutation_p, symmetric_product_p):
+    batching.batch_rules[_p] = _front_batch(_p)
 del _p

@@ -1,4 +1,5 @@
-"""Gather and scatter: the primitives behind advanced indexing and ``.at[]``.
+"""Gather and scatter, the primitives behind advanced indexing and ``.at[]``,
+and ``dynamic_slice`` / ``dynamic_update_slice``, with their rules.
 
 The dimension numbers follow XLA's definitions (operand and index batching
 dimensions included). Out-of-bounds behaviour is a primitive parameter
@@ -485,6 +486,8 @@ def _gather_transpose(ct, x, idx, *, dimension_numbers, slice_sizes, indices_are
     if type(ct) is Zero:
         return [Zero(a), None]
     zeros = lax.full(a.shape, 0, a.dtype)
+    if 0 in a.shape:  # nothing to scatter into (and no scatter of this shape to check)
+        return [zeros, None]
     return [scatter_add(zeros, idx, ct, _scatter_dn_of(dimension_numbers),
                            indices_are_sorted=indices_are_sorted,
                            unique_indices=unique_indices, mode=mode), None]
@@ -558,14 +561,21 @@ def _linear_scatter_jvp(prim):
     return rule
 
 
-def _scatter_add_transpose(ct, x, idx, u, **params):
-    xa, ua = core.aval_of(x), core.aval_of(u)
-    if type(ct) is Zero:
-        return [Zero(xa) if is_undefined_primal(x) else None, None,
-                Zero(ua) if is_undefined_primal(u) else None]
-    t_x = ct if is_undefined_primal(x) else None
-    t_u = _gather_updates(ct, idx, ua, xa, params) if is_undefined_primal(u) else None
-    return [t_x, None, t_u]
+def _scatter_addsub_transpose(negate):
+    """scatter-add / scatter-sub: the operand's cotangent passes through; the
+    updates' is the cotangent at the windows written (negated for sub)."""
+    def rule(ct, x, idx, u, **params):
+        xa, ua = core.aval_of(x), core.aval_of(u)
+        if type(ct) is Zero:
+            return [Zero(xa) if is_undefined_primal(x) else None, None,
+                    Zero(ua) if is_undefined_primal(u) else None]
+        t_x = ct if is_undefined_primal(x) else None
+        t_u = None
+        if is_undefined_primal(u):
+            t_u = _gather_updates(ct, idx, ua, xa, params)
+            t_u = lax.neg(t_u) if negate else t_u
+        return [t_x, None, t_u]
+    return rule
 
 
 def _scatter_transpose(ct, x, idx, u, **params):
@@ -591,6 +601,47 @@ def _scatter_mul_jvp(primals, tangents, **params):
     if type(tx) is Zero:
         return out, Zero.from_primal_value(out)
     return out, scatter_mul_p.bind(tx, idx, u, **params)
+
+
+def _scatter_mul_transpose(ct, x, idx, u, **params):
+    """Linear in the operand only (the updates' JVP is not implemented)."""
+    if is_undefined_primal(u):
+        raise NotImplementedError("differentiation of scatter-mul with respect to the updates "
+                                  "is not implemented in xjit")
+    if type(ct) is Zero:
+        return [Zero(core.aval_of(x)), None, None]
+    return [scatter_mul_p.bind(ct, idx, u, **params), None, None]
+
+
+def _scatter_extremal_jvp(prim):
+    """scatter-min / scatter-max: where several updates (and possibly the
+    operand) tie for a position, its tangent is their average, as for the
+    other max/min rules."""
+    def rule(primals, tangents, **params):
+        x, idx, u = primals
+        tx, tu = tangents[0], tangents[2]
+        out = prim.bind(x, idx, u, **params)
+        if type(tx) is Zero and type(tu) is Zero:
+            return out, Zero.from_primal_value(out)
+        tx, tu = ad.instantiate_zeros(tx), ad.instantiate_zeros(tu)
+        xa, ua = core.aval_of(x), core.aval_of(u)
+        dn = params["dimension_numbers"]
+        kw = dict(indices_are_sorted=params["indices_are_sorted"],
+                  unique_indices=params["unique_indices"], mode=params["mode"])
+
+        def at(v):  # the values at the windows the scatter writes
+            return _gather_updates(v, idx, ua, xa, params)
+
+        one, zero, zero_x = lax.full_like(u, 1), lax.full_like(u, 0), lax.full_like(x, 0)
+        won, kept = lax.eq(u, at(out)), lax.eq(at(x), at(out))
+        n_won = at(scatter_add(zero_x, idx, lax.select(won, one, zero), dn, **kw))
+        n_refs = at(scatter_add(zero_x, idx, one, dn, **kw))
+        shared = lax.div(one, lax.add(n_won, one))
+        u_coef = lax.select(won, lax.select(kept, shared, lax.div(one, n_won)), zero)
+        x_coef = lax.div(lax.sub(lax.select(kept, shared, zero), one), n_refs)
+        t_upd = lax.add(lax.mul(at(tx), x_coef), lax.mul(tu, u_coef))
+        return out, scatter_add(tx, idx, t_upd, dn, **kw)
+    return rule
 
 
 def _scatter_batch(prim):
@@ -622,8 +673,12 @@ ad.jvp_rules[scatter_p] = _linear_scatter_jvp(scatter_p)
 ad.jvp_rules[scatter_add_p] = _linear_scatter_jvp(scatter_add_p)
 ad.jvp_rules[scatter_sub_p] = _linear_scatter_jvp(scatter_sub_p)
 ad.jvp_rules[scatter_mul_p] = _scatter_mul_jvp
+ad.jvp_rules[scatter_min_p] = _scatter_extremal_jvp(scatter_min_p)
+ad.jvp_rules[scatter_max_p] = _scatter_extremal_jvp(scatter_max_p)
 ad.transpose_rules[scatter_p] = _scatter_transpose
-ad.transpose_rules[scatter_add_p] = _scatter_add_transpose
+ad.transpose_rules[scatter_add_p] = _scatter_addsub_transpose(negate=False)
+ad.transpose_rules[scatter_sub_p] = _scatter_addsub_transpose(negate=True)
+ad.transpose_rules[scatter_mul_p] = _scatter_mul_transpose
 for _p in (scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p,
            scatter_max_p):
     batching.batch_rules[_p] = _scatter_batch(_p)

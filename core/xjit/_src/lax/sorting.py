@@ -294,8 +294,10 @@ def _take_along(t, perm, axis):
     dn = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(axis,),
                                 start_index_map=(axis,), operand_batching_dims=others,
                                 start_indices_batching_dims=others)
-    return gather(t, lax.expand_dims(perm, (nd,)), dn, (1,) * nd,
-                     mode=GatherScatterMode.PROMISE_IN_BOUNDS)
+    shape = core.aval_of(t).shape
+    sizes = tuple(0 if d != axis and shape[d] == 0 else 1 for d in range(nd))  # empty batches
+    return gather(t, lax.expand_dims(perm, (nd,)), dn, sizes,
+                  mode=GatherScatterMode.PROMISE_IN_BOUNDS)
 
 
 def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
@@ -369,16 +371,12 @@ def _logaddexp_jnp(a, b):
     return logaddexp(a, b)
 
 
-_COMBINE = {
-    cumprod_p: lax.mul,
-    cummax_p: lax.max,
-    cummin_p: lax.min,
-}
+_COMBINE = {cumprod_p: "mul", cummax_p: "max", cummin_p: "min"}  # lax functions
 
 
 def _scan_jvp(prim):
     def rule(primals, tangents, *, axis, reverse):
-        combine = _COMBINE.get(prim) or _logaddexp_jnp
+        combine = getattr(lax, _COMBINE[prim]) if prim in _COMBINE else _logaddexp_jnp
 
         def scan(x):
             return [associative_scan(combine, x, reverse, axis)]

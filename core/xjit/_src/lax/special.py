@@ -21,22 +21,8 @@ from .control_flow import while_loop
 from .slicing import lower_fun
 
 
-def naryop_eval(name, kinds):
-    """Operands of ``kinds``, all of one dtype (JAX's message for these
-    primitives has no jnp tip)."""
-    base = ew._naryop_eval(name, kinds)
-
-    def rule(*avals):
-        if all(ew._kind_ok(a.dtype, kinds) for a in avals) and \
-                len({a.dtype for a in avals}) > 1:
-            raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got "
-                            f"{', '.join(a.dtype.name for a in avals)}.")
-        return base(*avals)
-    return rule
-
-
 def _define(name, nargs, chlo_op=None):
-    return ew.naryop(name, nargs, naryop_eval(name, ew.FLOAT),
+    return ew.naryop(name, nargs, ew.naryop_eval(name, ew.FLOAT),
                      ew._simple_lowering(chlo_op) if chlo_op is not None else None)
 
 

@@ -336,6 +336,40 @@ iota_p = _prim("iota", _iota_eval, lambda ctx, ai, ao, *, dtype, shape, dimensio
 copy_p = _prim("copy", lambda x: x, lambda ctx, ai, ao, x: x)
 
 
+# -- unstack (transposed with stack)
+def _unstack_eval(x, *, axis):
+    shape = x.shape[:axis] + x.shape[axis + 1:]
+    return [x.update(shape=shape) for _ in range(x.shape[axis])]
+
+
+def _unstack_lower(ctx, ai, ao, x, *, axis):
+    a = ai[0]
+    outs = []
+    for i, o in enumerate(ao):
+        lo = [0] * a.ndim
+        hi = list(a.shape)
+        lo[axis], hi[axis] = i, i + 1
+        one = a.update(shape=tuple(hi[k] - lo[k] for k in range(a.ndim)))
+        s = ctx.op("stablehlo.slice", [x], [ttype(a)], ttype(one),
+                   attrs=f"start_indices = {i64_array(lo)}, limit_indices = {i64_array(hi)}, "
+                         f"strides = {i64_array([1] * a.ndim)}")
+        outs.append(ctx.op("stablehlo.reshape", [s], [ttype(one)], ttype(o)))
+    return outs
+
+
+unstack_p = _prim("unstack", _unstack_eval, _unstack_lower, multiple_results=True)
+
+
+# -- empty: an uninitialised buffer (zeros here, as in JAX's lowering)
+def _empty_eval(*, shape, dtype, out_sharding=None):
+    return ShapedArray(shape, dtype, False)
+
+
+empty_p = _prim("empty", _empty_eval, lambda ctx, ai, ao, **p: ctx.constant(
+    np.zeros(ao[0].shape, ao[0].dtype), ao[0]))
+
+
+
 # --------------------------------------------------------------------------
 # JVP and transpose rules (they call the lax API, which imports this module)
 
@@ -355,6 +389,9 @@ def _size_of(args, dims):
 
 
 defjvp_zero(iota_p)
+defjvp_zero(empty_p)
+ad.deflinear(unstack_p, lambda cts, *, axis: [stack_p.bind(
+    *[ad.instantiate_zeros(c) for c in cts], axis=axis)])
 def _convert_jvp(primals, tangents, *, new_dtype, weak_type, sharding=None):
     (x,), (t,) = primals, tangents
     out = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type,
@@ -685,3 +722,13 @@ def _split_rule(args, dims, *, sizes, axis):
 
 
 batching.batch_rules[split_p] = _split_rule
+
+
+def _unstack_batch(args, dims, *, axis):
+    (x,), (d,) = args, dims
+    ax = axis + (d <= axis)
+    outs = unstack_p.bind(x, axis=ax)
+    return outs, [d if d < ax else d - 1] * len(outs)
+
+
+batching.batch_rules[unstack_p] = _unstack_batch

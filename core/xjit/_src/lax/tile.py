@@ -5,7 +5,9 @@ from __future__ import annotations
 import operator
 
 from xjit._src import core
-from xjit._src.interpreters import mlir as lowering
+from xjit._src.interpreters import ad, batching, mlir as lowering
+from xjit._src.interpreters.ad import instantiate_zeros
+from xjit._src.interpreters.batching import moveaxis
 from ..core import Primitive
 from xjit._src.interpreters.mlir import i64_array, ttype
 
@@ -37,13 +39,12 @@ def tile(operand, reps):
     return tile_p.bind(operand, reps=tuple(map(operator.index, reps)))
 
 
-
 # -- transformation rules: tile is linear; its transpose sums the copies
+
+from xjit._src.lax import lax  # noqa: E402  (the rules call the API, which imports this module)
 
 
 def _tile_transpose(ct, *, reps):
-    from xjit._src.interpreters.ad import instantiate_zeros
-    from xjit._src.lax import lax
     ct = instantiate_zeros(ct)
     shape = ct.shape
     wide = []
@@ -53,15 +54,9 @@ def _tile_transpose(ct, *, reps):
 
 
 def _tile_batch(args, dims, *, reps):
-    from xjit._src.interpreters.batching import moveaxis
     x, d = args[0], dims[0]
     return tile_p.bind(moveaxis(x, d, 0), reps=(1,) + tuple(reps)), 0
 
 
-def _register_rules():
-    from xjit._src.interpreters import ad, batching
-    ad.deflinear(tile_p, _tile_transpose)
-    batching.batch_rules[tile_p] = _tile_batch
-
-
-_register_rules()
+ad.deflinear(tile_p, _tile_transpose)
+batching.batch_rules[tile_p] = _tile_batch

@@ -82,6 +82,10 @@ def canonicalize_index(arr_shape, idx):
     # scalar booleans: a new unit axis indexed by the mask itself
     scalar_bool_dims, out, dim = [], [], 0
     for i in idx:
+        if _is_array(i) and np.ndim(i) == 0 and i.dtype == np.bool_:
+            if isinstance(i, Tracer):
+                raise errors.NonConcreteBooleanIndexError(i)
+            i = bool(i)  # a concrete 0-d mask indexes like a Python bool
         if isinstance(i, (bool, np.bool_)):
             scalar_bool_dims.append(dim)
             out.append(np.array(bool(i)))
@@ -314,6 +318,8 @@ def rewriting_take(arr, idx, indices_are_sorted=False, unique_indices=False, mod
     from .lax_numpy import asarray
     arr = asarray(arr)
     indexer = make_indexer(arr.shape, idx, normalize_indices)
+    if 0 in indexer.slice_shape:  # an empty result needs no gather (which may not fit)
+        return lax.full_like(arr, 0, shape=indexer.slice_shape)
     y = arr
     if indexer.scalar_bool_dims:
         y = lax.expand_dims(y, indexer.scalar_bool_dims)
@@ -338,10 +344,16 @@ def _take_impl(a, indices, axis, mode, unique_indices, indices_are_sorted, fill_
         a = lax.reshape(a, (a.size,))
         axis = 0
     size = a.shape[axis]
+    if size == 0:  # only empty indices reach here (checked in take)
+        return a
+    if indices.size == 0:
+        shape = a.shape[:axis] + indices.shape + a.shape[axis + 1:]
+        return lax.full_like(a, 0, shape=shape)
     if mode == "wrap":  # already in bounds after the wrap: no negative fix-up
-        indices = ln.remainder(indices, lax._convert(max(size, 1), indices.dtype, False))
+        indices = ln.remainder(indices, lax._convert(size, indices.dtype, False))
         mode = slicing.GatherScatterMode.PROMISE_IN_BOUNDS
-    elif indices.dtype.kind != "u":
+    elif mode == slicing.GatherScatterMode.FILL_OR_DROP and indices.dtype.kind != "u":
+        # negative indices count from the end; clip mode clamps them to 0 as NumPy does
         indices = ln.where(lax.lt(indices, lax._convert(0, indices.dtype, False)),
                            lax.add(indices, lax._convert(size, indices.dtype, False)), indices)
     idx = lax.expand_dims(indices, (indices.ndim,))
@@ -378,10 +390,10 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
         pass
     elif mode == "raise":
         raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
-    elif mode in ("clip", "promise_in_bounds") or isinstance(mode, slicing.GatherScatterMode):
-        mode = slicing.GatherScatterMode.from_any(mode)
+    elif mode == "clip":
+        mode = slicing.GatherScatterMode.CLIP
     else:
-        raise ValueError(f"Invalid mode {mode!r} for np.take")
+        raise ValueError(f"Invalid mode '{mode}' for np.take")
     if mode == slicing.GatherScatterMode.FILL_OR_DROP and fill_value is None:
         fill_value = slicing.default_fill_value(a.dtype)
     return _take(a, indices, axis, mode, bool(unique_indices), bool(indices_are_sorted),
@@ -400,7 +412,8 @@ def _take_along_axis_impl(arr, indices, axis, mode, fill_value):
     dn = slicing.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(axis,),
                                         start_index_map=(axis,), operand_batching_dims=batch,
                                         start_indices_batching_dims=batch)
-    return slicing.gather(arr, idx, dn, (1,) * nd, mode=mode, fill_value=fill_value)
+    sizes = tuple(0 if d != axis and arr.shape[d] == 0 else 1 for d in range(nd))  # as JAX
+    return slicing.gather(arr, idx, dn, sizes, mode=mode, fill_value=fill_value)
 
 
 _take_along_axis = jit(_take_along_axis_impl, static_argnums=(2, 3, 4))
@@ -414,6 +427,9 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
     util.check_arraylike("take_along_axis", arr, indices)
     arr, indices = asarray(arr), asarray(indices)
     if axis is None:
+        if indices.ndim != 1:
+            raise ValueError("take_along_axis indices must be 1D if axis=None, got shape "
+                             f"{indices.shape}")
         arr = lax.reshape(arr, (arr.size,))
         indices = lax.reshape(indices, (indices.size,))
         axis = 0

@@ -14,6 +14,7 @@ from .. import dtypes
 from xjit._src.lax import lax
 from . import util
 from .lax_numpy import asarray, util_dtype
+from xjit._src.sharding import accepts_out_sharding
 
 
 def _parse(subscripts, ndims):
@@ -105,6 +106,7 @@ def _contract(a, la, b, lb, keep, precision, preferred):
     return out, _result_labels(la, lb, keep)
 
 
+@accepts_out_sharding
 def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
            preferred_element_type=None, _dot_general=None):
     if out is not None:

@@ -21,6 +21,15 @@ def _is_traced_int(i):
     return isinstance(i, (Tracer, ArrayImpl)) and i.ndim == 0 and i.dtype.kind in "iu"
 
 
+def _check_int_range(i):
+    """A Python int index becomes an index array of the default int dtype, as
+    in JAX: one that does not fit raises JAX's OverflowError."""
+    if type(i) is int:
+        dt = dtypes.default_int_dtype()
+        if not np.iinfo(dt).min <= i <= np.iinfo(dt).max:
+            raise OverflowError(f"Python int {i} too large to convert to {dt.name}")
+
+
 def _expand_index(idx, ndim):
     if not isinstance(idx, tuple):
         idx = (idx,)
@@ -43,7 +52,8 @@ def getitem(arr, idx):
             isinstance(i, (list, np.ndarray, Tracer, ArrayImpl)) and not _is_traced_int(i)
             and not (isinstance(i, np.ndarray) and i.ndim == 0 and _is_int_like(i[()]))
             for i in idx)) or (isinstance(idx, (np.ndarray, Tracer, ArrayImpl)) and not _is_traced_int(idx)
-                               and not (isinstance(idx, np.ndarray) and idx.ndim == 0)):
+                               and not (isinstance(idx, np.ndarray) and idx.ndim == 0
+                                        and _is_int_like(idx[()]))):
         from . import advanced_indexing
         return advanced_indexing.rewriting_take(arr, idx)
     shape = arr.shape
@@ -64,6 +74,7 @@ def getitem(arr, idx):
             i = i[()]
         if _is_int_like(i):
             i = operator.index(i)
+            _check_int_range(i)
             if size == 0:
                 raise IndexError(f"index is out of bounds for axis {dim} with size 0")
             # out-of-bounds static indices clamp, as JAX's gather does

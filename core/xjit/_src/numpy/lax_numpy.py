@@ -297,7 +297,35 @@ def _bool_or(lax_fn, bool_fn, name):
 
 add = _bool_or(lax.add, lax.bitwise_or, "add")
 subtract = _one_to_one_binop(lax.sub, "subtract")
-multiply = _bool_or(lax.mul, lax.bitwise_and, "multiply")
+
+
+def _mul_by_mask(x1, x2):
+    """Eager ``mask * x`` with one boolean and one inexact operand, valued as
+    JAX's compiled ``convert`` + ``mul`` is: XLA rewrites it to
+    ``select(mask, x, 0)``, so ``False * nan`` is 0 (not IEEE's nan)."""
+    mask_first = util_dtype(x1) == np.bool_
+    p1, p2 = promote_args("multiply", x1, x2)
+    other = p2 if mask_first else p1
+    mask = asarray(x1 if mask_first else x2)
+    shape = np.broadcast_shapes(np.shape(p1), np.shape(p2))
+    return lax.select(util.broadcast_to(mask, shape), util.broadcast_to(other, shape),
+                      lax.full(shape, 0, util_dtype(other)))
+
+
+def _multiply(x1, x2, /):
+    if core.trace_ctx.trace is core.eval_trace:
+        d1, d2 = util_dtype(x1), util_dtype(x2)
+        if (d1 == np.bool_) != (d2 == np.bool_) and dtypes.issubdtype(
+                d2 if d1 == np.bool_ else d1, np.inexact):
+            out = _mul_by_mask(x1, x2)
+            dt, weak = dtypes.result_type(x1, x2, return_weak_type_flag=True)
+            return lax._convert(out, dt, weak)
+    x1, x2 = promote_args("multiply", x1, x2)
+    return (lax.bitwise_and if util_dtype(x1) == np.bool_ else lax.mul)(x1, x2)
+
+
+multiply = fastpath(2)(_multiply)
+multiply.__name__ = "multiply"
 maximum = _one_to_one_binop(lax.max, "maximum")
 minimum = _one_to_one_binop(lax.min, "minimum")
 arctan2 = _one_to_one_binop(lax.atan2, "arctan2", promote_args_inexact)
@@ -342,7 +370,7 @@ def _to_bool(x):
     """``lax.convert_element_type(x, bool)``: nonzero test for numbers."""
     if util_dtype(x) == np.bool_:
         return x
-    return lax.ne(x, lax._convert(0, util_dtype(x), False))
+    return lax.ne(x, lax._convert(0, util_dtype(x), dtypes.is_weakly_typed(x)))  # weak as x
 
 
 def _logical_binop(lax_fn, name):
@@ -683,13 +711,17 @@ def astype(x, dtype, /, *, copy=False, device=None):
 
 
 def real(x, /):
-    (x,) = util.promote_dtypes(x)
+    util.check_arraylike("real", x)
+    x = asarray(x)
     return lax.real(x) if util_dtype(x).kind == "c" else x
 
 
 def imag(x, /):
-    (x,) = util.promote_dtypes(x)
-    return lax.imag(x) if util_dtype(x).kind == "c" else lax.full_like(x, 0)
+    util.check_arraylike("imag", x)
+    x = asarray(x)
+    if util_dtype(x).kind == "c":
+        return lax.imag(x)
+    return lax._convert(lax.full_like(x, 0), util_dtype(x), x.aval.weak_type)
 
 
 @util.named_jit("round", ("decimals",))

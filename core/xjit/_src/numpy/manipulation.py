@@ -22,7 +22,7 @@ from .. import core, dtypes
 from ..core import Tracer
 from xjit._src.lax import lax
 from ..lax import sorting as lax_sorting
-from ..lax.misc import unstack_p
+from ..lax.structural import unstack_p
 from . import util
 from .lax_numpy import arange, asarray, greater_equal, _is_array, util_dtype, where
 from .shape_ops import concatenate, moveaxis, ravel, reshape, transpose

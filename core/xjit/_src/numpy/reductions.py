@@ -217,6 +217,8 @@ def _arg_reduction(name, lax_fn):
             flat = lax.reshape(a, (int(np.prod(shape)),))
             out = lax_fn(flat, 0, dtypes.default_int_dtype())
             return _keepdims(out, tuple(range(len(shape))), shape) if keepdims else out
+        if not -len(shape) <= operator.index(axis) < len(shape):  # JAX's class: IndexError
+            raise IndexError(f"axis {axis} is out of bounds for array of dimension {len(shape)}")
         ax = util.canonicalize_axis(axis, len(shape))
         if shape[ax] == 0:
             raise ValueError(f"attempt to get {name} of an empty sequence")

@@ -32,6 +32,12 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
     a = asarray(a)
     if axis is None:
         a, axis = ravel(a), 0
+    if a.ndim == 0 and total_repeat_length is None:  # as JAX: the axis goes unchecked
+        reps = np.ravel(util.concrete_arg(repeats, "jnp.repeat repeats"))
+        if reps.shape != (1,):
+            raise ValueError("`repeat` with a scalar parameter `a` is only implemented for "
+                             "scalar values of the parameter `repeats`.")
+        return lax.broadcast_in_dim(a, (int(reps[0]),), ())
     axis = util.canonicalize_axis(axis, a.ndim)
     if total_repeat_length is not None:
         total = operator.index(total_repeat_length)

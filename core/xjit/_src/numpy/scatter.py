@@ -39,19 +39,27 @@ def broadcast_to(y, shape):
 
 def _scatter_update(x, idx, y, scatter_fn, indices_are_sorted, unique_indices, mode,
                     normalize_indices):
+    """As JAX: the scatter runs in the promoted dtype of ``x`` and ``y``, then
+    converts back to ``x``'s dtype (so ``int.at[0].add(0.5)`` adds before it
+    truncates); a Python int that fits ``x``'s integer dtype takes that dtype."""
     from .lax_numpy import asarray
+    from .util import promote_dtypes
     x = asarray(x)
-    if not isinstance(y, (Tracer, ArrayImpl)) and not isinstance(y, (int, float, complex, bool)):
+    if (isinstance(y, int) and not isinstance(y, bool) and x.dtype.kind in "iu"
+            and np.iinfo(x.dtype).min <= y <= np.iinfo(x.dtype).max):
+        y = asarray(y, dtype=x.dtype)
+    else:
         y = asarray(y)
     indexer = adv.make_indexer(x.shape, idx, normalize_indices)
     dtype, weak = x.dtype, x.weak_type
     if not dtypes.is_weakly_typed(y) and dtypes.result_type(y, x) != dtype:
-        ydt = core.aval_of(y).dtype
         warnings.warn("scatter inputs have incompatible types: cannot safely cast value from "
-                      f"dtype={ydt.name} to dtype={dtype.name} with jax_numpy_dtype_promotion="
+                      f"dtype={y.dtype.name} to dtype={dtype.name} with jax_numpy_dtype_promotion="
                       "standard. In future JAX releases this will result in an error.",
                       FutureWarning, stacklevel=4)
-    y = lax._convert(y, dtype, weak)
+    if 0 in indexer.slice_shape:  # nothing to update (e.g. an empty index)
+        return x
+    x, y = promote_dtypes(x, y)
     y = broadcast_to(y, indexer.slice_shape)
     if indexer.scalar_bool_dims:
         x = lax.expand_dims(x, indexer.scalar_bool_dims)
@@ -68,7 +76,7 @@ def _scatter_update(x, idx, y, scatter_fn, indices_are_sorted, unique_indices, m
                      unique_indices=indexer.unique_indices or unique_indices, mode=mode)
     if indexer.scalar_bool_dims:
         out = lax.squeeze(out, indexer.scalar_bool_dims)
-    return out
+    return lax._convert(out, dtype, weak)
 
 
 class _IndexUpdateHelper:

@@ -16,6 +16,8 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     if shape is None:
         shape = newshape
     util.check_arraylike("reshape", a)
+    if isinstance(a, np.ndarray):  # as JAX: a NumPy array reshapes itself (NumPy's result)
+        return a.reshape(shape, order=order)
     a = asarray(a)
     given_tuple = isinstance(shape, tuple)
     if isinstance(shape, (int, np.integer)) or (hasattr(shape, "__index__") and not isinstance(shape, (tuple, list))):
@@ -27,7 +29,8 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     shape = [operator.index(s) for s in shape]
     size = a.size
     if shape.count(-1) > 1:
-        raise ValueError("can only specify one unknown dimension")
+        raise TypeError("can only specify one unknown axis size with a `-1` value, got "
+                        f"{tuple(shape)}")
     if -1 in shape:
         known = int(np.prod([s for s in shape if s != -1]))
         if known == 0 or size % known:
@@ -130,7 +133,8 @@ def concatenate(arrays, axis=0, dtype=None):
         raise ValueError("Zero-dimensional arrays cannot be concatenated.")
     for x in arrays[1:]:
         if x.ndim != nd:
-            raise ValueError("All input arrays must have same number of dimensions")
+            raise TypeError("Cannot concatenate arrays with different numbers of dimensions: got "
+                            + ", ".join(str(tuple(a.shape)) for a in arrays) + ".")
     return lax.concatenate(arrays, util.canonicalize_axis(axis, nd))
 
 

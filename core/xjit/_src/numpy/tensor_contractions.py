@@ -16,6 +16,7 @@ from xjit._src.lax import lax
 from . import util
 from .lax_numpy import asarray, multiply, util_dtype
 from .shape_ops import moveaxis, ravel
+from xjit._src.sharding import accepts_out_sharding
 
 def _dot_result(a, b, out, preferred_element_type):
     """dot_general takes mixed dtypes and returns a weak result only when both
@@ -32,6 +33,7 @@ def _product_dtype(a, b, preferred_element_type):
     return dtypes.result_type(a, b)
 
 
+@accepts_out_sharding
 def matmul(a, b, *, precision=None, preferred_element_type=None):
     """One dot_general without promoting the operands: batch dimensions equal
     in both become dot_general batch dimensions, a size-1 dimension facing a
@@ -90,6 +92,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
     return _dot_result(a, b, out, preferred_element_type)
 
 
+@accepts_out_sharding
 def dot(a, b, *, precision=None, preferred_element_type=None):
     """A single dot_general (scalars included) on the unpromoted operands."""
     util.check_arraylike("dot", a, b)
@@ -113,7 +116,9 @@ def vdot(a, b, *, precision=None, preferred_element_type=None):
 def inner(a, b, *, precision=None, preferred_element_type=None):
     a, b = asarray(a), asarray(b)
     if a.ndim == 0 or b.ndim == 0:
-        return lax.mul(*util.promote_dtypes(a, b))
+        if preferred_element_type is not None:
+            a, b = (lax._convert(x, preferred_element_type, False) for x in (a, b))
+        return multiply(a, b)
     out = lax.dot_general(a, b, (((a.ndim - 1,), (b.ndim - 1,)), ((), ())), precision=precision,
                           preferred_element_type=_product_dtype(a, b, preferred_element_type))
     return _dot_result(a, b, out, preferred_element_type)
@@ -124,9 +129,10 @@ def outer(a, b, out=None):
     a = ravel(a)
     a = lax.broadcast_in_dim(a, (a.shape[0], 1), (0,))
     b = ravel(b)
-    return lax.mul(a, lax.broadcast_in_dim(b, (1, b.shape[0]), (1,)))
+    return multiply(a, lax.broadcast_in_dim(b, (1, b.shape[0]), (1,)))  # and on booleans
 
 
+@accepts_out_sharding
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     a, b = util.promote_dtypes(asarray(a), asarray(b))
     if isinstance(axes, int):

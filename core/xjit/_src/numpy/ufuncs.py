@@ -283,56 +283,71 @@ def hypot(x1, x2, /):
     return _hypot(x1, x2)
 
 
-def _logaddexp_impl(x1, x2, exp_fn, scale):
-    x1, x2 = util.promote_args_inexact("logaddexp", x1, x2)
-    amax = maximum(x1, x2)
-    delta = lax.sub(x1, x2)
-    soft = lax.log1p(exp_fn(lax.neg(lax.abs(delta))))
-    if scale is not None:
-        soft = lax.mul(soft, util.const_like(soft, scale))
-    return where(isnan(delta), lax.add(x1, x2), lax.add(amax, soft))
+def _wrap_between(x, a):
+    """``x`` wrapped into ``[-a, a)``."""
+    half, full, zero = _const(x, a), _const(x, 2 * a), _const(x, 0)
+    rem = lax.rem(lax.add(x, half), full)
+    return lax.sub(lax.select(lax.lt(rem, zero), lax.add(rem, full), rem), half)
 
 
-def _logaddexp(x1, x2):
-    """log(exp(x1) + exp(x2)) without overflow; NaN-safe for equal infinities."""
-    amax = lax.max(x1, x2)
-    delta = lax.sub(x1, x2)
-    nan = lax.ne(delta, delta)
-    total = lax.add(x1, x2)
-    out = lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
-    return lax.select(nan, total, out)
+def _make_logaddexp(name, exp_fn, inv_scale):
+    """``log(exp(x1) + exp(x2))`` (``exp_fn`` = exp, or exp2 with the base-2
+    ``inv_scale``) without overflow, as a custom JVP the way JAX defines it:
+    NaN-safe for equal infinities, and for complex inputs the principal branch."""
+    def soft(x):
+        out = lax.log1p(exp_fn(x))
+        if inv_scale is None:
+            return out
+        # JAX's float32 literal prints the unrounded Python float
+        scale = inv_scale if util_dtype(out) == np.float32 else _const(out, inv_scale)
+        return lax.mul(scale, out)
 
+    def body(x1, x2):
+        amax = lax.max(x1, x2)
+        if util_dtype(x1).kind == "c":
+            delta = lax.sub(lax.add(x1, x2), lax.mul(amax, _const(amax, 2)))
+            out = lax.add(amax, soft(delta))
+            bound = np.pi if inv_scale is None else np.pi * inv_scale
+            return lax.complex(lax.real(out), _wrap_between(lax.imag(out), bound))
+        delta = lax.sub(x1, x2)
+        return lax.select(lax.ne(delta, delta), lax.add(x1, x2),  # NaNs or same-sign infinities
+                          lax.add(amax, soft(lax.neg(lax.abs(delta)))))
 
-def _logaddexp_jvp(primals, tangents):
-    """Tangent weights exp(x_i - out): 1/2 each at a tie, as JAX defines it."""
-    x1, x2 = primals
-    t1, t2 = tangents
-    out = _logaddexp_rule(x1, x2)
-    w1 = lax.exp(lax.sub(x1, out))
-    w2 = lax.exp(lax.sub(x2, out))
-    return out, lax.add(lax.mul(t1, w1), lax.mul(t2, w2))
+    def drop_posinf(x):
+        re = lax.real(x) if util_dtype(x).kind == "c" else x
+        return lax.select(lax.eq(re, _const(re, np.inf)), lax.full_like(x, 0), x)
 
+    def jvp(primals, tangents):
+        """Tangent weights ``exp(x_i - out)``, with +inf read as 0 (so a tie at
+        +inf weighs 1), as JAX defines them."""
+        (x1, x2), (t1, t2) = primals, tangents
+        out = rule(x1, x2)
+        w1 = exp_fn(lax.sub(drop_posinf(x1), drop_posinf(out)))
+        w2 = exp_fn(lax.sub(drop_posinf(x2), drop_posinf(out)))
+        return out, lax.add(lax.mul(t1, w1), lax.mul(t2, w2))
 
-def _make_logaddexp_rule():
-    from ..custom_derivatives import custom_jvp
-    rule = custom_jvp(_logaddexp)
-    rule.__name__ = "logaddexp"
-    rule.defjvp(_logaddexp_jvp)
+    body.__name__ = name
+    jvp.__name__ = f"_{name}_jvp"
+    rule = custom_jvp(body)
+    rule.__name__ = name
+    rule.defjvp(jvp)
     return rule
 
 
-_logaddexp_rule = _make_logaddexp_rule()
+_logaddexp = _make_logaddexp("logaddexp", lax.exp, None)
+_logaddexp2 = _make_logaddexp("logaddexp2", lax.exp2, 1 / np.log(2))
 
 
 def logaddexp(x1, x2, /):
     util.check_arraylike("logaddexp", x1, x2)
     x1, x2 = util.promote_args_inexact("logaddexp", x1, x2)
-    return _logaddexp_rule(x1, x2)
+    return _logaddexp(x1, x2)
 
 
 def logaddexp2(x1, x2, /):
     util.check_arraylike("logaddexp2", x1, x2)
-    return _logaddexp_impl(x1, x2, lax.exp2, 1 / np.log(2))
+    x1, x2 = util.promote_args_inexact("logaddexp2", x1, x2)
+    return _logaddexp2(x1, x2)
 
 
 @util.named_jit("sinc")

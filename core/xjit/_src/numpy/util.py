@@ -123,6 +123,11 @@ def promote_shapes(fun_name, *args):
     if all(len(s) == nd or len(s) == 0 for s in shapes):
         _check_broadcast(fun_name, shapes)
         return list(args)
+    full = [s for s in shapes if s]
+    if any(len({d for d in dims if d != 1}) > 1 for dims in zip(*(s[::-1] for s in full))):
+        # JAX's rank promotion checks with lax.broadcast_shapes first: ValueError
+        raise ValueError("Incompatible shapes for broadcasting: shapes="
+                         f"[{', '.join(str(tuple(s)) for s in shapes)}]")
     out = []
     for a, s in zip(args, shapes):
         if 0 < len(s) < nd:
@@ -205,7 +210,7 @@ def canonicalize_axis(axis, ndim):
 
 
 def broadcast_shapes(*shapes):
-    from ..lax.misc import broadcast_shapes as lax_broadcast_shapes
+    from ..lax.lax import broadcast_shapes as lax_broadcast_shapes
     return lax_broadcast_shapes(*shapes)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 
-from .. import tree_util
+from xjit._src import tree_util
 
 
 class _NoOperand:

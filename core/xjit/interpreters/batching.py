@@ -1,0 +1,22 @@
+"""``xjit.interpreters.batching``: vmap's rule registries.
+
+``primitive_batchers[p](batched_args, batch_dims, **params) -> (out, out_dim)``
+is the table the batching interpreter consults; ``fancy_primitive_batchers``
+rules also receive the axis (``rule(axis_data, args, dims, **params)``)."""
+from xjit._src.interpreters import batching as _batching
+from xjit._src.interpreters.batching import (  # noqa: F401
+    defbroadcasting, defreducer, defvectorized, not_mapped)
+from xjit._src.interpreters.batching import axis_batch_rules as fancy_primitive_batchers  # noqa: F401
+from xjit._src.interpreters.batching import batch_rules as primitive_batchers  # noqa: F401
+
+
+def broadcast(x, sz, axis, mesh_axis=None):
+    """``x`` with a new axis of size ``sz`` at ``axis`` (``mesh_axis`` names a
+    mesh axis to shard it over; there is one device here)."""
+    return _batching.broadcast(x, sz, axis)
+
+
+def bdim_at_front(x, bdim, size, mesh_axis=None):
+    """``x`` with its batch axis ``bdim`` moved to the front (broadcast to
+    ``size`` when it has none)."""
+    return _batching.bdim_at_front(x, bdim, size)

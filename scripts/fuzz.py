@@ -1,0 +1,98 @@
+"""Differential fuzzing of xjit against JAX 0.10.2 (needs the ``compare`` extra).
+
+    .venv/bin/python scripts/fuzz.py -n 2000              # live: N random programs
+    .venv/bin/python scripts/fuzz.py -n 2000 --start 5000 # another slice of seeds
+    .venv/bin/python scripts/fuzz.py --record 150         # rewrite tests/fuzz/corpus.json
+
+Each program runs eagerly, under jit, under grad and under vmap, in both
+libraries; the summary counts runs that agree, give a wrong value (value,
+dtype or shape), differ only in weak type, raise on one side only, or raise
+different exception classes, and lists every mismatch with its seed
+(``--show SEED`` prints one program). ``--record`` writes the corpus that
+``tests/test_fuzz_corpus.py`` replays without JAX: the first N seeds plus the
+hand-written regressions, with JAX's results.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+
+from fuzz import programs, runner  # noqa: E402
+from fuzz.regressions import REGRESSIONS  # noqa: E402
+
+CORPUS = os.path.join(ROOT, "tests", "fuzz", "corpus.json")
+
+
+def live(n, start, modes, verbose):
+    jx, xj = runner.namespace("jax"), runner.namespace("xjit")
+    counts = collections.Counter()
+    mismatches = []
+    t0 = time.time()
+    progs = [programs.generate(s) for s in range(start, start + n)] if n else []
+    progs += [dict(p, seed=p["name"]) for p in REGRESSIONS] if start == 0 else []
+    for i, prog in enumerate(progs):
+        for mode in modes:
+            kind, detail = runner.compare(runner.run(jx, prog, mode), runner.run(xj, prog, mode),
+                                          prog)
+            counts[kind] += 1
+            if kind not in ("agree", "skipped"):
+                mismatches.append((kind, prog["seed"], mode, programs.describe(prog), detail))
+                if verbose:
+                    print(*mismatches[-1], flush=True)
+        if (i + 1) % 500 == 0:
+            print(f"... {i + 1} programs, {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
+    runs = sum(v for k, v in counts.items() if k != "skipped")
+    print(f"\n{len(progs)} programs, {runs} runs ({counts['skipped']} not applicable), "
+          f"{time.time() - t0:.0f} s")
+    print(f"{'kind':20} {'runs':>7} {'share':>8}")
+    for kind in runner.KINDS[:-1]:
+        print(f"{kind:20} {counts[kind]:7d} {100 * counts[kind] / max(runs, 1):7.2f}%")
+    if not verbose:
+        for m in sorted(mismatches, key=lambda m: (m[0], str(m[1]))):
+            print(*m)
+    return counts
+
+
+def record(n):
+    jx = runner.namespace("jax")
+    cases = []
+    for prog in [programs.generate(s) for s in range(n)] + REGRESSIONS:
+        cases.append({"prog": prog, "jax": {m: runner.run(jx, prog, m) for m in runner.MODES}})
+    with open(CORPUS, "w") as f:
+        json.dump({"generated_by": "scripts/fuzz.py --record", "jax": _jax_version(),
+                   "cases": cases}, f, separators=(",", ":"))
+        f.write("\n")
+    print(f"wrote {len(cases)} cases to {os.path.relpath(CORPUS, ROOT)}")
+
+
+def _jax_version():
+    import jax
+    return jax.__version__
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("-n", type=int, default=200, help="random programs to run")
+    ap.add_argument("--start", type=int, default=0, help="first seed")
+    ap.add_argument("--modes", default=",".join(runner.MODES))
+    ap.add_argument("--record", type=int, metavar="N", help="write the corpus of N seeds")
+    ap.add_argument("--show", type=int, metavar="SEED", help="print one program's JSON")
+    ap.add_argument("-v", "--verbose", action="store_true", help="print mismatches as found")
+    args = ap.parse_args()
+    if args.show is not None:
+        print(json.dumps(programs.generate(args.show), indent=1))
+    elif args.record is not None:
+        record(args.record)
+    else:
+        live(args.n, args.start, args.modes.split(","), args.verbose)
+
+
+if __name__ == "__main__":
+    main()
