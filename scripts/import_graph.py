@@ -27,7 +27,7 @@ LAYERS = [
                   "xjit._src.dispatch", "xjit._src.eager", "xjit._src.pjit", "xjit._src.ad_jit",
                   "xjit._src.stages", "xjit._src.callback", "xjit._src.debugging",
                   "xjit._src.custom_derivatives", "xjit._src.custom_batching",
-                  "xjit._src.ad_checkpoint", "xjit._src.inspect", "xjit._src.api_util",
+                  "xjit._src.inspect", "xjit._src.api_util",
                   "xjit._src.dlpack", "xjit._src.profiler", "xjit._src.ad_api"]),
     ("lax", ["xjit._src.lax", "xjit.lax", "xjit._src.prng", "xjit._src.key_reuse"]),
     ("libraries", ["xjit._src.numpy", "xjit._src.random", "xjit._src.random_continuous",

@@ -112,6 +112,18 @@ def test_matmul_tanh_profile_names_lines_and_adds_up():
     assert "By kernel:" in text and "By equation:" in text
     html = prof._repr_html_()
     assert html.count("<table>") == 3 and "dot_general#0" in html
+    # line_profiler-style: the function's lines, timed where they cost device time
+    (filename, rows), = prof._source_blocks(1)
+    assert filename == HERE
+    assert [(n, src) for _, _, n, src in rows] == [
+        (_line("MATMUL") - 1, "def matmul_tanh(a, b):"),
+        (_line("MATMUL"), "    c = a @ b  # MATMUL"),
+        (_line("TANH"), "    return jnp.tanh(c) + 1.0  # TANH")]  # then a blank line: the end
+    assert [bool(t) for t, *_ in rows] == [False, True, True]
+    text = prof.annotated_source(1).splitlines()
+    assert text[0] == HERE and text[1].split() == ["time", "share", "line", "source"]
+    assert text[3].endswith(f"{_line('MATMUL')}        c = a @ b  # MATMUL")
+    assert "return jnp.tanh(c) + 1.0  # TANH" in html
 
 
 def mlp_loss(params, x, y):
@@ -249,3 +261,10 @@ def test_span_without_run_ids_is_the_busy_time():
     assert dp._span_ns(runs, 2) == (20 + 10 + 10) / 2
     assert dp._span_ns({1: [(0, 10), (12, 20)], 2: [(50, 54)]}, 2) == (20 + 4) / 2
     assert dp._span_ns({}, 3) == 0.0
+
+
+def test_kernels_without_equations_are_reported_as_unattributed():
+    prof = xi.device_profile(lambda x: x, jnp.ones(3), repeat=2)  # XLA only copies
+    assert [e.label for e in prof.equations] == ["(unattributed)"]
+    assert [r.where for r in prof.lines] == ["(no source line)"]
+    assert prof.ops[0].equations == ("(unattributed)",)

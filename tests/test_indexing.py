@@ -3,14 +3,13 @@
 Each case is an expression evaluated with ``xjit`` as ``jax``; the expected
 text is what JAX 0.10.2 printed for it (``repr`` of values, ``str`` of
 jaxprs, ``Class: first line`` of errors), stored as literals."""
-import warnings
 
 import numpy as np
 import pytest
 
 import xjit as jax
 import xjit.numpy as jnp
-from xjit import lax
+from util import eval_expr
 
 CASES = [
     ('oob_getitem', 'jnp.arange(10)[11]',
@@ -214,20 +213,11 @@ CASES = [
     ('mode_repr', "[lax.GatherScatterMode.from_any(m) for m in (None, 'clip', 'fill', 'drop', 'promise_in_bounds')]",
      '[<GatherScatterMode.FILL_OR_DROP: 2>, <GatherScatterMode.CLIP: 1>, <GatherScatterMode.FILL_OR_DROP: 2>, <GatherScatterMode.FILL_OR_DROP: 2>, <GatherScatterMode.PROMISE_IN_BOUNDS: 3>]'),
 ]
-def _eval(code):
-    env = dict(jax=jax, jnp=jnp, lax=lax, np=np)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            v = eval(code, env)
-        return str(v) if type(v).__name__ in ("ClosedJaxpr", "Jaxpr") else repr(v)
-    except Exception as e:  # the class and first line of the message are compared
-        return f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
 
 
 @pytest.mark.parametrize("name,code,expected", CASES, ids=[c[0] for c in CASES])
 def test_matches_jax(name, code, expected):
-    got = _eval(code)
+    got = eval_expr(code)
     if expected.startswith("{ lambda") or expected.startswith("let "):
         assert got == expected
     else:  # value reprs: line wrapping of long arrays is the array printer's business

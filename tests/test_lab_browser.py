@@ -515,11 +515,19 @@ def test_notebook_switch_reload_and_restart(ran):
     pg.wait_for_selector("#xjit-panel[data-notebook='xjit_demo.ipynb']")
     assert _status(pg) == "connected" and _row(pg, "poly").count() == 1
 
-    # a fresh page: the panel opens the comm and gets the kernel's state
+    # a fresh page: the panel opens the comm and gets the kernel's state, and
+    # the saved %%xjit panel (a static output) comes back with its chart
+    pg.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
+    pg.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty")
     pg.reload()
     pg.wait_for_selector(".jp-Notebook .jp-Cell")
     _open_panel(pg)
     _open(pg, "xjit_demo.ipynb")
+    saved = _cell(pg, _cell_with(pg, "def in_cell")).locator(".jp-OutputArea-output .xjit-panel")
+    saved.wait_for()
+    saved.locator("label.xjit-tablabel:has-text('Timing')").click()
+    assert saved.locator("section.xjit-tab-timing svg.xjit-chart").is_visible()
+    assert saved.locator("section.xjit-tab-jaxpr").is_hidden()
     _wait_status(pg, "connected")
     _row(pg, "poly").wait_for()
     assert _row(pg, "poly").locator(".xjit-calls").get_attribute("data-value") == "51"

@@ -244,3 +244,18 @@ def test_notebook_layer_uses_only_xjits_public_api():
             if any(n == "_src" or "._src" in n or n.startswith("_src") for n in names):
                 offenders.append(f"{path.relative_to(root)}:{node.lineno}")
     assert not offenders, offenders
+
+
+def test_measuring_the_steady_state_adds_no_compile_to_the_users_function(ip):
+    """The Timing tab re-runs the compiled executable on stand-in arguments of
+    the recorded types (weak types included): the user's function gains no
+    cache miss, compile or call from it."""
+    ip.run_cell("@jax.jit\ndef weakly(x):\n    return x * 3.0")
+    ip.run_cell("%%xjit --quiet\nweakly(4.0)\nweakly(5.0)")
+    p = _panels(ip)["weakly"]
+    t = p.data.timing
+    assert (t.calls, t.cache_misses, len(t.history)) == (2, 1, 1), (t.calls, t.cache_misses, t.history)
+    assert t.steady_s is not None and t.steady_s > 0
+    import xjit.inspect as xi
+    info = next(i for i in xi.functions() if i.name == "weakly")
+    assert (info.calls, info.cache_misses) == (2, 1)

@@ -3,7 +3,6 @@
 Each case is an expression evaluated with ``xjit`` as ``jax``; the expected
 text is what JAX 0.10.2 printed for it (``repr`` of values, ``str`` of
 jaxprs, ``Class: first line`` of errors), stored as literals."""
-import warnings
 
 import numpy as np
 import pytest
@@ -11,6 +10,7 @@ import pytest
 import xjit as jax
 import xjit.numpy as jnp
 from xjit import lax
+from util import eval_expr
 
 CASES = [
     ('sort', 'jnp.sort(jnp.array([3., 1., jnp.nan, 2., -1., 3.]))',
@@ -140,20 +140,11 @@ CASES = [
     ('jx_cumlogsumexp', 'jax.make_jaxpr(lax.cumlogsumexp)(jnp.ones(3))',
      '{ lambda ; a:f32[3]. let\n    b:f32[3] = cumlogsumexp[axis=0 reverse=False] a\n  in (b,) }'),
 ]
-def _eval(code):
-    env = dict(jax=jax, jnp=jnp, lax=lax, np=np)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            v = eval(code, env)
-        return str(v) if type(v).__name__ in ("ClosedJaxpr", "Jaxpr") else repr(v)
-    except Exception as e:  # the class and first line of the message are compared
-        return f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
 
 
 @pytest.mark.parametrize("name,code,expected", CASES, ids=[c[0] for c in CASES])
 def test_matches_jax(name, code, expected):
-    got = _eval(code)
+    got = eval_expr(code)
     if expected.startswith("{ lambda") or expected.startswith("let "):
         assert got == expected
     else:  # value reprs: line wrapping of long arrays is the array printer's business

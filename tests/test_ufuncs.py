@@ -2,8 +2,6 @@
 and ufunc objects added to ``xjit.numpy``, the new ``xjit.nn`` functions and
 initializers (stored JAX records, see tests/differential), plus properties
 checked directly against NumPy."""
-import os
-import sys
 
 import numpy as np
 import pytest
@@ -11,9 +9,9 @@ import pytest
 import xjit as jax
 import xjit.numpy as jnp
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "differential"))
-from cases_ufuncs import CASES  # noqa: E402
-from harness import differential_tests  # noqa: E402
+from util import differential_cases, differential_tests
+
+CASES = differential_cases("ufuncs")
 
 
 KNOWN = {

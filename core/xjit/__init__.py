@@ -49,6 +49,10 @@ from xjit._src.sharding import PartitionSpec as P, make_mesh  # noqa: E402,F401
 
 from xjit import api_util, core, interpreters, stages  # noqa: E402,F401
 from xjit._src.jax_takeover import install_as_jax  # noqa: E402,F401
+from xjit._src.pmap import pmap  # noqa: E402,F401
+from xjit._src.shard_map import shard_map  # noqa: E402,F401
+from xjit._src.mesh import set_mesh  # noqa: E402,F401
+from xjit._src.sharding import NamedSharding, reshard  # noqa: E402,F401
 
 __version__ = "0.10.2"
 __version_info__ = (0, 10, 2)

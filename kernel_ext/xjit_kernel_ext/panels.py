@@ -19,11 +19,30 @@ from xjit_widgets import FunctionPanel, PanelData, Timing
 from .signature_cache import findings_for, forget, generation, listing_for
 
 
+class _Mismatch(Exception):
+    """Zeros could not be made with exactly the recorded type."""
+
+
+_PY_ZERO = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
+
+
 def _zeros_like_spec(x):
+    """Zeros of a recorded argument's shape, dtype and weak type (a weak
+    type matters: profiling a strongly typed stand-in would trace and
+    compile a signature the user never called, and show up in their
+    function's statistics)."""
     shape, dtype = getattr(x, "shape", None), getattr(x, "dtype", None)
     if shape is None or dtype is None or hasattr(x, "__array__"):
         return x  # a concrete value or a static argument: keep it
-    return xjit.numpy.zeros(shape, dtype)
+    jnp = xjit.numpy
+    weak = bool(getattr(x, "weak_type", False))
+    if weak:
+        value = jnp.broadcast_to(jnp.asarray(_PY_ZERO[jnp.dtype(dtype).kind]), shape)
+    else:
+        value = jnp.zeros(shape, dtype)
+    if (value.shape, value.dtype, bool(value.weak_type)) != (tuple(shape), jnp.dtype(dtype), weak):
+        raise _Mismatch(f"{value.dtype} {value.shape} for {dtype} {shape}")
+    return value
 
 
 def _has_while(listing) -> bool:
@@ -55,6 +74,8 @@ def measure(fid, listing, repeat: int) -> Steady:
         args = xjit.tree_util.tree_map(_zeros_like_spec, args)
         kwargs = xjit.tree_util.tree_map(_zeros_like_spec, kwargs)
         return Steady(xi.profile(fun, *args, repeat=repeat, **kwargs))
+    except _Mismatch:
+        return Steady(note="not measured (no stand-in arguments of the recorded types)")
     except Exception as e:  # e.g. key-typed arguments: show what we have
         return Steady(note=f"not measured ({type(e).__name__})")
 

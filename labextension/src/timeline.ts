@@ -135,36 +135,49 @@ export function renderTimeline(
   for (const m of marks) {
     taken[m.row].push([m.x0, m.x0 + m.w]);
   }
+  // neighbouring marks of one function in a row share one label
+  const clusters: { row: number; x0: number; x1: number; item: ITimelineItem; n: number; k: number }[] = [];
+  for (const m of marks) {
+    const last = clusters[clusters.length - 1];
+    const label = markLabel(m.item).length * CHAR_W;
+    if (last && last.row === m.row && last.item.fun_name === m.item.fun_name && m.x0 - last.x1 < label + 4) {
+      last.x1 = Math.max(last.x1, m.x0 + m.w);
+      last.n += m.item.count;
+      last.k += 1;
+      continue;
+    }
+    clusters.push({ row: m.row, x0: m.x0, x1: m.x0 + m.w, item: m.item, n: m.item.count, k: 1 });
+  }
   const free = (row: number, from: number, to: number, own: [number, number]) =>
     from >= layout.labelWidth &&
     to <= layout.width &&
-    taken[row].every(([a, b]) => (a === own[0] && b === own[1]) || b <= from || a >= to);
-  for (const m of marks) {
-    const text = markLabel(m.item);
+    taken[row].every(([a, b]) => (a >= own[0] && b <= own[1]) || b <= from || a >= to);
+  for (const c of clusters) {
+    const text = markLabel({ ...c.item, count: c.n });
     const width = text.length * CHAR_W;
-    const own: [number, number] = [m.x0, m.x0 + m.w];
-    // inside a wide mark, else right of it, else left of it
+    const own: [number, number] = [c.x0, c.x1];
+    // inside a wide mark, else right of the marks, else left of them
     let lx: number | null = null;
     let inside = false;
-    if (m.w >= width + 4 && free(m.row, m.x0 + 2, m.x0 + 2 + width, own)) {
-      lx = m.x0 + 2;
+    if (c.k === 1 && c.x1 - c.x0 >= width + 4 && free(c.row, c.x0 + 2, c.x0 + 2 + width, own)) {
+      lx = c.x0 + 2;
       inside = true;
-    } else if (free(m.row, m.x0 + m.w + 2, m.x0 + m.w + 2 + width, own)) {
-      lx = m.x0 + m.w + 2;
-    } else if (free(m.row, m.x0 - width - 2, m.x0 - 2, own)) {
-      lx = m.x0 - width - 2;
+    } else if (free(c.row, c.x1 + 2, c.x1 + 2 + width, own)) {
+      lx = c.x1 + 2;
+    } else if (free(c.row, c.x0 - width - 2, c.x0 - 2, own)) {
+      lx = c.x0 - width - 2;
     }
     if (lx === null) {
       continue;
     }
     const label = el('text', {
       x: lx.toFixed(1),
-      y: m.row * layout.rowHeight + layout.rowHeight - 4,
+      y: c.row * layout.rowHeight + layout.rowHeight - 4,
       class: inside ? 'xjit-mark-label xjit-mark-label-inside' : 'xjit-mark-label'
     });
     label.textContent = text;
     svg.appendChild(label);
-    taken[m.row].push([lx, lx + width + 2]);
+    taken[c.row].push([lx, lx + width + 2]);
   }
   const axis = el('text', {
     x: layout.labelWidth,

@@ -271,5 +271,11 @@ describe('renderTimeline', () => {
       { width: 300, rowHeight: 10, labelWidth: 50 });
     const labels = Array.from(svg.querySelectorAll('.xjit-mark-label')).map(t => t.textContent);
     expect(labels).toEqual(['second', 'third']);
+    // close marks of one function share one label, after the last of them
+    const same = renderTimeline([at(0, 'f'), at(0.41, 'f'), at(10, 'g')],
+      { width: 300, rowHeight: 10, labelWidth: 50 });
+    const texts = Array.from(same.querySelectorAll('.xjit-mark-label'));
+    expect(texts.map(t => t.textContent)).toEqual(['f', 'g']);
+    expect(Number(texts[0].getAttribute('x'))).toBeGreaterThan(62);
   });
 });

@@ -3,7 +3,14 @@
 (programs/flax_nnx_mlp.py), against JAX 0.10.2."""
 import pytest
 
-PROGRAMS = ["flax_linen_cnn", "flax_nnx_mlp"]
+# flax.nnx imports jax.Ref/jax.new_ref and jax._src.state.types.AbstractRef and
+# reads jax.typeof(x).sharding, which other issues' work is adding; strict, so
+# these start failing (XPASS) once they land.
+NNX_NEEDS = pytest.mark.xfail(
+    strict=True, reason="flax.nnx needs jax.Ref, jax.new_ref, "
+    "jax._src.state.types.AbstractRef and ShapedArray.sharding, not in xjit yet")
+
+PROGRAMS = ["flax_linen_cnn", pytest.param("flax_nnx_mlp", marks=NNX_NEEDS)]
 
 
 @pytest.mark.parametrize("program", PROGRAMS)

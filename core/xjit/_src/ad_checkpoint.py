@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 
-from xjit._src import core, tree_util
+from xjit._src import core, dtypes, tree_util
 from xjit._src.ad_jit import jvp_jaxpr, transpose_jaxpr
 from xjit._src.custom_derivatives import _merge, _split_nondiff, _stage
 from xjit._src.interpreters import ad, batching, mlir as lowering
@@ -288,15 +288,23 @@ def _policy_split(jaxpr: core.Jaxpr, unknowns, policy):
 
 
 def _barrier_residuals(jaxpr, first_res):
-    """Pass each saved floating-point residual computed by an equation through
-    a no-op ``reduce_precision`` (to its own precision), used from there on,
-    as JAX does: XLA then cannot merge the recomputation in the backward
-    pass with the original computation (which would undo the remat)."""
+    """Round each saved inexact residual that the forward computation also
+    uses through ``reduce_precision`` to its own precision, and use the
+    rounded value from there on, as JAX does: XLA may keep excess precision
+    in a fused forward computation, and the backward pass must see the same
+    values as the rest of the forward pass."""
     import numpy as np
-    from xjit.lax import reduce_precision_p
-    produced = {o for e in jaxpr.eqns for o in e.outvars}
-    targets = {v for v in jaxpr.outvars[first_res:]
-               if v in produced and np.issubdtype(v.aval.dtype, np.floating)}
+    from xjit._src.lax.elementwise import reduce_precision_p
+    produced = {o: e for e in jaxpr.eqns for o in e.outvars}
+    used = {v for e in jaxpr.eqns for v in e.invars if type(v) is not Literal}
+    targets = set()
+    for v in jaxpr.outvars[first_res:]:
+        e = produced.get(v)
+        if e is None or v not in used or not dtypes.issubdtype(v.aval.dtype, np.inexact):
+            continue
+        if e.primitive is reduce_precision_p and e.params == _precision_params(v.aval.dtype):
+            continue
+        targets.add(v)
     if not targets:
         return jaxpr
     subst, eqns = {}, []
@@ -307,14 +315,17 @@ def _barrier_residuals(jaxpr, first_res):
         eqns.append(e)
         for o in e.outvars:
             if o in targets:
-                info = np.finfo(o.aval.dtype)
                 new = core.Var(o.aval)
                 eqns.append(core.JaxprEqn([o], [new], reduce_precision_p,
-                                          {"exponent_bits": info.nexp,
-                                           "mantissa_bits": info.nmant}, e.source_info))
+                                          _precision_params(o.aval.dtype), e.source_info))
                 subst[o] = new
     outvars = [subst.get(v, v) if type(v) is not Literal else v for v in jaxpr.outvars]
     return jaxpr.replace(eqns=eqns, outvars=outvars)
+
+
+def _precision_params(dtype):
+    info = dtypes.finfo(dtype)
+    return {"exponent_bits": info.nexp, "mantissa_bits": info.nmant}
 
 
 def _remat_partial_eval(trace, args, params):
@@ -322,8 +333,7 @@ def _remat_partial_eval(trace, args, params):
     unknowns = [trace.is_unknown(x) for x in args]
     known, unknown, out_unknowns, num_res = _policy_split(closed.jaxpr, unknowns,
                                                           policy or nothing_saveable)
-    if params["prevent_cse"]:
-        known = _barrier_residuals(known, len(known.outvars) - num_res)
+    known = _barrier_residuals(known, len(known.outvars) - num_res)
     known_args = [x for x, u in zip(args, unknowns) if not u]
     unknown_args = [x for x, u in zip(args, unknowns) if u]
     with core.set_current_trace(trace.parent):

@@ -38,7 +38,12 @@ class ShapedArray(AbstractValue):
     array_abstraction_level = 1
 
     def __init__(self, shape, dtype, weak_type=False):
-        self.shape = tuple(shape)
+        shape = tuple(shape)
+        for d in shape:
+            if type(d) is not int:  # NumPy integers from shape arithmetic: shapes hold ints
+                shape = tuple(map(operator.index, shape))
+                break
+        self.shape = shape
         # extended dtypes (PRNG key types) are kept as they are
         self.dtype = dtype if getattr(dtype, "extended", False) else np.dtype(dtype)
         self.weak_type = bool(weak_type)

@@ -17,7 +17,7 @@ import numpy as np
 from jaxlib import _jax
 from jaxlib import xla_client as xc
 
-from xjit._src import xla_bridge as backend, core, dtypes, errors
+from xjit._src import xla_bridge as backend, compiler, core, dtypes, errors
 from xjit._src.interpreters import mlir as lowering
 from .array import ArrayImpl
 from .config import config
@@ -37,11 +37,9 @@ def compile_text(text: str, device=None):
     try:
         if callbacks:  # PJRT takes host callbacks only with a parsed module
             from .stages import _parse_mlir
-            exe = client.compile_and_load(_parse_mlir(text), backend.device_list(device),
-                                          xc.CompileOptions(), list(callbacks))
-        else:
-            exe = client.compile_and_load(text, executable_devices=backend.device_list(device),
-                                          compile_options=xc.CompileOptions())
+            text = _parse_mlir(text)
+        exe = compiler.backend_compile_and_load(client, text, backend.device_list(device),
+                                                xc.CompileOptions(), callbacks)
     except _jax.JaxRuntimeError as e:
         raise errors.JaxRuntimeError(f"XLA compilation failed: {e}") from None
     CompileStats.compiles += 1
@@ -185,6 +183,7 @@ def apply_primitive(prim, *args, **params):
 
 
 core.default_impl = apply_primitive
+lowering.default_platform = backend.default_backend
 
 
 def _runtime_error(e, args):

@@ -479,7 +479,7 @@ def supports_inf(dtype) -> bool:
     if _is_extended_dtype(dtype):
         return False
     dt = np.dtype(dtype)
-    if dt.kind == "f" and dt in _CUSTOM_FLOATS:
+    if dt in _CUSTOM_FLOATS:
         return bool(np.isinf(np.array(np.inf).astype(dt)))
     return issubdtype(dt, np.inexact)
 

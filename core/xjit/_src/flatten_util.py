@@ -79,7 +79,7 @@ def _unravel_list(indices, shapes, from_dtypes, to_dtype, flat):
     lax = _lax()
     got = dtypes.dtype(flat)
     if got != to_dtype:
-        raise TypeError(f"unravel function given array of dtype {got} but expected dtype "
+        raise TypeError(f"unravel function given array of dtype {got}, but expected dtype "
                         f"{to_dtype}")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a complex-to-real cast warns; the cast is intended

@@ -22,8 +22,10 @@ from collections.abc import Callable
 from contextlib import contextmanager
 
 from jaxlib import _profile_data, _profiler
+from jaxlib import version as jaxlib_version
 
 from xjit._src import xla_bridge
+from xjit.version import __version__
 
 ProfileData = _profile_data.ProfileData
 ProfileEvent = _profile_data.ProfileEvent
@@ -87,8 +89,6 @@ def _new_session(options: ProfileOptions | None):
         raise RuntimeError(_ALREADY_STARTED)
     xla_bridge.backends()  # device tracers exist only once the clients do
     _profiler.clear_metadata()
-    from xjit.version import __version__
-    from jaxlib import version as jaxlib_version
     _profiler.set_metadata("jax_version", __version__)
     _profiler.set_metadata("jaxlib_version", jaxlib_version.__version__)
     for client in xla_bridge.backends().clients.values():

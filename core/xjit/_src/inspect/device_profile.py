@@ -205,8 +205,8 @@ class EqnTime:
     kernels: tuple  # OpTime.name of each kernel that computes it
 
     @property
-    def label(self):
-        return f"{self.primitive}#{self.number}"
+    def label(self):  # "(unattributed)": XLA's own instructions (copies, ...)
+        return f"{self.primitive}#{self.number}" if self.number >= 0 else self.primitive
 
 
 @dataclasses.dataclass(frozen=True)
@@ -260,6 +260,34 @@ class DeviceProfile:
         profiler.export_xspace(self.xspace, str(log_dir))
         return str(profiler.latest_run_dir(log_dir))
 
+    def annotated_source(self, context: int = 2) -> str:
+        """The profiled source, line_profiler style: each file's lines from
+        ``context`` before the first line with device time to ``context``
+        after the last, each with its time and share per run."""
+        out = []
+        for filename, rows in self._source_blocks(context):
+            out.append(f"{filename}")
+            out.extend(_text_table(["time", "share", "line", "source"], rows))
+        return "\n".join(out)
+
+    def _source_blocks(self, context):
+        """(file, rows of (time, share, line number, source text)) per file."""
+        per_file = collections.defaultdict(dict)
+        for r in self.lines:
+            if r.filename is not None:
+                per_file[r.filename][r.lineno] = r
+        for filename, by_line in per_file.items():
+            lo, hi = max(1, min(by_line) - context), max(by_line) + context
+            rows = []
+            for n in range(lo, hi + 1):
+                text = linecache.getline(filename, n).rstrip()
+                if not text and n > max(by_line):
+                    break
+                r = by_line.get(n)
+                rows.append((_fmt(r.time_s) if r else "", f"{r.share:6.1%}" if r else "", n,
+                             text))
+            yield filename, rows
+
     def _tables(self, limit):
         """(title, column heads, rows of (seconds, share, *cells)) per view."""
         return (
@@ -288,6 +316,11 @@ class DeviceProfile:
 
     def _repr_html_(self):
         parts = [f"<div><b>{html.escape(self._header())}</b>"]
+        for filename, rows in self._source_blocks(2):
+            parts.append(f"<h4>{html.escape(filename)}</h4><pre>")
+            parts.extend(f"{html.escape(t):>9s} {html.escape(sh):>7s} {n:5d}  {html.escape(src)}\n"
+                         for t, sh, n, src in rows)
+            parts.append("</pre>")
         for title, head, rows in self._tables(20):
             parts.append(f"<h4>{title}</h4>")
             parts.append(_html_table(["time", "share", *head],
@@ -345,7 +378,9 @@ def device_profile(fun, *args, repeat: int = 5, **kwargs) -> DeviceProfile:
             t0 = time.perf_counter()
             block_until_ready(compiled(*a, **k))
             walls.append(time.perf_counter() - t0)
-    xspace = profiler.collect_xspace(run)
+    options = profiler.ProfileOptions()
+    options.python_tracer_level = 0  # every Python call an event: host overhead, no device time
+    xspace = profiler.collect_xspace(run, options)
     hlo = entry.executable.exe.hlo_modules()[0]
     return _attribute(xspace, hlo.name, hlo.to_string(), _mlir_locations(entry.text), jf._name,
                       entry.executable.device, repeat, statistics.fmean(walls))

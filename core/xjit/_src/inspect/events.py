@@ -104,7 +104,7 @@ _observations: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # Clos
 _timings: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # ClosedJaxpr -> {phase: s}
 _dead: dict = {}       # fid -> None: gone, kept while subscribers may still ask
 _purge_pending = False
-_DEAD_KEPT = 256
+_DEAD_KEPT = 16  # dead functions kept for subscribers (the latest cell's, say)
 
 
 class Subscription:

@@ -313,8 +313,12 @@ def define_primitive(name, abstract_eval, lower, *, pp=None, multiple_results=Fa
 
 
 def _default_platform():
-    from xjit._src import xla_bridge
-    return xla_bridge.default_backend()
+    return default_platform()
+
+
+# The default backend's platform name; set by ``dispatch`` (the backends sit
+# in a layer above the interpreters).
+default_platform = None
 
 
 # JAX names GPU rules by vendor; the engine's GPU backend is "gpu"

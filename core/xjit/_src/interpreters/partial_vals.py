@@ -58,7 +58,8 @@ def trace_to_jaxpr_dynamic(fun, in_avals, *, keep_inputs=None, lower=False, auto
 def trace_to_jaxpr_nounits(fun, pvals, instantiate=False):
     """Run ``fun`` with the known values of ``pvals`` and stage what depends on
     the unknown ones: ``(jaxpr, out_pvals, consts)``. The jaxpr takes the
-    unknown inputs and returns every output (known ones as its constants)."""
+    unknown inputs and returns the unknown outputs; its constvars are the
+    residuals, ``consts`` their values."""
     trace = ad.PETrace(core.trace_ctx.trace)
     args = [pv.get_known() if pv.is_known() else trace.new_arg(pv.get_aval()) for pv in pvals]
     try:
@@ -67,7 +68,8 @@ def trace_to_jaxpr_nounits(fun, pvals, instantiate=False):
         inst = [instantiate] * len(outs) if isinstance(instantiate, bool) else list(instantiate)
         out_pvals = [PartialVal.unknown(o.aval) if trace.is_unknown(o) or i
                      else PartialVal.known(o) for o, i in zip(outs, inst)]
-        jaxpr, consts = trace.to_jaxpr(outs)
+        jaxpr, consts = trace.to_jaxpr([o for o, pv in zip(outs, out_pvals)
+                                        if not pv.is_known()])
     finally:
         trace.active = False
     return jaxpr, out_pvals, list(consts)

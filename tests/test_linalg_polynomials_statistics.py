@@ -3,8 +3,6 @@
 statistics, histograms, vector products, vectorize, einsum_path, periodic
 interp): against stored JAX 0.10.2 behaviour (tests/differential/
 cases_mathx.py) and against NumPy/known values."""
-import os
-import sys
 
 import numpy as np
 import pytest
@@ -13,15 +11,15 @@ import xjit as jax
 import xjit.numpy as jnp
 from xjit import lax
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "differential"))
-from cases_mathx import CASES  # noqa: E402
-from harness import differential_tests  # noqa: E402
+from util import differential_cases, differential_tests
+
+CASES = differential_cases("mathx")
 
 
 # Printed-jaxpr differences that come from jnp functions outside this area
 # (values agree).
 KNOWN = {
-    "jaxpr-la-cross": "jnp.cross (more_math.py) forms the components in another order",
+    "jaxpr-la-cross": "jnp.cross (tensor_contractions.py) forms the components in another order",
     "jaxpr-la-trace": "jnp.trace/jnp.diagonal stage a strided slice; JAX a masked reduction",
     "jaxpr-stat-corrcoef": "jnp.diag/jnp.diagonal stage a strided slice; JAX a gather",
     "jaxpr-poly-poly": "JAX wraps atleast_1d in jit",

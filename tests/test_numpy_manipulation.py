@@ -2,8 +2,6 @@
 stored JAX 0.10.2 behaviour (tests/differential/cases_manip.py) plus direct
 checks against NumPy and of the transformation rules of ``unstack``."""
 import io
-import os
-import sys
 
 import numpy as np
 import pytest
@@ -11,9 +9,9 @@ import pytest
 import xjit as jax
 import xjit.numpy as jnp
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "differential"))
-from cases_manip import CASES  # noqa: E402
-from harness import differential_tests  # noqa: E402
+from util import differential_cases, differential_tests
+
+CASES = differential_cases("manip")
 
 
 KNOWN = {

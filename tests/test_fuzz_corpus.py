@@ -1,0 +1,52 @@
+"""The recorded differential-fuzz corpus (tests/fuzz/corpus.json, written by
+``scripts/fuzz.py --record`` from JAX 0.10.2): random jnp/lax programs and the
+regressions found by fuzzing, each run eagerly, under jit, grad and vmap, must
+give JAX's values (to a dtype-aware tolerance), dtypes, shapes, weak types and
+exception classes."""
+import json
+import os
+
+import pytest
+
+from fuzz import programs, runner
+
+with open(os.path.join(os.path.dirname(__file__), "fuzz", "corpus.json")) as f:
+    CORPUS = json.load(f)["cases"]
+
+XJIT = runner.namespace("xjit")
+
+# Differences whose root is outside jnp (lax rules), each with the reason.
+KNOWN = {
+}
+
+
+def _case_id(case):
+    prog = case["prog"]
+    return str(prog.get("name", prog["seed"]))
+
+
+@pytest.mark.parametrize("case", CORPUS, ids=[_case_id(c) for c in CORPUS])
+def test_fuzz_case_matches_jax(case):
+    prog = case["prog"]
+    bad = []
+    for mode in runner.MODES:
+        key = f"{_case_id(case)}:{mode}"
+        kind, detail = runner.compare(case["jax"][mode], runner.run(XJIT, prog, mode), prog)
+        if kind in ("agree", "skipped"):
+            assert key not in KNOWN, f"{key} agrees now: drop it from KNOWN"
+        elif key not in KNOWN:
+            bad.append(f"{mode}: {kind}: {detail}")
+    assert not bad, programs.describe(prog) + "\n" + "\n".join(bad)
+
+
+def test_corpus_covers_every_op_kind_and_mode():
+    kinds = {c["prog"]["op"] for c in CORPUS}
+    assert kinds == set(programs.OPS)
+    ran = {m for c in CORPUS for m in runner.MODES if "skipped" not in c["jax"][m]}
+    assert ran == set(runner.MODES)
+
+
+def test_programs_are_reproducible_from_their_seed():
+    for case in CORPUS[:20]:
+        if "seed" in case["prog"] and "name" not in case["prog"]:
+            assert programs.generate(case["prog"]["seed"]) == case["prog"]
