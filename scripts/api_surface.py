@@ -11,26 +11,51 @@ MODULES = ["", "numpy", "numpy.linalg", "numpy.fft", "lax", "lax.linalg", "rando
            "nn.initializers", "scipy.special", "scipy.linalg", "scipy.stats", "image",
            "tree_util", "sharding", "dlpack"]
 
+# JAX's public-internal modules (what libraries import below the top level);
+# ``checkpoint_policies`` is a namespace object, counted by its attributes.
+INTERNAL_MODULES = ["core", "extend", "extend.core", "extend.core.primitives",
+                    "extend.linear_util", "extend.source_info_util", "extend.backend",
+                    "extend.mlir", "extend.random", "interpreters.ad", "interpreters.batching",
+                    "interpreters.partial_eval", "interpreters.mlir", "interpreters.xla",
+                    "interpreters.pxla", "api_util", "flatten_util", "stages", "test_util",
+                    "ad_checkpoint", "checkpoint_policies", "custom_derivatives",
+                    "custom_batching"]
+
 
 def _public(module):
     return {n for n in dir(module) if not n.startswith("_")}
 
 
-def main(show_all=False):
+def _load(name):
+    """A module, or an attribute path below the top-level package."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        head, _, attr = name.rpartition(".")
+        return getattr(importlib.import_module(head), attr)
+
+
+def _count(modules, show_all):
     total_j = total_x = 0
-    for name in MODULES:
+    for name in modules:
         suffix = "." + name if name else ""
-        jax_names = _public(importlib.import_module("jax" + suffix))
+        jax_names = _public(_load("jax" + suffix))
         try:
-            have = jax_names & _public(importlib.import_module("xjit" + suffix))
-        except ImportError:
+            have = jax_names & _public(_load("xjit" + suffix))
+        except (ImportError, AttributeError):
             have = set()
         missing = sorted(jax_names - have)
         total_j, total_x = total_j + len(jax_names), total_x + len(have)
         shown = missing if show_all else missing[:10]
-        print(f"{name or 'xjit (top level)':18s} {len(have):4d} / {len(jax_names):4d}   "
+        print(f"{name or 'xjit (top level)':26s} {len(have):4d} / {len(jax_names):4d}   "
               f"missing: {' '.join(shown)}{' ...' if len(shown) < len(missing) else ''}")
-    print(f"{'all':18s} {total_x:4d} / {total_j:4d}")
+    print(f"{'all':26s} {total_x:4d} / {total_j:4d}")
+
+
+def main(show_all=False):
+    _count(MODULES, show_all)
+    print("\npublic-internal modules")
+    _count(INTERNAL_MODULES, show_all)
 
 
 if __name__ == "__main__":

@@ -94,6 +94,7 @@ def run_pytest(impl: str, src: str, files: list[str], timeout: int) -> dict[str,
         xml = os.path.join(tmp, "junit.xml")
         runner = ["-m", "xjit", "-m", "pytest"] if impl == "xjit" else ["-m", "pytest"]
         cmd = [sys.executable, *runner, "-q", "-p", "no:cacheprovider", "--tb=line",
+               "--continue-on-collection-errors",
                f"--timeout={timeout}", f"--junitxml={xml}", *files]
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(

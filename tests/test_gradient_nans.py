@@ -67,6 +67,21 @@ def test_forward_nan_inside_jit_of_grad_has_concrete_locals():
     np.testing.assert_array_equal(np.asarray(frame.f_locals["y"]), [-1.0, 1.0])
 
 
+def test_pdb_post_mortem_prints_a_concrete_local():
+    import io
+    import pdb
+    w = jnp.array([1.0, 2.0])
+    with jax.debug_nans(True), pytest.raises(FloatingPointError) as e:
+        jax.jit(jax.grad(_loss))(w, jnp.array([1.0, 3.0]))
+    out = io.StringIO()
+    debugger = pdb.Pdb(stdin=io.StringIO("p diff[0]\np w.shape\nq\n"), stdout=out)
+    debugger.reset()
+    debugger.interaction(None, e.value.__traceback__)
+    text = out.getvalue()
+    assert "z = jnp.log(diff * diff)" in text
+    assert "Array(0., dtype=float32)" in text and "(2,)" in text
+
+
 def test_no_nan_no_stop():
     with jax.debug_nans(True):
         assert float(jax.jit(jax.grad(_f))(4.0)) == 0.0

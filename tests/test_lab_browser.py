@@ -426,19 +426,30 @@ def test_timeline_section(ran):
     assert counts["execute"] >= 1 and counts["nan"] >= 1 and counts["cache_miss"] >= 3, counts
     titles = svg.locator("rect.xjit-mark-execute title").evaluate_all("els => els.map(e => e.textContent)")
     assert any(re.match(r"poly: \d+ call\(s\)", t) for t in titles), titles
-    # marks carry their function's name where the row has room
-    labels = svg.locator("text.xjit-mark-label").all_text_contents()
-    assert any(t.startswith("poly") for t in labels), labels
+    # a lane per function, named, and a NaN lane; a legend names the colours
+    lanes = svg.locator("text.xjit-lane-label title").all_text_contents()
+    assert lanes[:2] == ["poly", "in_cell"] and lanes[-1] == "NaN", lanes
+    assert {"big", "bad_log"} <= set(lanes)
+    poly_lane = svg.locator("rect.xjit-mark[data-fun-name='poly']")
+    assert poly_lane.count() >= 5  # traces, lowers, compiles, misses, calls
+    assert svg.locator("text.xjit-timeline-legend").all_text_contents() == \
+        ["trace", "lower", "compile", "miss", "run", "NaN"]
     _shot(pg.locator("#xjit-panel .xjit-section-timeline"), "lab-timeline.png")
     _shot(pg, "lab-overview.png")
 
 
 def _cell_with(pg, text):
-    cells = pg.locator(".jp-Notebook .jp-Cell")
-    for i in range(cells.count()):
-        if text in cells.nth(i).locator(".jp-InputArea").inner_text():
-            return i
-    raise AssertionError(f"no cell with {text!r}")
+    """Index of the current notebook's cell whose source contains ``text``,
+    scrolled into view (the notebook renders only cells near the viewport)."""
+    pg.wait_for_function(
+        "t => { const w = window.jupyterapp.shell.currentWidget;"
+        " return !!w && !!w.content && w.content.widgets.some("
+        "c => c.model.sharedModel.getSource().includes(t)); }", arg=text)
+    index = pg.evaluate(
+        "t => window.jupyterapp.shell.currentWidget.content.widgets.findIndex("
+        "c => c.model.sharedModel.getSource().includes(t))", text)
+    pg.evaluate("i => window.jupyterapp.shell.currentWidget.content.scrollToItem(i, 'center')", index)
+    return index
 
 
 def test_xjit_cell_panel_in_the_notebook(ran):

@@ -109,3 +109,30 @@ def test_backward_equations_point_at_the_forward_line_and_do_not_count_twice():
     files = {e.source_info.filename for e in closed.jaxpr.eqns if e.source_info}
     assert files == {__file__}
     assert fwd[0].count == 80
+
+
+def test_prints_from_another_thread_are_not_blamed_on_a_trace():
+    import threading
+    started, release = threading.Event(), threading.Event()
+
+    def chatter():
+        started.set()
+        while not release.is_set():
+            print("", end="")
+
+    def quiet(x):
+        started.wait()
+        for _ in range(200):
+            x = jnp.sin(x)
+        return x
+
+    t = threading.Thread(target=chatter)
+    t.start()
+    try:
+        kinds = {f.kind for f in xi.lint(quiet, 1.0)}
+    finally:
+        release.set()
+        t.join()
+    assert "print" not in kinds
+    import builtins
+    assert type(builtins.print).__name__ == "builtin_function_or_method"   # hooks removed

@@ -62,7 +62,7 @@ NAMES = {
                           "print_saved_residuals",
     "xjit.custom_derivatives": "CustomVJPPrimal SymbolicZero closure_convert custom_gradient "
                                "custom_jvp custom_jvp_call_p custom_vjp custom_vjp_call_p "
-                               "custom_vjp_primal_tree_values zero_from_primal",
+                               "custom_vjp_primal_tree_values linear_call zero_from_primal",
 }
 
 
@@ -562,3 +562,47 @@ def test_custom_derivatives_helpers():
     np.testing.assert_array_equal(z["a"], [0., 0.])
     assert z["b"].dtype == jax.dtypes.float0
     assert repr(cd.zero_from_primal(jnp.ones(2), symbolic_zeros=True)) == "SymbolicZero"
+
+
+LINEAR_CALL_JAXPR = """{ lambda ; a:f32[] b:f32[]. let
+    c:f32[] = linear_call[
+      callee={ lambda ; d:f32[] e:f32[]. let f:f32[] = mul e d in (f,) }
+      num_callee_consts=0
+      num_res=1
+      transpose_thunk=TRANSPOSE
+    ] a b
+  in (c,) }"""
+
+
+def test_linear_call():
+    import re
+    from xjit.custom_derivatives import linear_call
+
+    def fn(r, x):
+        return x * r
+
+    def tp(r, t):
+        return t * r
+
+    def f(r, x):
+        return linear_call(fn, tp, r, x)
+    text = re.sub(r"transpose_thunk=<function [^\n]*>", "transpose_thunk=TRANSPOSE",
+                  str(jax.make_jaxpr(f)(2., 3.)))
+    assert text == LINEAR_CALL_JAXPR
+    assert jax.grad(f, argnums=1)(2., 3.) == 2.0
+    assert [float(v) for v in jax.jvp(lambda x: f(2., x), (3.,), (1.,))] == [6.0, 2.0]
+    transposed = str(jax.make_jaxpr(jax.linear_transpose(lambda x: f(2., x), 1.))(1.))
+    assert "] 2.0:f32[] a" in transposed and "linear_call[" in transposed
+    assert jax.linear_transpose(lambda x: f(2., x), 1.)(5.0)[0] == 10.0
+    for g in (jax.grad(lambda x: linear_call(fn, tp, 2., x) ** 2),
+              jax.jit(jax.grad(lambda x: linear_call(fn, tp, 2., x) ** 2))):
+        assert g(3.) == 24.0
+    # the transpose is what the user wrote, even where it is not fn's true transpose
+    assert jax.grad(lambda x: linear_call(fn, lambda r, t: 3 * t, 2., x))(1.) == 3.0
+    out = linear_call(lambda r, x: (x[0] * r, x[1]), lambda r, t: (t[0] * r, t[1]), 2.,
+                      (1., 2.))
+    assert [float(o) for o in out] == [2.0, 2.0]
+    with pytest.raises(AssertionError, match="differentiating with respect to residual_args"):
+        jax.grad(f)(2., 3.)
+    with pytest.raises(TypeError, match="transpose output pytree structure must match"):
+        jax.grad(lambda x: linear_call(fn, lambda r, t: (t, t), 2., x))(1.)

@@ -1,23 +1,29 @@
 /**
- * The Timeline section: one SVG, a row per kind of work (trace, lower,
- * compile, run, cache miss, NaN) against wall-clock time. Each mark is a
- * rectangle as long as the work took (at least a few pixels wide so short
- * events stay visible); aggregated calls are one bar from first to last call.
- * Each mark is labelled with its function's name where the row has room
- * (the hover text has the details). Text is set with `textContent`.
+ * The Timeline section: one SVG with a lane per jitted function (named on
+ * the left) against wall-clock time, and a lane for NaN reports. In a lane,
+ * the work on that function is drawn as marks coloured by kind (trace,
+ * lower, compile, cache miss in the upper half; calls, aggregated into one
+ * bar from first to last, in the lower half), each as long as the work took
+ * and at least a few pixels wide. A legend names the colours. The most
+ * recently active `MAX_LANES` functions are shown. Text (names, hover
+ * titles) is set with `textContent`.
  */
 import { ITimelineItem } from './model';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
-export const ROWS: { kind: ITimelineItem['kind']; label: string }[] = [
+export const KINDS: { kind: ITimelineItem['kind']; label: string }[] = [
   { kind: 'trace', label: 'trace' },
   { kind: 'lower', label: 'lower' },
   { kind: 'compile', label: 'compile' },
-  { kind: 'execute', label: 'run' },
   { kind: 'cache_miss', label: 'miss' },
+  { kind: 'execute', label: 'run' },
   { kind: 'nan', label: 'NaN' }
 ];
+
+export const MAX_LANES = 12;
+const CHAR_W = 6; // px per character of a lane label (10px sans-serif, roughly)
+const LEGEND_H = 16;
 
 export interface ITimelineLayout {
   width: number;
@@ -28,7 +34,7 @@ export interface ITimelineLayout {
 export const DEFAULT_LAYOUT: ITimelineLayout = {
   width: 320,
   rowHeight: 16,
-  labelWidth: 56
+  labelWidth: 80
 };
 
 function el<K extends keyof SVGElementTagNameMap>(
@@ -55,16 +61,49 @@ function fmtSeconds(s: number | null): string {
   return `${s.toFixed(2)} s`;
 }
 
-const CHAR_W = 6; // px per character of a mark label (10px sans-serif, roughly)
-
-/** The short label drawn next to a mark: the function, and the call count. */
-export function markLabel(item: ITimelineItem): string {
-  return item.kind === 'execute' && item.count > 1 ? `${item.fun_name} ×${item.count}` : item.fun_name;
-}
-
 export function describe(item: ITimelineItem): string {
   const what = item.kind === 'execute' ? `${item.count} call(s)` : item.kind;
   return `${item.fun_name}: ${what}, ${fmtSeconds(item.duration_s)}`;
+}
+
+interface ILane {
+  key: string;
+  label: string;
+  items: ITimelineItem[];
+  last: number;
+}
+
+/** Items grouped into lanes: one per function, NaN reports in their own. */
+export function lanes(items: ITimelineItem[], max = MAX_LANES): ILane[] {
+  const byKey = new Map<string, ILane>();
+  for (const item of items) {
+    const key = item.kind === 'nan' ? 'nan' : `f${item.fun_id}`;
+    let lane = byKey.get(key);
+    if (!lane) {
+      lane = { key, label: item.kind === 'nan' ? 'NaN' : item.fun_name, items: [], last: -Infinity };
+      byKey.set(key, lane);
+    }
+    lane.items.push(item);
+    lane.last = Math.max(lane.last, item.end);
+  }
+  const all = Array.from(byKey.values());
+  const nan = all.filter(l => l.key === 'nan');
+  let fns = all.filter(l => l.key !== 'nan');
+  if (fns.length > max) {
+    const keep = new Set(
+      fns
+        .slice()
+        .sort((a, b) => b.last - a.last)
+        .slice(0, max)
+    );
+    fns = fns.filter(l => keep.has(l));
+  }
+  return fns.concat(nan);
+}
+
+function fit(label: string, px: number): string {
+  const n = Math.max(1, Math.floor(px / CHAR_W));
+  return label.length <= n ? label : label.slice(0, n - 1) + '…';
 }
 
 /** Render `items` as an SVG; time runs left to right over the items' span. */
@@ -72,7 +111,23 @@ export function renderTimeline(
   items: ITimelineItem[],
   layout: ITimelineLayout = DEFAULT_LAYOUT
 ): SVGSVGElement {
-  const height = ROWS.length * layout.rowHeight + 14;
+  const shown = lanes(items);
+  const rows = Math.max(shown.length, 1);
+  const legendY = rows * layout.rowHeight + 4;
+  // legend swatches, wrapped to the width
+  const legend: { kind: ITimelineItem['kind']; label: string; x: number; y: number }[] = [];
+  let lx = layout.labelWidth;
+  let ly = legendY;
+  for (const k of KINDS) {
+    const w = 12 + k.label.length * CHAR_W + 8;
+    if (lx + w > layout.width && lx > layout.labelWidth) {
+      lx = layout.labelWidth;
+      ly += LEGEND_H;
+    }
+    legend.push({ ...k, x: lx, y: ly });
+    lx += w;
+  }
+  const height = ly + LEGEND_H;
   const svg = el('svg', {
     class: 'xjit-timeline-svg',
     width: layout.width,
@@ -81,110 +136,66 @@ export function renderTimeline(
     role: 'img'
   });
   const plotW = layout.width - layout.labelWidth - 4;
-  ROWS.forEach((row, i) => {
+  const visible = shown.reduce((acc, l) => acc.concat(l.items), [] as ITimelineItem[]);
+  const t0 = visible.length ? Math.min(...visible.map(it => it.start)) : 0;
+  const t1 = visible.length ? Math.max(...visible.map(it => it.end)) : 1;
+  const span = Math.max(t1 - t0, 1e-3);
+  const x = (t: number) => layout.labelWidth + ((t - t0) / span) * plotW;
+  const half = (layout.rowHeight - 4) / 2;
+  shown.forEach((lane, i) => {
+    const top = i * layout.rowHeight;
     const label = el('text', {
       x: 2,
-      y: i * layout.rowHeight + layout.rowHeight - 4,
-      class: 'xjit-timeline-label'
+      y: top + layout.rowHeight - 4,
+      class: 'xjit-timeline-label xjit-lane-label'
     });
-    label.textContent = row.label;
+    label.textContent = fit(lane.label, layout.labelWidth - 6);
+    const full = el('title', {});
+    full.textContent = lane.label;
+    label.appendChild(full);
     svg.appendChild(label);
     svg.appendChild(
       el('line', {
         x1: layout.labelWidth,
         x2: layout.width,
-        y1: (i + 1) * layout.rowHeight,
-        y2: (i + 1) * layout.rowHeight,
+        y1: top + layout.rowHeight,
+        y2: top + layout.rowHeight,
         class: 'xjit-timeline-grid'
       })
     );
+    for (const item of lane.items) {
+      const x0 = x(item.start);
+      const w = Math.max(x(item.end) - x0, 3);
+      const lower = item.kind === 'execute';
+      const whole = item.kind === 'nan';
+      const rect = el('rect', {
+        x: x0.toFixed(1),
+        y: top + 2 + (lower ? half : 0),
+        width: w.toFixed(1),
+        height: whole ? 2 * half : half,
+        class: `xjit-mark xjit-mark-${item.kind}`,
+        'data-fun-name': item.fun_name
+      });
+      const title = el('title', {});
+      title.textContent = describe(item);
+      rect.appendChild(title);
+      svg.appendChild(rect);
+    }
   });
-  if (items.length === 0) {
-    return svg;
-  }
-  const t0 = Math.min(...items.map(it => it.start));
-  const t1 = Math.max(...items.map(it => it.end));
-  const span = Math.max(t1 - t0, 1e-3);
-  const x = (t: number) => layout.labelWidth + ((t - t0) / span) * plotW;
-  // marks first, then one label per mark (its function's name) where it
-  // fits without covering another mark or label of its row
-  const marks: { item: ITimelineItem; row: number; x0: number; w: number }[] = [];
-  for (const item of items) {
-    const row = ROWS.findIndex(r => r.kind === item.kind);
-    if (row < 0) {
-      continue;
-    }
-    const x0 = x(item.start);
-    const w = Math.max(x(item.end) - x0, 3);
-    const rect = el('rect', {
-      x: x0.toFixed(1),
-      y: row * layout.rowHeight + 3,
-      width: w.toFixed(1),
-      height: layout.rowHeight - 6,
-      class: `xjit-mark xjit-mark-${item.kind}`,
-      'data-fun-name': item.fun_name
-    });
-    const title = el('title', {});
-    title.textContent = describe(item);
-    rect.appendChild(title);
-    svg.appendChild(rect);
-    marks.push({ item, row, x0, w });
-  }
-  marks.sort((a, b) => a.row - b.row || a.x0 - b.x0);
-  const taken: [number, number][][] = ROWS.map(() => []); // occupied x-ranges per row
-  for (const m of marks) {
-    taken[m.row].push([m.x0, m.x0 + m.w]);
-  }
-  // neighbouring marks of one function in a row share one label
-  const clusters: { row: number; x0: number; x1: number; item: ITimelineItem; n: number; k: number }[] = [];
-  for (const m of marks) {
-    const last = clusters[clusters.length - 1];
-    const label = markLabel(m.item).length * CHAR_W;
-    if (last && last.row === m.row && last.item.fun_name === m.item.fun_name && m.x0 - last.x1 < label + 4) {
-      last.x1 = Math.max(last.x1, m.x0 + m.w);
-      last.n += m.item.count;
-      last.k += 1;
-      continue;
-    }
-    clusters.push({ row: m.row, x0: m.x0, x1: m.x0 + m.w, item: m.item, n: m.item.count, k: 1 });
-  }
-  const free = (row: number, from: number, to: number, own: [number, number]) =>
-    from >= layout.labelWidth &&
-    to <= layout.width &&
-    taken[row].every(([a, b]) => (a >= own[0] && b <= own[1]) || b <= from || a >= to);
-  for (const c of clusters) {
-    const text = markLabel({ ...c.item, count: c.n });
-    const width = text.length * CHAR_W;
-    const own: [number, number] = [c.x0, c.x1];
-    // inside a wide mark, else right of the marks, else left of them
-    let lx: number | null = null;
-    let inside = false;
-    if (c.k === 1 && c.x1 - c.x0 >= width + 4 && free(c.row, c.x0 + 2, c.x0 + 2 + width, own)) {
-      lx = c.x0 + 2;
-      inside = true;
-    } else if (free(c.row, c.x1 + 2, c.x1 + 2 + width, own)) {
-      lx = c.x1 + 2;
-    } else if (free(c.row, c.x0 - width - 2, c.x0 - 2, own)) {
-      lx = c.x0 - width - 2;
-    }
-    if (lx === null) {
-      continue;
-    }
-    const label = el('text', {
-      x: lx.toFixed(1),
-      y: c.row * layout.rowHeight + layout.rowHeight - 4,
-      class: inside ? 'xjit-mark-label xjit-mark-label-inside' : 'xjit-mark-label'
-    });
-    label.textContent = text;
-    svg.appendChild(label);
-    taken[c.row].push([lx, lx + width + 2]);
+  for (const k of legend) {
+    svg.appendChild(
+      el('rect', { x: k.x, y: k.y + 3, width: 9, height: 9, class: `xjit-legend xjit-mark-${k.kind}` })
+    );
+    const text = el('text', { x: k.x + 12, y: k.y + 11, class: 'xjit-timeline-legend' });
+    text.textContent = k.label;
+    svg.appendChild(text);
   }
   const axis = el('text', {
-    x: layout.labelWidth,
-    y: height - 2,
+    x: 2,
+    y: legendY + 11,
     class: 'xjit-timeline-axis'
   });
-  axis.textContent = `${span.toFixed(2)} s shown`;
+  axis.textContent = visible.length ? `${span.toFixed(2)} s` : '';
   svg.appendChild(axis);
   return svg;
 }

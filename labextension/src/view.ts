@@ -353,6 +353,6 @@ export class PanelView {
       return;
     }
     const width = Math.max(body.clientWidth || 0, 240);
-    body.replaceChildren(renderTimeline(model.timeline, { width, rowHeight: 16, labelWidth: 56 }));
+    body.replaceChildren(renderTimeline(model.timeline, { width, rowHeight: 16, labelWidth: 80 }));
   }
 }

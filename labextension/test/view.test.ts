@@ -6,7 +6,7 @@ import { PanelModel } from '../src/model';
 import { IActions, PanelView } from '../src/view';
 import { FOLD_RUN, JaxprView, ROW_HEIGHT, blocks } from '../src/jaxpr';
 import { IEquation, ILocation } from '../src/protocol';
-import { renderTimeline } from '../src/timeline';
+import { MAX_LANES, lanes, renderTimeline } from '../src/timeline';
 
 const EVIL = '<img src=x onerror="window.__pwned=1">&amp;<script>window.__pwned=2</script>';
 const loc = (line: number): ILocation => ({ filename: '/tmp/ipykernel_1/5.py', lineno: line, cell_id: 'cell-9', execution_count: 4 });
@@ -239,43 +239,44 @@ describe('JaxprView', () => {
 });
 
 describe('renderTimeline', () => {
-  test('one row per kind; marks placed by time with text titles', () => {
+  const at = (t: number, name: string, id: number, kind: any = 'trace') =>
+    ({ kind, fun_name: name, fun_id: id, start: t, end: t, count: 1, duration_s: 0 });
+
+  test('one lane per function, named; marks placed by time with text titles', () => {
     const items = [
       { kind: 'trace' as const, fun_name: EVIL, fun_id: 1, start: 0, end: 1, count: 1, duration_s: 1 },
-      { kind: 'execute' as const, fun_name: 'f', fun_id: 1, start: 2, end: 10, count: 10000, duration_s: 0.5 },
+      { kind: 'execute' as const, fun_name: EVIL, fun_id: 1, start: 2, end: 10, count: 10000, duration_s: 0.5 },
+      { kind: 'compile' as const, fun_name: 'g', fun_id: 2, start: 3, end: 4, count: 1, duration_s: 1 },
       { kind: 'nan' as const, fun_name: 'log', fun_id: 0, start: 10, end: 10, count: 1, duration_s: null }
     ];
     const svg = renderTimeline(items, { width: 300, rowHeight: 10, labelWidth: 50 });
-    const rects = Array.from(svg.querySelectorAll('rect'));
+    const lanes = Array.from(svg.querySelectorAll('.xjit-lane-label'));
+    expect(lanes.map(l => l.querySelector('title')!.textContent)).toEqual([EVIL, 'g', 'NaN']);
+    expect(lanes[1].childNodes[0].textContent).toBe('g');
+    expect(lanes[0].childNodes[0].textContent!.endsWith('…')).toBe(true); // cut to the label width
+    const rects = Array.from(svg.querySelectorAll('rect.xjit-mark'));
     expect(rects.map(r => r.getAttribute('class'))).toEqual([
-      'xjit-mark xjit-mark-trace', 'xjit-mark xjit-mark-execute', 'xjit-mark xjit-mark-nan'
+      'xjit-mark xjit-mark-trace', 'xjit-mark xjit-mark-execute', 'xjit-mark xjit-mark-compile',
+      'xjit-mark xjit-mark-nan'
     ]);
+    expect(rects.map(r => Number(r.getAttribute('y')))).toEqual([2, 5, 12, 22]); // lanes; calls in the lower half
     expect(Number(rects[0].getAttribute('x'))).toBeCloseTo(50);
-    expect(Number(rects[2].getAttribute('x'))).toBeCloseTo(296);
-    expect(Number(rects[2].getAttribute('width'))).toBe(3);
-    expect(rects[1].querySelector('title')!.textContent).toBe('f: 10000 call(s), 500.0 ms');
-    expect(rects[0].querySelector('title')!.textContent).toContain(EVIL);
+    expect(Number(rects[3].getAttribute('x'))).toBeCloseTo(296);
+    expect(Number(rects[3].getAttribute('width'))).toBe(3);
+    expect(rects[1].querySelector('title')!.textContent).toBe(`${EVIL}: 10000 call(s), 500.0 ms`);
     expect(svg.querySelector('img')).toBeNull();
-    // marks are labelled with their function (as text) where there is room
-    const labels = Array.from(svg.querySelectorAll('.xjit-mark-label')).map(t => t.textContent);
-    expect(labels).toContain('f ×10000');
-    expect(labels).toContain('log'); // left of the last instant: no room right of it
-    expect(svg.querySelector('.xjit-mark-label-inside')!.textContent).toBe('f ×10000');
+    // a legend names every colour
+    const legend = Array.from(svg.querySelectorAll('.xjit-timeline-legend')).map(t => t.textContent);
+    expect(legend).toEqual(['trace', 'lower', 'compile', 'miss', 'run', 'NaN']);
+    expect(svg.querySelectorAll('rect.xjit-legend').length).toBe(6);
   });
 
-  test('a label never covers another mark of its row', () => {
-    const at = (t: number, name: string) =>
-      ({ kind: 'trace' as const, fun_name: name, fun_id: 1, start: t, end: t, count: 1, duration_s: 0 });
-    // 'first' has no room right (a mark 10px on) nor left (the row's start)
-    const svg = renderTimeline([at(0, 'first'), at(0.41, 'second'), at(10, 'third')],
-      { width: 300, rowHeight: 10, labelWidth: 50 });
-    const labels = Array.from(svg.querySelectorAll('.xjit-mark-label')).map(t => t.textContent);
-    expect(labels).toEqual(['second', 'third']);
-    // close marks of one function share one label, after the last of them
-    const same = renderTimeline([at(0, 'f'), at(0.41, 'f'), at(10, 'g')],
-      { width: 300, rowHeight: 10, labelWidth: 50 });
-    const texts = Array.from(same.querySelectorAll('.xjit-mark-label'));
-    expect(texts.map(t => t.textContent)).toEqual(['f', 'g']);
-    expect(Number(texts[0].getAttribute('x'))).toBeGreaterThan(62);
+  test('only the most recently active functions get a lane', () => {
+    const items = Array.from({ length: MAX_LANES + 3 }, (_, i) => at(i, `f${i}`, i + 1));
+    expect(lanes(items).map(l => l.label)).toEqual(
+      Array.from({ length: MAX_LANES }, (_, i) => `f${i + 3}`)
+    );
+    const svg = renderTimeline(items);
+    expect(svg.querySelectorAll('.xjit-lane-label').length).toBe(MAX_LANES);
   });
 });

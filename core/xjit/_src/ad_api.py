@@ -80,6 +80,7 @@ def _strip(x):
 # jvp and linearize
 
 
+@traceback_util.api_boundary
 def jvp(fun, primals, tangents, has_aux=False):
     """``(fun(*primals), d fun(primals) . tangents)``."""
     _check_callable(fun)
@@ -135,6 +136,7 @@ def _aux_trees(tree):
     return (o_tree, a_tree), o_tree.num_leaves
 
 
+@traceback_util.api_boundary
 def linearize(fun, *primals, has_aux=False):
     """``(fun(*primals), f_jvp)`` where ``f_jvp`` evaluates the linearized map."""
     _check_callable(fun)
@@ -184,6 +186,7 @@ def _vjp(fun, primals, has_aux, fun_name=None):
     return p_leaves, p_tree, outs[:n], out_tree, lin, aux
 
 
+@traceback_util.api_boundary
 def vjp(fun, *primals, has_aux=False):
     """``(fun(*primals), vjp_fun)``; ``vjp_fun(ct)`` returns one cotangent per
     primal. ``vjp_fun`` is a ``VJP``: a pytree whose leaves are the residuals."""

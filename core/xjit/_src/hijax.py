@@ -53,6 +53,11 @@ class HiPrimitive(core.Primitive):
 
     def __init__(self, name: str):
         super().__init__(name)
+        # The engine asks ``primitive.abstract_eval`` for the output avals alone;
+        # the subclass's method answers ``(avals, effects)`` (effects are not
+        # tracked here), so the instance gets the avals-only view.
+        self._effectful_abstract_eval = self.abstract_eval
+        self.abstract_eval = self._avals_only
         core.abstract_eval_rules[self] = self._avals_only
         own_impl = type(self).impl is not HiPrimitive.impl
         core.impl_rules[self] = self.impl if own_impl else self._impl_by_lojax
@@ -64,7 +69,7 @@ class HiPrimitive(core.Primitive):
             ad.transpose_rules[self] = self.transpose
 
     def _avals_only(self, *avals, **params):
-        return self.abstract_eval(*avals, **params)[0]
+        return self._effectful_abstract_eval(*avals, **params)[0]
 
     def _impl_by_lojax(self, *args, **params):
         return self.to_lojax(*args, **params)

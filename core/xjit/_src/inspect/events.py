@@ -19,7 +19,7 @@ import logging
 import time
 import warnings
 import weakref
-from typing import Any, Callable
+from typing import Callable
 
 from xjit._src import core, monitoring
 from xjit._src.config import config
@@ -94,7 +94,7 @@ class _State:
 
 state = _State()
 _ids = itertools.count(1)
-_registry: "weakref.WeakValueDictionary[int, Any]" = weakref.WeakValueDictionary()
+_registry: dict = {}   # fid -> weakref to the jitted function (its callback forgets the fid)
 _infos: dict[int, FunctionInfo] = {}
 last_jaxpr: dict = {}  # fid -> ClosedJaxpr of the latest trace (text made on demand)
 last_key: dict = {}    # fid -> cache key of the latest trace (to re-trace it abstractly)
@@ -164,11 +164,13 @@ def now():
 
 
 def _forget(fid):
-    for d in (_infos, last_jaxpr, last_key, last_args, _keys, _dead):
+    for d in (_infos, last_jaxpr, last_key, last_args, _keys, _dead, _registry):
         d.pop(fid, None)
 
 
 def _on_death(fid):
+    if fid not in _infos:
+        return
     if state.active:  # a subscriber may still ask about it: keep its records a while
         last_args.pop(fid, None)
         _dead[fid] = None
@@ -197,9 +199,8 @@ class _Observer:
         if _purge_pending and not state.active:
             _purge_dead()
         fid = next(_ids)
-        _registry[fid] = jit_fun
+        _registry[fid] = weakref.ref(jit_fun, lambda _, fid=fid: _on_death(fid))
         _infos[fid] = FunctionInfo(name, fid, filename, code and code.co_firstlineno)
-        weakref.finalize(jit_fun, _on_death, fid)
         return fid
 
     def cache_miss(self, fid, key, arg_names, static_names):
@@ -216,7 +217,7 @@ class _Observer:
                                           "key differs in an unhashable detail")
         if config.jax_explain_cache_misses:
             loc = f"{info.filename}:{info.lineno}" if info.filename else None
-            explain.log_miss(info.name, id(_registry.get(fid)), loc, _callsite(), changes,
+            explain.log_miss(info.name, id(function(fid)), loc, _callsite(), changes,
                              not previous)
         if state.active:
             emit(Event("cache_miss", now(), info.name, fid, info.filename, info.lineno,
@@ -354,7 +355,8 @@ def reset():
 
 def function(fid):
     """The jitted function object registered under ``fid`` (or None)."""
-    return _registry.get(fid)
+    ref = _registry.get(fid)
+    return ref() if ref is not None else None
 
 
 def observations(closed):
@@ -373,7 +375,7 @@ def abstract_args(fid):
     replaced by a ShapeDtypeStruct (static arguments kept)."""
     from xjit._src import tree_util
     from xjit._src.api import ShapeDtypeStruct
-    jf, key = _registry.get(fid), last_key.get(fid)
+    jf, key = function(fid), last_key.get(fid)
     if jf is None or key is None:
         raise KeyError(f"no traced call recorded for function id {fid}")
     treedef, static_key, _, *avals = key

@@ -17,6 +17,7 @@ import dis
 import inspect as pyinspect
 import logging
 import sys
+import threading
 import types
 import weakref
 
@@ -240,45 +241,77 @@ def reads_of(fun) -> list[Read]:
 # Recording during a trace
 
 
+class _Hooks:
+    """``print`` and ``logging`` hooks, installed while any thread traces:
+    each call is recorded by the innermost recorders of the calling thread
+    (a print inside a nested trace happened in the outer trace too)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.count = 0
+        self.local = threading.local()
+        self.print = self.log = None
+
+    def push(self, rec):
+        stack = self.local.__dict__.setdefault("stack", [])
+        stack.append(rec)
+        with self.lock:
+            self.count += 1
+            if self.count == 1:
+                self.print, self.log = builtins.print, logging.Logger._log
+                builtins.print, logging.Logger._log = _print_hook, _log_hook
+
+    def pop(self, rec):
+        self.local.stack.remove(rec)
+        with self.lock:
+            self.count -= 1
+            if self.count == 0:
+                builtins.print, logging.Logger._log = self.print, self.log
+
+    def _record(self, kind):
+        stack = getattr(self.local, "stack", None)
+        if not stack:  # another thread's output, not a trace's
+            return
+        f = core.user_frame()
+        while f is not None and f.f_code.co_filename in (__file__, logging.__file__):
+            f = f.f_back
+        if f is not None:
+            for rec in stack:
+                rec.observations.prints.append((kind, f.f_code.co_filename, f.f_lineno))
+
+
+
+def _print_hook(*a, **k):
+    _hooks._record("print")
+    return _hooks.print(*a, **k)
+
+
+def _log_hook(logger, *a, **k):  # installed as Logger._log
+    _hooks._record("logging")
+    return _hooks.log(logger, *a, **k)
+
+
+_hooks = _Hooks()
+
+
 class Recorder:
     """Context manager around one jit trace; ``observations`` fills in."""
-
-    _depth = 0  # nested traces share the outermost print hooks
 
     def __init__(self, fun):
         self.fun = pyinspect.unwrap(fun)
         self.observations = Observations()
 
     def __enter__(self):
-        obs = self.observations
         if isinstance(self.fun, types.FunctionType):
             try:
-                obs.reads = reads_of(self.fun)
+                self.observations.reads = reads_of(self.fun)
             except Exception:  # observing must never break the user's trace
                 logging.getLogger("xjit.inspect").debug("reads not recorded", exc_info=True)
-        self._print, self._log = builtins.print, logging.Logger._log
-        rec = self
-
-        def print_(*a, **k):
-            rec._record("print")
-            return rec._print(*a, **k)
-
-        def log_(logger, *a, **k):
-            rec._record("logging")
-            return rec._log(logger, *a, **k)
-
-        builtins.print, logging.Logger._log = print_, log_
+        _hooks.push(self)
         return self
 
-    def _record(self, kind):
-        f = core.user_frame()
-        while f is not None and f.f_code.co_filename in (__file__, logging.__file__):
-            f = f.f_back
-        if f is not None:
-            self.observations.prints.append((kind, f.f_code.co_filename, f.f_lineno))
-
     def __exit__(self, *exc):
-        builtins.print, logging.Logger._log = self._print, self._log
+        _hooks.pop(self)
         return False
 
     def finish(self, jaxpr) -> Observations:

@@ -9,7 +9,8 @@ import time
 
 import numpy as np
 
-from xjit._src import monitoring, tree_util
+from xjit._src import core, dispatch, monitoring, tree_util
+from xjit._src.array import ArrayImpl
 from xjit._src.inspect import events
 
 
@@ -44,7 +45,6 @@ def profile(fun, *args, repeat: int = 10, **kwargs) -> Profile:
     what they cost when they ran. Running the compiled stage leaves the
     function's call counts untouched."""
     from xjit._src.pjit import jit
-    from xjit._src.api import device_put
     if repeat < 1:
         raise ValueError(f"repeat must be at least 1, got {repeat}")
     jf = fun if hasattr(fun, "trace") and hasattr(fun, "lower") else jit(fun)
@@ -60,7 +60,7 @@ def profile(fun, *args, repeat: int = 10, **kwargs) -> Profile:
     host = tree_util.tree_map(lambda x: np.asarray(x) if _is_array(x) else x, (args, kwargs))
     t0 = time.perf_counter()
     dev_args, dev_kwargs = tree_util.tree_map(
-        lambda x: device_put(x) if isinstance(x, np.ndarray) else x, host)
+        lambda x: _to_device(x) if isinstance(x, np.ndarray) else x, host)
     for x in tree_util.tree_leaves((dev_args, dev_kwargs)):
         if hasattr(x, "block_until_ready"):
             x.block_until_ready()
@@ -83,6 +83,11 @@ def profile(fun, *args, repeat: int = 10, **kwargs) -> Profile:
                    min(runs), statistics.median(runs), transfer_out_s, cache_hit, repeat)
     _fill_analysis(prof, compiled)
     return prof
+
+
+def _to_device(x):
+    aval = core.aval_of(x)
+    return ArrayImpl(dispatch.to_buffer(x, aval), aval)
 
 
 def _is_array(x):

@@ -14,6 +14,11 @@ outer ``vmap``). Multiple-results primitives return ``(outs, out_dims)``.
 Rules that need the axis itself (its size or name) go in
 ``axis_batch_rules[prim](axis_data, batched_args, batch_dims, **params)``.
 
+The module that defines a primitive registers its rule, usually through one
+of the constructors here: ``defvectorized`` (unary elementwise: the batch axis
+stays put), ``defbroadcasting`` (n-ary elementwise: operands broadcast
+against each other) and ``defreducer`` (reductions over ``axes``).
+
 Primitives with sub-jaxprs batch them recursively with ``batch_jaxpr2``
 (batch axes wherever they fall, as the ``jit`` rule does) or ``batch_jaxpr``
 (batch axes moved to the front, as control flow wants):

@@ -19,6 +19,7 @@ module and called from the body (XLA inlines it). See ``register_lowering``.
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 
@@ -447,13 +448,16 @@ class BindingsRule:
         return outs if self.prim.multiple_results else outs[0]
 
 
+_ir_lock = threading.RLock()  # one MLIR context, built in by one thread at a time
+
+
 def _build_function(prim, rule, module_ctx, avals_in, avals_out, params):
     """Run ``rule`` in a private function of a scratch module: (its name, the
     generic text of every function the rule created)."""
     from jaxlib.mlir import ir
     from jaxlib.mlir.dialects import func
     name = f"{_symbol(prim.name)}_{next(_fn_counter)}"
-    with ir_context(), ir.Location.unknown():
+    with _ir_lock, ir_context(), ir.Location.unknown():
         module = ir.Module.create()
         with ir.InsertionPoint(module.body):
             fn = func.FuncOp(name, ([aval_to_ir_type(a) for a in avals_in],
@@ -538,7 +542,9 @@ def ir_context():
     """The context every bindings rule builds in (one per process)."""
     global _ir_ctx
     if _ir_ctx is None:
-        _ir_ctx = make_ir_context()
+        with _ir_lock:
+            if _ir_ctx is None:
+                _ir_ctx = make_ir_context()
     return _ir_ctx
 
 

@@ -3,7 +3,9 @@ dtype kinds, StableHLO op) from which the abstract-eval, lowering and
 batching rules are generated; the JVP and transpose rules follow, written as
 JAX writes them (same operations in the same order, so differentiated
 jaxprs print the same equations). Binary primitives take equal shapes, or a
-rank-0 operand that is broadcast (as JAX 0.10.2 allows)."""
+rank-0 operand that is broadcast (as JAX 0.10.2 allows). ``mulhi`` (lowered as
+lax code, so defined after the import of the lax API) and
+``reduce_precision`` close the module."""
 from __future__ import annotations
 
 import operator

@@ -1,6 +1,6 @@
 """Shape, dtype and data-movement primitives (convert, broadcast, reshape,
-transpose, slice, pad, concatenate/split, stack, select_n, clamp, iota,
-copy), each with its abstract eval, lowering, JVP/transpose and batching
+transpose, slice, pad, concatenate/split, stack/unstack, select_n, clamp,
+iota, empty, copy), each with its abstract eval, lowering, JVP/transpose and batching
 rules. Linear ones are transposed as JAX transposes them, so differentiated
 jaxprs print the same equations."""
 from __future__ import annotations

@@ -19,7 +19,7 @@ from xjit.lax import (  # noqa: F401
     shift_right_arithmetic_p, shift_right_logical_p, sign_p, sin_p, sinh_p, slice_p, sort_p,
     sqrt_p, square_p, squeeze_p, stop_gradient_p, sub_p, tan_p, tanh_p, top_k_p, transpose_p,
     while_p, xor_p, zeta_p)
-from xjit._src.ad_checkpoint import remat_p  # noqa: F401
+from xjit._src.ad_checkpoint import name_p, remat_p  # noqa: F401
 from xjit._src.pjit import jit_p  # noqa: F401
 from xjit._src.custom_derivatives import (  # noqa: F401
     custom_jvp_call_p, custom_lin_p, custom_vjp_call_p)
