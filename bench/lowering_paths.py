@@ -14,7 +14,7 @@ On the 1000-step loop of ``bench/vs_jax.py`` (3000 equations: sin, mul, add):
   ``mlir.register_lowering`` does), versus the same rule as ``lower_fun``
   (inlined text).
 
-    .venv/bin/python bench/lowering_paths.py [--repeat N]
+    .venv/bin/python bench/lowering_paths.py [--repeat N] [--compile-repeat N]
 """
 from __future__ import annotations
 
@@ -90,7 +90,7 @@ def build_with_bindings(closed):
         return module
 
 
-def main(repeat):
+def main(repeat, compile_repeat):
     device = xla_bridge.default_device()
     client = device.client
     devs = xla_bridge.device_list(device)
@@ -103,16 +103,25 @@ def main(repeat):
                                                         repeat)))
     rows.append(("text: MLIR parse of the text", _median(
         lambda: ir.Module.parse(text, context=mlir.ir_context()), repeat)))
-    rows.append(("text: compile (PJRT, from text)", _median(
-        lambda: client.compile_and_load(text, devs, xc.CompileOptions()), repeat)))
 
     module = build_with_bindings(closed)
     rows.append(("bindings: build module", _median(lambda: build_with_bindings(closed), repeat)))
     rows.append(("bindings: to bytecode", _median(lambda: mlir.module_to_bytecode(module),
                                                   repeat)))
     code = mlir.module_to_bytecode(module)
-    rows.append(("bindings: compile (PJRT, from bytecode)", _median(
-        lambda: client.compile_and_load(code, devs, xc.CompileOptions()), repeat)))
+    rows.append(("bindings: MLIR parse of the bytecode", _median(
+        lambda: ir.Module.parse(code, context=mlir.ir_context()), repeat)))
+    text_c, code_c = [], []
+    for _ in range(compile_repeat):  # interleaved: XLA's time dominates and drifts with load
+        t0 = time.perf_counter()
+        client.compile_and_load(text, devs, xc.CompileOptions())
+        t1 = time.perf_counter()
+        client.compile_and_load(code, devs, xc.CompileOptions())
+        t2 = time.perf_counter()
+        text_c.append(t1 - t0)
+        code_c.append(t2 - t1)
+    rows.append(("text: compile (PJRT, from text)", statistics.median(text_c)))
+    rows.append(("bindings: compile (PJRT, from bytecode)", statistics.median(code_c)))
 
     try:
         import jax
@@ -125,7 +134,7 @@ def main(repeat):
                 return x
             return jax.jit(jloop).trace(jjnp.arange(8.0) * 0.1)
         lowers, compiles = [], []
-        for _ in range(repeat):
+        for _ in range(compile_repeat):
             traced = fresh_jax()
             t0 = time.perf_counter()
             lowered = traced.lower()
@@ -159,7 +168,7 @@ def main(repeat):
         rows.append((f"user prim, {label}: lower", _median(
             lambda: mlir.lower_module("user", cj), repeat)))
         rows.append((f"user prim, {label}: compile", _median(
-            lambda: client.compile_and_load(t, devs, xc.CompileOptions()), repeat)))
+            lambda: client.compile_and_load(t, devs, xc.CompileOptions()), compile_repeat)))
     out = dispatch.compile_text(mlir.lower_module("user", user_loop(p)))
     assert out is not None
 
@@ -170,4 +179,6 @@ def main(repeat):
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=5)
-    main(ap.parse_args().repeat)
+    ap.add_argument("--compile-repeat", type=int, default=3)
+    a = ap.parse_args()
+    main(a.repeat, a.compile_repeat)

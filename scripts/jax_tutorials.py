@@ -12,12 +12,14 @@ documentation (Apache-2.0). Three steps:
            text exactly) and print, per doc, how many cells agree / differ /
            raise only in xjit / raise in both
   record   run the docs under JAX and write tests/tutorials/expected.json:
-           the outputs of the cells that agree under xjit, which
-           tests/test_jax_tutorials.py replays without JAX
+           the outputs of the cells that agree under xjit
+  check    run docs under xjit only and compare the recorded cells with
+           expected.json (what tests/test_jax_tutorials.py runs; no JAX needed)
 
   .venv/bin/python scripts/jax_tutorials.py extract --repo /work/.mirror/jax-ml+jax/repo
   .venv/bin/python scripts/jax_tutorials.py compare [DOC ...] [--show]
   .venv/bin/python scripts/jax_tutorials.py record DOC ...
+  .venv/bin/python scripts/jax_tutorials.py check DOC ...
 
 `compare` and `record` need the `compare` extra (real jax). A cell is run as
 IPython would: line magics are dropped except `%timeit STMT`, which runs STMT
@@ -190,6 +192,10 @@ def child_main(engine: str, name: str) -> None:
         import xjit
         xjit.install_as_jax()
     _fake_matplotlib()
+    import random
+    import numpy as np
+    random.seed(0)
+    np.random.seed(0)  # tutorials draw inputs from NumPy's global stream
     os.chdir(os.environ.get("TMPDIR", "/tmp"))
     results = run_cells(read_cells(name))
     sys.__stdout__.write("\n@@RESULTS@@" + json.dumps(results))
@@ -200,7 +206,8 @@ def run_doc(engine: str, name: str, timeout: int = 600) -> list[dict] | str:
     env.pop("XJIT_NO_JAX_TAKEOVER", None)
     try:
         p = subprocess.run([sys.executable, __file__, "_child", engine, name],
-                           capture_output=True, text=True, timeout=timeout, env=env)
+                           capture_output=True, text=True, timeout=timeout, env=env,
+                           stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         return f"timeout after {timeout}s"
     if "@@RESULTS@@" not in p.stdout:
@@ -306,6 +313,32 @@ def record(names: list[str]) -> None:
         f.write("\n")
 
 
+def check(names: list[str]) -> int:
+    """Rerun docs under xjit; the number of recorded cells that no longer agree."""
+    expected = json.load(open(EXPECTED))
+    failures = 0
+    for name in names:
+        got = run_doc("xjit", name)
+        if isinstance(got, str):
+            print(f"{name}: {got}")
+            failures += 1
+            continue
+        for k, want in expected[name]["agree"].items():
+            g = got[int(k)]
+            if "error" in want:
+                ok = g.get("error", "").split(":")[0] == want["error"]
+            else:
+                ok = "error" not in g and classify(want, g) == "agree"
+            if not ok:
+                failures += 1
+                print(f"{name} cell {k}: JAX gave {json.dumps(want)[:800]}\n  xjit gave "
+                      f"{json.dumps({x: g[x] for x in ('stdout', 'value', 'error') if x in g})[:800]}")
+                if "traceback" in g:
+                    print(g["traceback"][-1500:])
+        print(f"{name}: {len(expected[name]['agree'])} recorded cells checked")
+    return failures
+
+
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "_child":
         child_main(sys.argv[2], sys.argv[3])
@@ -320,6 +353,8 @@ def main() -> None:
     co.add_argument("--json", help="write the per-doc counts here")
     rc = sub.add_parser("record")
     rc.add_argument("docs", nargs="+")
+    ck = sub.add_parser("check")
+    ck.add_argument("docs", nargs="+")
     args = ap.parse_args()
     if args.cmd == "extract":
         extract(args.repo)
@@ -327,8 +362,10 @@ def main() -> None:
         table = compare(args.docs or list(DOCS), args.show)
         if args.json:
             json.dump(table, open(args.json, "w"), indent=1)
-    else:
+    elif args.cmd == "record":
         record(args.docs)
+    else:
+        sys.exit(1 if check(args.docs) else 0)
 
 
 if __name__ == "__main__":

@@ -81,8 +81,6 @@ def _run_answering(kc, code, answers, timeout=60):
     return prompts, "".join(text), reply
 
 
-@pytest.mark.xfail(strict=True, reason="needs the core/xjit/_src/debugging.py change: the "
-                   "(jaxdb) prompt must read with input() in a kernel (issue 15 point 12)")
 def test_breakpoint_prompts_through_jupyter_stdin(kernel):
     kc = kernel
     prompts, text, reply = _run_answering(kc, CODE, ["p y", "p x.shape", "c"])

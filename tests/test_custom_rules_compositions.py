@@ -114,6 +114,38 @@ def cv_closure(x, y):
 
 def s(f):
     return lambda *a: jnp.sum(f(*a))
+
+# the tutorial's behaviours: which of function and rule runs, in what order,
+# on what values
+calls = []
+
+@jax.custom_jvp
+def logged(x):
+    calls.append("f")
+    return x * 2.0
+@logged.defjvp
+def logged_jvp(p, t):
+    calls.append("jvp")
+    if p[0] > 0:  # concrete outside jit
+        return logged(p[0]), 3.0 * t[0]
+    return logged(p[0]), -1.0 * t[0]
+
+@jax.custom_vjp
+def vlogged(x):
+    calls.append("f")
+    return x * 2.0
+def vlogged_fwd(x):
+    calls.append("fwd")
+    return vlogged(x), x
+def vlogged_bwd(r, g):
+    calls.append("bwd")
+    return (g * 5.0 if r > 0 else -g,)
+vlogged.defvjp(vlogged_fwd, vlogged_bwd)
+
+def trail(thunk):
+    calls.clear()
+    out = thunk()
+    return str(calls) + " " + repr(out)
 '''
 
 # Unary elementwise functions; each composition below applies to them.
@@ -134,14 +166,7 @@ UNARY = {
     "nn.softplus": "jax.nn.softplus",
     "nn.silu": "jax.nn.silu",
     "nn.gelu": "jax.nn.gelu",
-    "nn.gelu_exact": "partial(jax.nn.gelu, approximate=False)",
-    "nn.elu": "jax.nn.elu",
-    "nn.sigmoid": "jax.nn.sigmoid",
-    "nn.log_sigmoid": "jax.nn.log_sigmoid",
     "nn.log1mexp": "lambda x: jax.nn.log1mexp(jnp.abs(x) + 0.1)",
-    "nn.hard_tanh": "jax.nn.hard_tanh",
-    "nn.leaky_relu": "jax.nn.leaky_relu",
-    "nn.mish": "jax.nn.mish",
     "jnp.logaddexp": "lambda x: jnp.logaddexp(x, 0.5)",
 }
 
@@ -205,6 +230,42 @@ CASES.update({
     "jaxpr:custom_jvp_closure_vmap": "str(jax.make_jaxpr(jax.vmap(cj_closure))(X, Y))",
     "jaxpr:custom_vjp_closure_vmap": "str(jax.make_jaxpr(jax.vmap(cv_closure))(X, Y))",
     "jaxpr:relu_vmap": "str(jax.make_jaxpr(jax.vmap(jax.nn.relu))(X))",
+    "jaxpr:custom_jvp_grad_vmap": "str(jax.make_jaxpr(jax.grad(s(jax.vmap(cj))))(X))",
+    "jaxpr:custom_vjp_grad_vmap": "str(jax.make_jaxpr(jax.grad(s(jax.vmap(cv))))(X))",
+    "jaxpr:custom_jvp_vmap_grad": "str(jax.make_jaxpr(jax.vmap(jax.grad(cj)))(X))",
+    "jaxpr:custom_vjp_vmap_grad": "str(jax.make_jaxpr(jax.vmap(jax.grad(cv)))(X))",
+    "jaxpr:custom_jvp_jvp_vmap": "str(jax.make_jaxpr(lambda x, t: jax.jvp(jax.vmap(cj), (x,), "
+                                 "(t,)))(X, T))",
+    "jaxpr:custom_vjp_vmap_jit": "str(jax.make_jaxpr(jax.vmap(jax.jit(cv)))(X))",
+    "jaxpr:custom_jvp_nondiff_vmap": "str(jax.make_jaxpr(jax.vmap(partial(cj_nd, jnp.sin)))(X))",
+    "jaxpr:custom_vjp_symzero_vmap": "str(jax.make_jaxpr(jax.vmap(cv_sz))(X, T))",
+    # order of calls, concrete rules, Python scalars
+    "tutorial:jvp_plain_float": "trail(lambda: logged(1.5))",
+    "tutorial:jvp_plain_int_value": "logged(3)",
+    "tutorial:jvp_grad_order": "trail(lambda: jax.grad(logged)(jnp.float32(1.5)))",
+    "tutorial:jvp_grad_negative": "trail(lambda: jax.grad(logged)(jnp.float32(-1.5)))",
+    "tutorial:jvp_jvp_order": "trail(lambda: jax.jvp(logged, (jnp.float32(2.0),), "
+                              "(jnp.float32(1.0),)))",
+    "tutorial:jvp_jit_order": "trail(lambda: jax.jit(logged)(1.5))",
+    "tutorial:jvp_vmap_order": "trail(lambda: jax.vmap(logged)(X))",
+    "tutorial:jvp_jit_grad_error": "jax.jit(jax.grad(logged))(1.5)",
+    "tutorial:vjp_plain_float": "trail(lambda: vlogged(1.5))",
+    "tutorial:vjp_grad_order": "trail(lambda: jax.grad(vlogged)(jnp.float32(1.5)))",
+    "tutorial:vjp_grad_negative": "trail(lambda: jax.grad(vlogged)(jnp.float32(-1.5)))",
+    "tutorial:vjp_jvp_error": "jax.jvp(vlogged, (1.0,), (1.0,))",
+    # the function vjp returns is a pytree of residuals
+    "tutorial:vjp_leaves": "jax.tree.leaves(jax.vjp(jnp.sin, jnp.float32(3.0))[1])",
+    "tutorial:vjp_leaves_array": "jax.tree.leaves(jax.vjp(lambda x: x * jnp.sin(x), X)[1])",
+    "tutorial:vjp_make_jaxpr": "str(jax.make_jaxpr(lambda x: jax.vjp(jnp.sin, x))(1.0))",
+    "tutorial:vjp_make_jaxpr_two": "str(jax.make_jaxpr(lambda x, y: jax.vjp("
+                                   "lambda a, b: jnp.sin(a) * b, x, y))(1.0, 2.0))",
+    "tutorial:vjp_from_jit": "jax.jit(lambda x: jax.vjp(jnp.sin, x))(X)[1](T)",
+    "tutorial:vjp_tree_map": "jax.tree.map(lambda r: 2.0 * r, jax.vjp(jnp.sin, X)[1])(T)",
+    "tutorial:vjp_too_many_args": "jax.vjp(jnp.sin, 1.0)[1](1.0, 2.0)",
+    "tutorial:shape_dtype_like": "repr([jax.ShapeDtypeStruct.like(v) for v in (X, 1.0, 3, "
+                                 "np.ones((2, 3), np.int32), jnp.float32(1.0) + 1.0, "
+                                 "jax.ShapeDtypeStruct((2,), jnp.float16, weak_type=True))])",
+    "tutorial:shape_dtype_like_bad": "jax.ShapeDtypeStruct.like('a')",
 })
 
 # Differences from JAX that are understood; strict, so a fix shows as XPASS.

@@ -33,7 +33,7 @@ def while_fn(x):
                           (0, x))[1]
 
 def while_batched_pred(x):
-    return lax.while_loop(lambda c: c < 4.0, lambda c: c * 1.5 + 1.0, x)
+    return lax.while_loop(lambda c: c < 4.0, lambda c: jnp.abs(c) * 1.5 + 1.0, x)
 
 def fori_fn(x):
     return lax.fori_loop(0, 3, lambda i, c: c * jnp.cos(c) + i, x)

@@ -192,3 +192,31 @@ def test_notebook_takeover_after_real_jax_explains_and_continues():
     first, message = out.strip().split("\n", 1)
     assert first == "False False"
     assert "the real jax was imported before `%load_ext xjit`" in message
+
+
+def test_load_ext_xjit_takes_over_and_says_so_once():
+    pytest.importorskip("IPython")
+    out = run_code("""
+        from IPython.testing.globalipapp import start_ipython
+        ip = start_ipython()
+        ip.run_line_magic("load_ext", "xjit")
+        ip.run_line_magic("reload_ext", "xjit")
+        ip.run_cell("import jax, xjit; print('same', jax is xjit)")
+    """)
+    lines = out.strip().splitlines()
+    assert sum(l.startswith("xjit: `import jax` now gives xjit") for l in lines) == 1, out
+    assert lines[-1] == "same True"
+
+
+def test_load_ext_xjit_opt_out():
+    pytest.importorskip("IPython")
+    out = run_code("""
+        from IPython.testing.globalipapp import start_ipython
+        ip = start_ipython()
+        ip.run_line_magic("env", "XJIT_NO_JAX_TAKEOVER=1")
+        ip.run_line_magic("load_ext", "xjit")
+        import sys
+        print("taken", "jax" in sys.modules and sys.modules["jax"].__name__ == "xjit")
+    """)
+    assert "now gives xjit" not in out
+    assert out.strip().splitlines()[-1] == "taken False"

@@ -360,7 +360,8 @@ def test_print_saved_residuals_matches_jax():
         cp.everything_saveable: everything,
         cp.dots_saveable: dots,
         cp.dots_with_no_batch_dims_saveable: dots,
-        cp.save_only_these_names("hidden"): args + f"f32[3] named 'hidden' from {_where(g, 2, 8)}\n",
+        cp.save_only_these_names("hidden"):
+            args + f"f32[3] named 'hidden' from {_where(g, 2, 8)}\n",
         cp.save_any_names_but_these("hidden"): args,
         cp.save_anything_except_these_names("hidden"): everything,
         cp.save_from_both_policies(cp.dots_saveable, cp.save_only_these_names("hidden")):

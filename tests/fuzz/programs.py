@@ -110,6 +110,10 @@ def materialize(arg):
         return np.array(flat, dtype=wide).astype(dt).reshape(arg["shape"])
 
 
+def _sorted(data):
+    return sorted(data, key=lambda v: float(v[0] if isinstance(v, list) else v))
+
+
 def _ndim(arg):
     return 0 if "py" in arg else len(arg["shape"])
 
@@ -278,7 +282,7 @@ def _(rng):
     elif fn == "searchsorted":
         p["side"] = rng.choice(["left", "right"])
         srt = rand_array(rng, a["dtype"], (4,))
-        srt["data"] = sorted(srt["data"], key=lambda v: float(v[0] if isinstance(v, list) else v))
+        srt["data"] = _sorted(srt["data"])
         args = [srt, rand_operand(rng, a["dtype"])]  # sorted: unsorted input has no answer
     elif fn == "where3":
         args = [rand_array(rng, "bool", _shape(a)), a, rand_operand(rng)]
@@ -593,7 +597,10 @@ def generate(seed):
     # an alternative first argument for the vmapped run (same shape and dtype)
     if args and "py" not in args[0]:
         a0 = args[0]
-        prog["vmap_alt"] = rand_array(rng, a0["dtype"], a0["shape"])
+        alt = rand_array(rng, a0["dtype"], a0["shape"])
+        if params.get("fn") == "searchsorted":
+            alt["data"] = _sorted(alt["data"])
+        prog["vmap_alt"] = alt
     return prog
 
 

@@ -250,6 +250,7 @@ def _policy_split(jaxpr: core.Jaxpr, unknowns, policy):
     the unknown inputs to the unknown outputs (both keep the constvars)."""
     unknown_vars = {v for v, u in zip(jaxpr.invars, unknowns) if u}
     known_inputs = {v: i for i, (v, u) in enumerate(zip(jaxpr.invars, unknowns)) if not u}
+    jaxpr = jaxpr.replace(eqns=[s for e in jaxpr.eqns for s in _split_nested(e, unknown_vars)])
     position, producer, unknown_eqns, known_eqns = {}, {}, [], set()
     for i, e in enumerate(jaxpr.eqns):
         position[e] = i
@@ -282,9 +283,69 @@ def _policy_split(jaxpr: core.Jaxpr, unknowns, policy):
     unknown = core.Jaxpr(jaxpr.constvars,
                          residuals + [v for v, u in zip(jaxpr.invars, unknowns) if u],
                          [v for v, u in zip(jaxpr.outvars, out_unknowns) if u],
-                         [e for e in jaxpr.eqns if e in recompute or e not in known_eqns],
+                         [r for e in jaxpr.eqns if e in recompute or e not in known_eqns
+                          for r in (_recomputed(e) if e in recompute else [e])],
                          jaxpr.debug_info)
     return known, unknown, out_unknowns, len(residuals)
+
+
+def _split_nested(eqn, unknown_vars):
+    """A ``remat2`` equation nested in the one being split, with both known
+    and unknown inputs (the primal and tangent inputs of its JVP), becomes a
+    known ``remat2`` giving its known outputs and its residuals under its own
+    policy, then an unknown one taking those residuals: whole, its primal
+    computation would sit among the linear equations of the backward pass.
+    Other equations pass through; ``unknown_vars`` is updated as a whole
+    equation's would be."""
+    unknowns = [type(v) is not Literal and v in unknown_vars for v in eqn.invars]
+    if eqn.primitive is not remat_p or all(unknowns) or not any(unknowns):
+        if any(unknowns):
+            unknown_vars.update(eqn.outvars)
+        return [eqn]
+    closed, policy = eqn.params["jaxpr"], eqn.params["policy"]
+    known, unknown, out_unknowns, num_res = _policy_split(closed.jaxpr, unknowns,
+                                                          policy or nothing_saveable)
+    known_args = [v for v, u in zip(eqn.invars, unknowns) if not u]
+    n_known_outs = len(known.outvars) - num_res
+    # a residual that is a known input is passed along, not returned
+    forwarded = {v: a for v, a in zip(known.invars, known_args)}
+    res, new_res = [], []
+    for v in known.outvars[n_known_outs:]:
+        res.append(forwarded[v] if v in forwarded else core.Var(v.aval))
+        if v not in forwarded:
+            new_res.append(res[-1])
+    known = ad.dce_jaxpr(known.replace(outvars=known.outvars[:n_known_outs] + [
+        v for v in known.outvars[n_known_outs:] if v not in forwarded]),
+        [True] * (n_known_outs + len(new_res)))
+    known_eqn = core.JaxprEqn(
+        known_args, [o for o, u in zip(eqn.outvars, out_unknowns) if not u] + new_res, remat_p,
+        dict(eqn.params, jaxpr=core.ClosedJaxpr(known, closed.consts)), eqn.source_info)
+    unknown_outs = [o for o, u in zip(eqn.outvars, out_unknowns) if u]
+    unknown_eqn = core.JaxprEqn(
+        res + [v for v, u in zip(eqn.invars, unknowns) if u], unknown_outs, remat_p,
+        dict(eqn.params, differentiated=True, jaxpr=core.ClosedJaxpr(unknown, closed.consts)),
+        eqn.source_info)
+    unknown_vars.update(unknown_outs)
+    return [known_eqn, unknown_eqn]
+
+
+def _recomputed(eqn):
+    """A known nested ``remat2`` recomputed in the backward pass: its
+    equations, inlined as JAX inlines them (a copy of the equation where its
+    jaxpr has constants or returns an input or one value twice)."""
+    if eqn.primitive is not remat_p:
+        return [eqn]
+    closed = eqn.params["jaxpr"]
+    inner = closed.jaxpr
+    produced = {o for e in inner.eqns for o in e.outvars}
+    if (closed.consts or len(set(inner.outvars)) != len(inner.outvars)
+            or not all(type(v) is not Literal and v in produced for v in inner.outvars)):
+        return [eqn.replace(params=dict(eqn.params, jaxpr=closed.replace(
+            jaxpr=inner.replace())))]
+    subst = dict(zip(inner.invars, eqn.invars))
+    subst.update(zip(inner.outvars, eqn.outvars))
+    return [e.replace(invars=[subst.get(v, v) if type(v) is not Literal else v for v in e.invars],
+                      outvars=[subst.get(v, v) for v in e.outvars]) for e in inner.eqns]
 
 
 def _barrier_residuals(jaxpr, first_res):

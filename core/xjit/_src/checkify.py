@@ -9,6 +9,7 @@ booleans (and of the values user messages format), so it crosses ``jit``;
 """
 from __future__ import annotations
 
+import typing
 import weakref
 
 import numpy as np
@@ -45,6 +46,7 @@ class OOBError(JaxException):
 
 
 ErrorCategory = type[JaxException]
+Out = typing.TypeVar("Out")  # what a checkified function returns besides its Error
 
 user_checks = frozenset({FailedCheckError})
 nan_checks = frozenset({NaNError})

@@ -118,7 +118,11 @@ class _Debugger(cmd.Cmd):
 
     def __init__(self, filename, lineno, function, env, stdin=None, stdout=None):
         super().__init__(stdin=stdin or sys.stdin, stdout=stdout or sys.stdout)
-        self.use_rawinput = stdin is None and sys.stdin.isatty()
+        # Commands come through input() unless a stream was passed: readline in
+        # a terminal, and in a Jupyter kernel an input_request on the stdin
+        # channel (a kernel's sys.stdin is no tty and reads EOF at once, which
+        # cmd takes as "continue"). cmd turns EOFError from input() into "EOF".
+        self.use_rawinput = stdin is None
         self.filename, self.lineno, self.function, self.env = filename, lineno, function, env
 
     def preloop(self):

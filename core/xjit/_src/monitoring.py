@@ -141,21 +141,25 @@ class JitObserver(Protocol):
     """What jit tells the inspection layer (all methods may raise nothing but
     the recompile-budget error)."""
 
-    def register(self, jit_fun: Any, name: str, code: Any) -> int: ...
-    def cache_miss(self, fid: int, jit_fun: Any, key: tuple, dyn: tuple, dkw: dict) -> None: ...
-    def traced(self, fid: int, entry: Any, observations: Any) -> None: ...
+    def register(self, jit_fun: Any, name: str, code: Any) -> tuple[int, list | None]: ...
+    def cache_miss(self, fid: int, key: tuple, arg_names: list | None,
+                   static_names: tuple) -> None: ...
+    def tracing(self, fid: int, fun: Any) -> Any: ...  # a context manager around the trace
+    def traced(self, fid: int, key: tuple, entry: Any, recorder: Any, cached: bool) -> None: ...
     def compiled(self, fid: int, entry: Any) -> None: ...
     def executed(self, fid: int, name: str, seconds: float, args: tuple, kwargs: dict) -> None: ...
 
 
 class _Observing:
     """``per_call`` is the one flag jit's hot path reads: set while someone
-    wants per-call events (execute timings, call counts)."""
-    __slots__ = ("per_call",)
+    observes calls. Calls are then counted (one increment of the counter
+    ``register`` returned); ``timed`` calls also report their run time and
+    arguments through ``executed`` (while someone wants execute events)."""
+    __slots__ = ("per_call", "timed")
 
 
 observing = _Observing()
-observing.per_call = False
+observing.per_call = observing.timed = False
 jit_observer: JitObserver | None = None
 
 

@@ -191,7 +191,9 @@ class JitFunction:
         self._name = getattr(fun, "__name__", type(fun).__name__)
         self._inline = inline
         observer = monitoring.jit_observer
-        self._fid = 0 if observer is None else observer.register(
+        # (id, call counter) while inspected; the counter is a one-item list
+        # the inspection layer reads, so counting a call costs one increment
+        self._fid, self._ncalls = (0, None) if observer is None else observer.register(
             self, self._name, getattr(inspect.unwrap(fun), "__code__", None))
 
     def __repr__(self):
@@ -294,7 +296,7 @@ class JitFunction:
             else:
                 observer.cache_miss(self._fid, key, self._dyn_arg_names(dyn, dkw),
                                     self._static_names())
-                with observer.tracing(self._fid, self._fun) as observations:
+                with observer.tracing(self._fid, self._fun) as recorder:
                     jaxpr, consts, out_tree, dt = self._trace(dyn, dkw, static_key, leaves,
                                                               treedef, avals)
             closed, tracer_consts = close_jaxpr(jaxpr, consts)
@@ -305,7 +307,7 @@ class JitFunction:
             if not tracer_consts:
                 self._cache[key] = entry
             if observer is not None:
-                observer.traced(self._fid, key, entry, observations, cached=not tracer_consts)
+                observer.traced(self._fid, key, entry, recorder, cached=not tracer_consts)
             if tracer_consts:
                 return entry, tracer_consts
         return entry, ()
@@ -319,7 +321,7 @@ class JitFunction:
         return arg_names_of(_DynOnly(self), dyn, dkw) if self._sig is not None else None
 
     def _invalid_argument(self, dyn, dkw, leaves):
-        names = arg_names_of(_DynOnly(self), dyn, dkw) if self._sig is not None else None
+        names = self._dyn_arg_names(dyn, dkw)
         for i, x in enumerate(leaves):
             try:
                 core.aval_of(x)
@@ -349,8 +351,12 @@ class JitFunction:
                     if entry is not None and not _flags["jax_disable_jit"]:
                         bufs = (_buffers(args, key[1:], entry) if scalars
                                 else [x._buf for x in args])
-                        if entry.single_out and not (_observing.per_call or _flags["jax_debug_nans"]
+                        if entry.single_out and not (_flags["jax_debug_nans"]
                                                      or _flags["jax_debug_infs"]):
+                            if _observing.per_call and self._fid:  # inspected: count the call
+                                if _observing.timed:
+                                    return self._execute_observed(entry, args, bufs, args, kwargs)
+                                self._ncalls[0] += 1
                             exe = entry.executable  # the hottest path: _execute, inlined
                             try:
                                 out = exe.exe.execute_sharded(bufs).consume_with_handlers(
@@ -411,7 +417,8 @@ class JitFunction:
     def _execute_observed(self, entry, leaves, bufs, args, kwargs):
         """``_execute`` while inspect listens or NaN/Inf checks are on."""
         exe = entry.executable
-        observer = monitoring.jit_observer if _observing.per_call and self._fid else None
+        inspected = _observing.per_call and self._fid
+        observer = monitoring.jit_observer if inspected and _observing.timed else None
         if observer is not None:
             t0 = time.perf_counter()
         try:
@@ -420,6 +427,8 @@ class JitFunction:
             raise dispatch._runtime_error(e, leaves) from None
         if observer is not None:
             observer.executed(self._fid, self._name, time.perf_counter() - t0, args, kwargs)
+        elif inspected:
+            self._ncalls[0] += 1
         if _flags["jax_debug_nans"] or _flags["jax_debug_infs"]:
             from xjit._src.inspect import nans
             if nans.check_jit_outputs(self._name, outs):

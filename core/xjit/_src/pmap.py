@@ -135,11 +135,10 @@ def _fail_like_one_shard(leaves, axes, n_devices):
     """More slices than devices: each device's shard keeps the extra slices, and
     the body's squeeze of the mapped axis fails on it, as in JAX."""
     from xjit import lax
-    from xjit._src.api import eval_shape
+    from xjit._src.api import ShapeDtypeStruct, eval_shape
     for x, ax in zip(leaves, axes):
         if ax is not None and hasattr(x, "shape") and x.shape[ax] != n_devices:
             shard = tuple(x.shape[:ax]) + (x.shape[ax] // n_devices,) + tuple(x.shape[ax + 1:])
-            from xjit._src.api import ShapeDtypeStruct
             eval_shape(lambda v: lax.squeeze(v, [ax]), ShapeDtypeStruct(shard, x.dtype))
 
 

@@ -120,8 +120,9 @@ def new_source_info() -> SourceInfo:
 def summarize(source_info: SourceInfo | None, num_frames=1) -> str:
     if source_info is None or source_info.filename is None:
         return "unknown"
-    return (f"{source_info.filename}:{source_info.lineno}:{source_info.column} "
-            f"({source_info.function})")
+    code = source_info._code  # JAX names the function by its qualified name
+    function = code.co_qualname if code is not None else source_info.function
+    return f"{source_info.filename}:{source_info.lineno}:{source_info.column} ({function})"
 
 
 def register_exclusion(path: str):

@@ -6,8 +6,8 @@ rules also receive the axis (``rule(axis_data, args, dims, **params)``)."""
 from xjit._src.interpreters import batching as _batching
 from xjit._src.interpreters.batching import (  # noqa: F401
     defbroadcasting, defreducer, defvectorized, not_mapped)
-from xjit._src.interpreters.batching import axis_batch_rules as fancy_primitive_batchers  # noqa: F401
-from xjit._src.interpreters.batching import batch_rules as primitive_batchers  # noqa: F401
+from xjit._src.interpreters.batching import (  # noqa: F401
+    axis_batch_rules as fancy_primitive_batchers, batch_rules as primitive_batchers)
 
 
 def broadcast(x, sz, axis, mesh_axis=None):

@@ -95,6 +95,7 @@ class _State:
 state = _State()
 _ids = itertools.count(1)
 _registry: dict = {}   # fid -> weakref to the jitted function (its callback forgets the fid)
+_counters: dict = {}   # fid -> [calls observed] (jit increments it while someone subscribes)
 _infos: dict[int, FunctionInfo] = {}
 last_jaxpr: dict = {}  # fid -> ClosedJaxpr of the latest trace (text made on demand)
 last_key: dict = {}    # fid -> cache key of the latest trace (to re-trace it abstractly)
@@ -141,6 +142,7 @@ def _refresh():
     state.active = bool(state.subscribers)
     state.wants_execute = any(s.kinds is None or "execute" in s.kinds for s in state.subscribers)
     monitoring.observing.per_call = state.active
+    monitoring.observing.timed = state.wants_execute or state.capture_args
     if not state.active and _dead:
         _purge_pending = True
 
@@ -164,7 +166,7 @@ def now():
 
 
 def _forget(fid):
-    for d in (_infos, last_jaxpr, last_key, last_args, _keys, _dead, _registry):
+    for d in (_infos, last_jaxpr, last_key, last_args, _keys, _dead, _registry, _counters):
         d.pop(fid, None)
 
 
@@ -195,13 +197,14 @@ class _Observer:
     def register(self, jit_fun, name, code) -> int:
         filename = code.co_filename if code is not None else None
         if filename and core._is_internal(filename):
-            return 0  # xjit's own jitted helpers are not reported
+            return 0, None  # xjit's own jitted helpers are not reported
         if _purge_pending and not state.active:
             _purge_dead()
         fid = next(_ids)
         _registry[fid] = weakref.ref(jit_fun, lambda _, fid=fid: _on_death(fid))
         _infos[fid] = FunctionInfo(name, fid, filename, code and code.co_firstlineno)
-        return fid
+        counter = _counters[fid] = [0]
+        return fid, counter
 
     def cache_miss(self, fid, key, arg_names, static_names):
         info = _infos.get(fid)
@@ -268,7 +271,7 @@ class _Observer:
         info = _infos.get(fid)
         if info is None:
             return
-        info.calls += 1
+        _counters[fid][0] += 1
         info.run_s = seconds
         if state.capture_args:
             last_args[fid] = (args, kwargs or {})
@@ -336,6 +339,7 @@ def functions() -> list[FunctionInfo]:
     """Every jitted function that has been traced, oldest first."""
     out = []
     for fid, i in list(_infos.items()):
+        i.calls = _counters[fid][0] if fid in _counters else i.calls
         if not (i.cache_misses or i.calls):
             continue
         i.cache_hits = max(i.calls - i.cache_misses, 0)
@@ -351,6 +355,8 @@ def reset():
     for fid, i in list(_infos.items()):
         _infos[fid] = FunctionInfo(i.name, fid, i.filename, i.lineno)
         _keys.pop(fid, None)
+        if fid in _counters:
+            _counters[fid][0] = 0
 
 
 def function(fid):

@@ -368,7 +368,6 @@ def _minmax_lowering(op_name, pick_x):
     def rule(ctx, avals_in, avals_out, x, y):
         if avals_in[0].dtype.kind != "c":
             return real_rule(ctx, avals_in, avals_out, x, y)
-        from .slicing import lower_fun
         return lower_fun(lexicographic)(ctx, avals_in, avals_out, x, y)
     return rule
 

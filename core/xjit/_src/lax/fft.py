@@ -8,9 +8,12 @@ import operator
 import numpy as np
 
 from xjit._src import core
-from xjit._src.interpreters import mlir as lowering
-from ..core import Primitive
+from xjit._src.interpreters import ad, batching, mlir as lowering
+from xjit._src.interpreters.ad import instantiate_zeros
+from xjit._src.interpreters.batching import moveaxis
+from xjit._src.core import Primitive
 from xjit._src.interpreters.mlir import i64_array, ttype
+from xjit._src.lax import lax
 
 
 class FftType(enum.IntEnum):
@@ -78,8 +81,6 @@ def fft(x, fft_type, fft_lengths):
 
 
 def _fft_transpose(ct, *, fft_type, fft_lengths):
-    from xjit._src.interpreters.ad import instantiate_zeros
-    from xjit._src.lax import lax
     ct = instantiate_zeros(ct)
     if fft_type in (FftType.FFT, FftType.IFFT):
         return [fft_p.bind(ct, fft_type=fft_type, fft_lengths=fft_lengths)]
@@ -100,15 +101,9 @@ def _fft_transpose(ct, *, fft_type, fft_lengths):
 
 
 def _fft_batch(args, dims, *, fft_type, fft_lengths):
-    from xjit._src.interpreters.batching import moveaxis
     return fft_p.bind(moveaxis(args[0], dims[0], 0), fft_type=fft_type,
                       fft_lengths=fft_lengths), 0
 
 
-def _register_rules():
-    from xjit._src.interpreters import ad, batching
-    ad.deflinear(fft_p, _fft_transpose)
-    batching.batch_rules[fft_p] = _fft_batch
-
-
-_register_rules()
+ad.deflinear(fft_p, _fft_transpose)
+batching.batch_rules[fft_p] = _fft_batch

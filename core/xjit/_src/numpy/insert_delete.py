@@ -32,6 +32,9 @@ def delete(arr, obj, axis=None, *, assume_unique_indices=False):
         a, axis = ravel(a), 0
     axis = util.canonicalize_axis(axis, a.ndim)
     n = a.shape[axis]
+    if isinstance(obj, (int, np.integer)) and not -n <= obj < n:
+        # JAX canonicalizes a scalar position as it does an axis
+        raise ValueError(f"axis {obj} is out of bounds for array of dimension {n}")
     if isinstance(obj, builtins.slice):
         drop = set(range(n)[obj])
     else:

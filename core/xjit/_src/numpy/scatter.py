@@ -50,7 +50,7 @@ def _scatter_update(x, idx, y, scatter_fn, indices_are_sorted, unique_indices, m
         y = asarray(y, dtype=x.dtype)
     else:
         y = asarray(y)
-    indexer = adv.make_indexer(x.shape, idx, normalize_indices)
+    indexer = adv.make_indexer(x.shape, _bound_big_ints(idx, x.shape), normalize_indices)
     dtype, weak = x.dtype, x.weak_type
     if not dtypes.is_weakly_typed(y) and dtypes.result_type(y, x) != dtype:
         warnings.warn("scatter inputs have incompatible types: cannot safely cast value from "
@@ -183,6 +183,25 @@ class _IndexUpdateRef:
         # zero updates of the indexed shape stand in for the values (unused)
         return _scatter_update(self.array, self.index, 0, scatter_fn,
                                indices_are_sorted, unique_indices, mode, wrap_negative_indices)
+
+
+def _bound_big_ints(idx, shape):
+    """Python int positions past int32, as JAX treats them in a scatter: out of
+    bounds (moved to the nearest out-of-bounds int32 position, so every mode
+    acts as on any out-of-bounds index); past int64 NumPy's OverflowError."""
+    items = idx if isinstance(idx, tuple) else (idx,)
+    if not any(type(i) is int and not -2 ** 31 <= i < 2 ** 31 for i in items):
+        return idx
+    out, dim = [], 0
+    for i in items:
+        if type(i) is int and not -2 ** 31 <= i < 2 ** 31:
+            if not -2 ** 63 <= i < 2 ** 63:
+                raise OverflowError("Python int too large to convert to C long")
+            size = shape[dim] if dim < len(shape) else 0
+            i = size if i > 0 else -size - 1
+        out.append(i)
+        dim += i is not None and i is not Ellipsis
+    return tuple(out) if isinstance(idx, tuple) else out[0]
 
 
 def _is_basic(idx):

@@ -131,6 +131,7 @@ def concatenate(arrays, axis=0, dtype=None):
     nd = arrays[0].ndim
     if nd == 0:
         raise ValueError("Zero-dimensional arrays cannot be concatenated.")
+    axis = util.canonicalize_axis(axis, nd)  # before the ranks, as JAX checks
     for x in arrays[1:]:
         if x.ndim != nd:
             raise TypeError("Cannot concatenate arrays with different numbers of dimensions: got "

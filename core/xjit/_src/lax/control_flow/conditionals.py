@@ -213,7 +213,7 @@ def _cond_batch(axis_data, args, dims, *, branches):
     if dims[0] is not batching.not_mapped:
         # every branch runs on every example, its inputs masked by
         # stop_gradient where it is not taken; the index picks per example
-        from ..ad_api import stop_gradient
+        from xjit._src.ad_api import stop_gradient
         index = batching.bdim_at_front(index, dims[0], size)
         ops = [batching.bdim_at_front(x, d, size) for x, d in zip(ops, op_dims)]
         outs = []

@@ -266,7 +266,7 @@ class _iteration_note:
 
 def _scan_python(f, init, xs, xs_flat, xs_tree, length, reverse):
     """Scan as a Python loop (``jax_disable_jit``)."""
-    from ..numpy.shape_ops import stack
+    from xjit._src.numpy.shape_ops import stack
     carry, ys = init, []
     for i in (reversed(range(length)) if reverse else range(length)):
         x = tree_util.tree_unflatten(xs_tree, [x[i] for x in xs_flat])
@@ -296,7 +296,7 @@ def map(f, xs, *, batch_size=None):
     ys = tree_util.tree_map(lambda y: lax.reshape(y, (nb * batch_size, *y.shape[2:])), ys)
     if rem:
         rest = vmap(f)(tree_util.tree_unflatten(tree, [x[nb * batch_size:] for x in leaves]))
-        from ..numpy.shape_ops import concatenate
+        from xjit._src.numpy.shape_ops import concatenate
         ys = tree_util.tree_map(lambda a, b: concatenate([a, b]), ys, rest)
     return ys
 
