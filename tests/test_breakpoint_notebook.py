@@ -71,6 +71,7 @@ def _run_answering(kc, code, answers, timeout=60):
         except queue.Empty:
             pass
     text = []
+    kc.comm_messages = []
     while True:
         try:
             msg = kc.get_iopub_msg(timeout=0.5)
@@ -78,6 +79,8 @@ def _run_answering(kc, code, answers, timeout=60):
             break
         if msg["parent_header"].get("msg_id") == msg_id and msg["msg_type"] == "stream":
             text.append(msg["content"]["text"])
+        if msg["msg_type"] == "comm_msg":
+            kc.comm_messages.append(msg["content"]["data"])
     return prompts, "".join(text), reply
 
 
@@ -90,3 +93,27 @@ def test_breakpoint_prompts_through_jupyter_stdin(kernel):
     assert "array([0., 0., 0.], dtype=float32)" in text  # p y: y = sin(0) * 2
     assert "(3,)" in text
     assert text.index("(3,)") < text.index("result [1. 1. 1.]")  # it waited for `c`
+
+
+def test_breakpoint_events_reach_the_sidebar_comm(kernel):
+    """With the extension loaded, the kernel tells the sidebar (over the
+    ``xjit`` comm) where the breakpoint stopped, with its locals' reprs,
+    and that it continued: schema-valid ``breakpoint`` messages, ``stopped``
+    before the prompt's answer changes anything, ``continued`` after."""
+    kc = kernel
+    _, _, reply = _run_answering(kc, "%load_ext xjit", [])
+    assert reply["content"]["status"] == "ok"
+    prompts, text, reply = _run_answering(kc, CODE, ["p y", "c"])
+    assert reply["content"]["status"] == "ok" and prompts == ["(jaxdb) "] * 2
+    from xjit_kernel_ext.protocol import validate_outgoing
+    bps = [m for m in kc.comm_messages if m.get("type") == "breakpoint"]
+    for m in bps:
+        validate_outgoing(m)
+    assert [m["status"] for m in bps] == ["stopped", "continued"], kc.comm_messages
+    stopped = bps[0]
+    assert stopped["function"] == "f"
+    assert stopped["location"]["lineno"] == 6  # the breakpoint() line of the cell
+    assert stopped["location"]["execution_count"] is not None
+    local_reprs = {d["name"]: d["repr"] for d in stopped["locals"]}
+    assert local_reprs["y"] == "array([0., 0., 0.], dtype=float32)"
+    assert local_reprs["x"] == "array([0., 0., 0.], dtype=float32)"

@@ -15,14 +15,25 @@ with open(os.path.join(os.path.dirname(__file__), "fuzz", "corpus.json")) as f:
 
 XJIT = runner.namespace("xjit")
 
-# Differences whose root is outside jnp (lax rules), each with the reason.
+# Differences whose root is outside jnp (lax and AD rules), each with the reason;
+# a case that starts to agree fails until it is dropped from here.
 KNOWN = {
+    "2:grad": "grad(lax.div(python float, f32)) keeps the weak type (AD, not jnp)",
+    "14:grad": "lax.nextafter has a JVP in xjit; JAX has none, so grad(jnp.spacing) raises there",
+    "139:grad": "lax.nextafter has a JVP in xjit; JAX has none, so grad(jnp.spacing) raises there",
+    "22:grad": "grad of lax.nextafter on mixed dtypes: JAX fails for the missing JVP first",
+    "62:eager": "JAX leaks AttributeError for a Python complex operand of lax.dynamic_slice",
+    "115:vmap": "vmap of lax.dynamic_update_slice on 0-d operands (lax batching rule)",
+    "119:eager": "lax.dynamic_slice with a start past int32 raises; JAX clamps (lax)",
+    "119:jit": "lax.dynamic_slice with a start past int32 raises; JAX clamps (lax)",
+    "119:grad": "lax.dynamic_slice with a start past int32 raises; JAX clamps (lax)",
+    "119:vmap": "lax.dynamic_slice with a start past int32 raises; JAX clamps (lax)",
 }
 
 
 def _case_id(case):
     prog = case["prog"]
-    return str(prog.get("name", prog["seed"]))
+    return str(prog["name"] if "name" in prog else prog["seed"])
 
 
 @pytest.mark.parametrize("case", CORPUS, ids=[_case_id(c) for c in CORPUS])
@@ -48,5 +59,5 @@ def test_corpus_covers_every_op_kind_and_mode():
 
 def test_programs_are_reproducible_from_their_seed():
     for case in CORPUS[:20]:
-        if "seed" in case["prog"] and "name" not in case["prog"]:
+        if "name" not in case["prog"]:
             assert programs.generate(case["prog"]["seed"]) == case["prog"]

@@ -201,3 +201,16 @@ def test_nan_in_the_backward_pass_is_attributed_to_the_forward_line():
 def test_nan_under_vmap():
     with jax.debug_nans(True), pytest.raises(FloatingPointError, match="encountered in log"):
         jax.vmap(jnp.log)(jnp.array([1.0, -1.0]))
+
+
+def test_calls_counted_without_execute_events():
+    """A subscriber that does not ask for execute events still sees call
+    counts; the calls take the uninstrumented path plus one increment."""
+    seen = []
+    f = jax.jit(lambda x: x * 7)
+    with xi.subscribe(seen.append, kinds={"compile"}):
+        for _ in range(3):
+            f(jnp.ones(2))
+        info = next(i for i in xi.functions() if i.fun_id == f._fid)
+    assert (info.calls, info.cache_misses, info.cache_hits) == (3, 1, 2)
+    assert [e.kind for e in seen] == ["compile"]

@@ -19,9 +19,16 @@ from xjit._src.lib.mlir.dialects import hlo
 from xjit._src.util import safe_map
 
 
+class _Xjit:
+    jax, core, ecore, lax, ad, batching, mlir, hlo = jax, core, ecore, lax, ad, batching, mlir, hlo
+
+
 def define_multiply_add(style, *, rules=("impl", "abstract", "lowering", "jvp", "transpose",
-                                         "batch")):
-    """The tutorial's primitive, with the rules named in ``rules``."""
+                                         "batch"), lib=_Xjit):
+    """The tutorial's primitive, with the rules named in ``rules`` (``lib``
+    holds the modules: xjit's, or JAX's for the oracle test)."""
+    core, ecore, lax, ad, batching, mlir, hlo = (lib.core, lib.ecore, lib.lax, lib.ad,
+                                                 lib.batching, lib.mlir, lib.hlo)
     multiply_add_p = ecore.Primitive("multiply_add")
 
     def multiply_add_prim(x, y, z):
@@ -197,6 +204,27 @@ def test_printed_jaxprs(square_add):
     assert str(jax.make_jaxpr(lambda a, t: jax.jvp(square_add_prim, a, t))(
         (2., 10.), (1., 1.))) == JAXPRS["jvp"]
     assert str(jax.make_jaxpr(jax.vmap(square_add_prim))(A, B)) == JAXPRS["vmap"]
+
+
+@pytest.mark.compare
+@pytest.mark.parametrize("style", STYLES)
+def test_recorded_jaxprs_are_jaxs(style):
+    import jax as real_jax
+    from jax import core as jcore, lax as jlax
+    from jax.extend import core as jecore
+    from jax.interpreters import ad as jad, batching as jbatching, mlir as jmlir
+    from jax._src.lib.mlir.dialects import hlo as jhlo
+
+    class Jax:
+        jax, core, ecore, lax, ad, batching, mlir, hlo = (real_jax, jcore, jecore, jlax, jad,
+                                                          jbatching, jmlir, jhlo)
+    _, square_add_prim = define_multiply_add(style, lib=Jax)
+    mj = real_jax.make_jaxpr
+    assert str(mj(square_add_prim)(2., 10.)) == JAXPRS["plain"]
+    assert str(mj(real_jax.grad(square_add_prim))(2., 10.)) == JAXPRS["grad"]
+    assert str(mj(lambda a, t: real_jax.jvp(square_add_prim, a, t))((2., 10.), (1., 1.))) == \
+        JAXPRS["jvp"]
+    assert str(mj(real_jax.vmap(square_add_prim))(A, B)) == JAXPRS["vmap"]
 
 
 # -- how each lowering style joins the module

@@ -17,6 +17,9 @@ One ``XjitChannel`` per kernel. It
   only actions a panel can trigger are the three fixed requests below, and no
   field of a message is ever evaluated or executed.
 
+``xjit.debug.breakpoint()`` stopping and resuming is sent at once as a
+``breakpoint`` message (the stopped frame and its locals' reprs).
+
 Requests: ``request_state`` (full snapshot), ``select_function`` (jaxpr and
 per-equation source positions), ``run_debug`` (``%debug``, with the kernel's
 stdin forwarded to the panel so pdb can prompt there).
@@ -39,6 +42,7 @@ log = logging.getLogger("xjit_kernel_ext")
 
 RECENT_EVENTS = 500  # kept for state snapshots (the schema allows 1000)
 EVENT_KINDS = frozenset({"trace", "lower", "compile", "cache_miss", "nan"})
+BREAKPOINT_KINDS = frozenset({"breakpoint", "breakpoint_continue"})
 
 
 class XjitChannel:
@@ -70,7 +74,8 @@ class XjitChannel:
     # -- lifecycle -------------------------------------------------------------
     def start(self, open_comm: bool = True):
         import xjit.inspect
-        self._subscription = xjit.inspect.subscribe(self.on_event, kinds=EVENT_KINDS)
+        self._subscription = xjit.inspect.subscribe(self.on_event,
+                                                    kinds=EVENT_KINDS | BREAKPOINT_KINDS)
         self._stop.clear()
         self._flusher = threading.Thread(target=self._run_flusher, name="xjit-comm-flusher",
                                          daemon=True)
@@ -248,7 +253,11 @@ class XjitChannel:
 
     # -- outgoing engine events --------------------------------------------------
     def on_event(self, ev):
-        """``xjit.inspect`` subscriber (trace/lower/compile/cache_miss/nan)."""
+        """``xjit.inspect`` subscriber (trace/lower/compile/cache_miss/nan,
+        and breakpoints)."""
+        if ev.kind in BREAKPOINT_KINDS:
+            self.on_breakpoint(ev)
+            return
         if ev.kind not in EVENT_KINDS:
             return
         d = serialize.event(ev, self.cells)
@@ -263,6 +272,14 @@ class XjitChannel:
             self.flush()
         else:
             self._wake.set()
+
+    def on_breakpoint(self, ev):
+        """``xjit.debug.breakpoint()`` stopped (or resumed): sent at once, not
+        batched. While it waits at its prompt the kernel reads stdin and
+        handles no comm message; the panel's Continue answers the notebook's
+        input box, and the ``continued`` message follows."""
+        self.flush()  # what the cell did before it stopped comes first
+        self.send(message("breakpoint", **serialize.breakpoint(ev, self.cells)))
 
     def flush(self) -> bool:
         """Send what changed since the last flush (queued events, new calls,

@@ -21,7 +21,8 @@ import jsonschema
 PROTOCOL = "xjit/2"
 TARGET = "xjit"
 
-KERNEL_TYPES = ("hello", "state", "batch", "function", "findings", "debug", "error")
+KERNEL_TYPES = ("hello", "state", "batch", "function", "findings", "debug", "breakpoint",
+                "error")
 FRONTEND_TYPES = ("request_state", "run_debug", "select_function")
 
 

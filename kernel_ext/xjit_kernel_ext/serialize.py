@@ -48,6 +48,23 @@ def event(ev, cells: CellMap) -> dict:
     }
 
 
+MAX_LOCALS = 500  # the schema's cap on a breakpoint's locals
+
+
+def breakpoint(ev, cells: CellMap) -> dict:
+    """A ``breakpoint`` / ``breakpoint_continue`` engine event as the
+    ``breakpoint`` message's fields: the stopped frame and its locals' reprs."""
+    details = dict(ev.details or {})
+    local_reprs = details.get("locals") or {}
+    return {
+        "status": "stopped" if ev.kind == "breakpoint" else "continued",
+        "function": _clip(str(details.get("function") or ev.fun_name or "")),
+        "location": cells.location(ev.filename, ev.lineno),
+        "locals": [{"name": _clip(str(k)), "repr": _clip(str(v))}
+                   for k, v in list(local_reprs.items())[:MAX_LOCALS]],
+    }
+
+
 def function(info, cells: CellMap) -> dict:
     return {
         "fun_id": int(info.fun_id),

@@ -183,6 +183,17 @@ class _Debugger(cmd.Cmd):
         return False
 
 
+def _announce(kind, filename, lineno, function, env):
+    """Tell ``xjit.inspect`` subscribers (the notebook sidebar) that a
+    breakpoint stopped or resumed, with the frame's locals as reprs."""
+    from xjit._src.inspect import events
+    if not events.state.subscribers:
+        return
+    local_reprs = {k: repr(v)[:2000] for k, v in env.items() if k != "__globals__"}
+    events.emit(events.Event(kind, events.now(), function, 0, filename, lineno,
+                             details={"function": function, "locals": local_reprs}))
+
+
 def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=False, token=None,
                **kwargs):
     """Stop at this line at runtime and inspect the frame's values."""
@@ -203,6 +214,10 @@ def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=Fal
         env = dict(statics)
         env.update(zip(names, values))
         env["__globals__"] = globs
-        _Debugger(filename, lineno, function, env).cmdloop()
+        _announce("breakpoint", filename, lineno, function, env)
+        try:
+            _Debugger(filename, lineno, function, env).cmdloop()
+        finally:
+            _announce("breakpoint_continue", filename, lineno, function, env)
 
     debug_callback(lambda *v: stop(*v), *flat, ordered=ordered)

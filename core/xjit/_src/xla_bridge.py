@@ -94,6 +94,24 @@ class Backends:
         order = ["gpu" if p == "cuda" else p for p in order]
         self.default_platform = next(p for p in order if p in self.clients)
 
+    # JAX keeps its initialized backends as a dict platform -> client in
+    # ``xla_bridge._backends``; libraries read it that way (chex asks
+    # ``_backends.get('cpu')`` to see whether the CPU backend is up).
+    def get(self, platform, default=None):
+        return self.clients.get(platform, default)
+
+    def __getitem__(self, platform):
+        return self.clients[platform]
+
+    def __contains__(self, platform):
+        return platform in self.clients
+
+    def __iter__(self):
+        return iter(self.clients)
+
+    def __len__(self):
+        return len(self.clients)
+
 
 _backends: Backends | None = None
 _backends_lock = threading.Lock()

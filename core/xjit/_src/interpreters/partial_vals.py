@@ -10,7 +10,7 @@ from typing import Any
 
 from xjit._src import core
 from xjit._src.interpreters import ad
-from xjit._src.interpreters.partial_eval import trace_to_jaxpr
+from xjit._src.interpreters.partial_eval import DebugInfo, trace_to_jaxpr
 
 Val = Any
 
@@ -50,8 +50,10 @@ def _call(fun, args):
 def trace_to_jaxpr_dynamic(fun, in_avals, *, keep_inputs=None, lower=False, auto_dce=False):
     """Stage ``fun`` (a ``WrappedFun`` of flat arguments returning a flat list)
     at ``in_avals``: ``(jaxpr, out_avals, consts)``."""
+    info = getattr(fun, "debug_info", None)  # ``api_util.debug_info``'s, for messages
     with core.set_current_trace(core.eval_trace):
-        jaxpr, consts = trace_to_jaxpr(lambda *xs: list(_call(fun, xs)), list(in_avals))
+        jaxpr, consts = trace_to_jaxpr(lambda *xs: list(_call(fun, xs)), list(in_avals),
+                                       info if isinstance(info, DebugInfo) else None)
     return jaxpr, [v.aval for v in jaxpr.outvars], list(consts)
 
 

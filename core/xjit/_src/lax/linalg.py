@@ -442,6 +442,8 @@ def _diagonal(x):
     (the indices normalised as JAX's ``x[..., i, i]`` does)."""
     *batch, n, m = x.shape
     k = min(n, m)
+    if k == 0:  # empty: no gather (its unit slices would not fit), as JAX's indexing
+        return lax.full((*batch, 0), 0, x.dtype)
     nb = len(batch)
     iota = lax.iota(np.int32, k)
     wrapped = [lax.select(lax.lt(iota, np.int32(0)), lax.add(iota, np.int32(size)), iota)
@@ -593,6 +595,8 @@ def _lu_jvp(primals, tangents):
 def _take_rows(x, perm):
     """``x[..., perm, :]`` (a gather, linear in ``x``)."""
     *batch, m, n = x.shape
+    if 0 in x.shape:  # empty: no gather (its unit slices would not fit)
+        return lax.full((*batch, perm.shape[-1], n), 0, x.dtype)
     nb = len(batch)
     idx = lax.select(lax.lt(perm, np.int32(0)), lax.add(perm, np.int32(m)), perm)
     idx = lax.broadcast_in_dim(idx, perm.shape + (1,), tuple(range(perm.ndim)))
