@@ -9,7 +9,7 @@ from xjit._src.inspect.events import (  # noqa: F401
     CompileRecord, Event, FunctionInfo, RecompileBudgetError, Subscription, abstract_args,
     function, functions, reset, subscribe)
 from xjit._src.inspect.explain import Change  # noqa: F401
-from xjit._src.traceback_util import filter_traceback  # noqa: F401
+from xjit._src.traceback_util import filter_traceback, register_exclusion  # noqa: F401
 from xjit._src.inspect.lint import Finding, lint  # noqa: F401
 from xjit._src.inspect.profile import Profile, profile  # noqa: F401
 from xjit._src.inspect.listing import EqnRecord, JaxprListing, listing  # noqa: F401

@@ -26,6 +26,10 @@ def load_ipython_extension(ipython):
     global _channel
     if _channel is not None:
         return
+    import os
+    import xjit.inspect
+    # findings, NaN replays and tracebacks never point into the kernel extension
+    xjit.inspect.register_exclusion(os.path.dirname(os.path.abspath(__file__)))
     _channel = XjitChannel(ipython)
     _channel.start()
 

@@ -9,6 +9,7 @@ import {
 import { ICommandPalette } from '@jupyterlab/apputils';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { LabIcon } from '@jupyterlab/ui-components';
+import { linkOutputs } from './outputs';
 import { XjitPanel } from './panel';
 
 const ICON_SVG =
@@ -45,6 +46,9 @@ const plugin: JupyterFrontEndPlugin<void> = {
     if (palette) {
       palette.addItem({ command: COMMAND, category: 'xjit' });
     }
+    // click-to-line in every notebook's %%xjit outputs
+    tracker.forEach(linkOutputs);
+    tracker.widgetAdded.connect((_, nb) => linkOutputs(nb));
     const follow = () => panel.setNotebook(tracker.currentWidget);
     tracker.currentChanged.connect(follow);
     follow();

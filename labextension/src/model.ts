@@ -5,6 +5,7 @@
  */
 import {
   EventKind,
+  IBreakpoint,
   IEquation,
   IEvent,
   IExecutes,
@@ -61,6 +62,8 @@ export class PanelModel {
   dropped = 0;
   selection: ISelection | null = null;
   debug: IDebugState = { status: 'idle', output: '', prompt: null, message: '' };
+  /** Where `xjit.debug.breakpoint()` waits at its prompt (null: running). */
+  breakpoint: IBreakpoint | null = null;
   lastError: string | null = null;
 
   private _listeners = new Set<() => void>();
@@ -85,6 +88,7 @@ export class PanelModel {
     this.dropped = 0;
     this.selection = null;
     this.debug = { status: 'idle', output: '', prompt: null, message: '' };
+    this.breakpoint = null;
     this.lastError = null;
     this.emit();
   }
@@ -148,6 +152,9 @@ export class PanelModel {
             message: msg.message
           };
         }
+        break;
+      case 'breakpoint':
+        this.breakpoint = msg.status === 'stopped' ? msg : null;
         break;
       case 'error':
         this.lastError = msg.message;

@@ -6,6 +6,7 @@
 import type { NotebookPanel } from '@jupyterlab/notebook';
 import { Widget } from '@lumino/widgets';
 import { KernelLink } from './connection';
+import { answerStdin } from './breakpoint';
 import { jumpTo } from './jump';
 import { ILocation } from './protocol';
 import { PanelView } from './view';
@@ -27,7 +28,8 @@ export class XjitPanel extends Widget {
       selectFunction: id => this._link()?.selectFunction(id),
       jumpTo: loc => void this._jump(loc),
       runDebug: () => this._link()?.runDebug(),
-      debugInput: text => this._link()?.debugInput(text)
+      debugInput: text => this._link()?.debugInput(text),
+      continueBreakpoint: () => this._continue()
     });
     this.node.appendChild(this._view.node);
     this._view.render(null);
@@ -75,6 +77,14 @@ export class XjitPanel extends Widget {
     const panel = this._current;
     if (panel && !panel.isDisposed) {
       await jumpTo(panel, loc);
+    }
+  }
+
+  /** Answer the stopped breakpoint's prompt in the notebook with `c`. */
+  private _continue(): void {
+    const panel = this._current;
+    if (panel && !panel.isDisposed && !answerStdin(panel.content.node, 'c')) {
+      console.warn('xjit: no input box is waiting in the notebook');
     }
   }
 

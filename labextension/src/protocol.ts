@@ -118,6 +118,14 @@ export interface IDebug extends IBase {
   status: 'started' | 'finished' | 'failed';
   message: string;
 }
+/** `xjit.debug.breakpoint()` stopped at its prompt, or resumed. */
+export interface IBreakpoint extends IBase {
+  type: 'breakpoint';
+  status: 'stopped' | 'continued';
+  function: string;
+  location: ILocation;
+  locals: { name: string; repr: string }[];
+}
 export interface IError extends IBase {
   type: 'error';
   message: string;
@@ -130,6 +138,7 @@ export type KernelMessage =
   | IFunctionReply
   | IFindings
   | IDebug
+  | IBreakpoint
   | IError;
 
 export type Request =
@@ -144,6 +153,7 @@ const KERNEL_TYPES = [
   'function',
   'findings',
   'debug',
+  'breakpoint',
   'error'
 ];
 const FRONTEND_TYPES = ['request_state', 'run_debug', 'select_function'];

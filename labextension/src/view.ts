@@ -1,11 +1,12 @@
 /**
  * DOM for the xjit panel: a status line and the Functions, Jaxpr, Findings,
- * NaN and Timeline sections, re-rendered from a `PanelModel`.
+ * Breakpoint, NaN and Timeline sections, re-rendered from a `PanelModel`.
  *
  * Everything shown comes from the kernel and may contain user-chosen text
  * (function names, messages, file names), so every string goes through
  * `textContent` or an attribute; nothing here ever assigns HTML.
  */
+import { renderBreakpoint } from './breakpoint';
 import { JaxprView, jumpable, locationLabel } from './jaxpr';
 import { ISelection, PanelModel } from './model';
 import { IFunctionSummary, ILocation } from './protocol';
@@ -18,6 +19,7 @@ export interface IActions {
   jumpTo(location: ILocation): void;
   runDebug(): void;
   debugInput(text: string): void;
+  continueBreakpoint(): void;
 }
 
 type Attrs = { [key: string]: string | number | boolean | undefined };
@@ -76,6 +78,7 @@ export class PanelView {
   private _functions: HTMLElement;
   private _jaxpr: HTMLElement;
   private _findings: HTMLElement;
+  private _breakpoint: HTMLElement;
   private _nan: HTMLElement;
   private _timeline: HTMLElement;
   private _jaxprView: JaxprView | null = null;
@@ -88,6 +91,7 @@ export class PanelView {
     this._functions = this._section('functions', 'Functions');
     this._jaxpr = this._section('jaxpr', 'Jaxpr');
     this._findings = this._section('findings', 'Findings');
+    this._breakpoint = this._section('breakpoint', 'Breakpoint');
     this._nan = this._section('nan', 'NaN');
     this._timeline = this._section('timeline', 'Timeline');
   }
@@ -116,6 +120,9 @@ export class PanelView {
     this._renderFunctions(model);
     this._renderJaxpr(model);
     this._renderFindings(model);
+    this._breakpoint.replaceChildren(
+      ...renderBreakpoint(h, model ? model.breakpoint : null, this._actions)
+    );
     this._renderNan(model);
     this._renderTimeline(model);
   }

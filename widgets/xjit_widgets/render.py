@@ -1,5 +1,10 @@
 """HTML and plain-text renderings of xjit.inspect data, one per tab.
 
+Every element that stands for a source line (an equation, a finding, a
+function's definition) carries it as data attributes (``source_attrs``):
+the JupyterLab extension turns clicks on them into a jump to the line; a
+page without it (GitHub, nbconvert) ignores them.
+
 Every user-provided string (function and variable names, file names, printed
 values, messages) goes through ``html.escape`` before it reaches markup: the
 views build HTML, never evaluate it, and carry no script. The plain-text
@@ -38,6 +43,24 @@ def where(cell_label, filename, lineno) -> str:
     if lineno is None:
         return label
     return f"{label}, line {lineno}" if label.startswith("In [") else f"{label}:{lineno}"
+
+
+def source_attrs(cell_label, filename, lineno) -> str:
+    """``data-xjit-file``/``-line`` for a known position, plus
+    ``data-xjit-cell`` (the ``In [N]``) and ``data-xjit-cell-id`` when the
+    labeller can place the file in a notebook cell (a ``cell_label`` with a
+    ``locate(filename) -> (count, cell_id)`` method; see
+    ``xjit_kernel_ext.cells.CellLabels``). Empty when the line is unknown."""
+    if lineno is None or not filename:
+        return ""
+    out = f' data-xjit-file="{esc(filename)}" data-xjit-line="{int(lineno)}"'
+    locate = getattr(cell_label, "locate", None)
+    count, cell_id = locate(filename) if locate is not None else (None, None)
+    if count is not None:
+        out += f' data-xjit-cell="{int(count)}"'
+    if cell_id:
+        out += f' data-xjit-cell-id="{esc(cell_id)}"'
+    return out
 
 
 def _highlight_eqn(rec) -> str:
@@ -91,14 +114,15 @@ class _Sources:
 
 
 def _eqn_html(rec, cell_label, sources) -> str:
-    src = (f'<span class="src">{esc(where(cell_label, rec.filename, rec.lineno))}</span>'
+    src = (f'<span class="src xjit-loc">{esc(where(cell_label, rec.filename, rec.lineno))}</span>'
            if rec.lineno is not None else "")
+    attrs = source_attrs(cell_label, rec.filename, rec.lineno)
     body = "    " + _highlight_eqn(rec).replace("\n", "\n    ")  # each line indented
     if rec.nested and "\n" in rec.text:  # fold the sub-jaxpr under its first line
         first, rest = body.split("\n", 1)
-        return (f'<details class="eq {sources.cls(rec)}"><summary>{_MARK}{first[4:]}{src}'
+        return (f'<details class="eq {sources.cls(rec)}"{attrs}><summary>{_MARK}{first[4:]}{src}'
                 f"</summary>{rest}</details>")
-    return f'<div class="eq {sources.cls(rec)}">{body}{src}</div>'
+    return f'<div class="eq {sources.cls(rec)}"{attrs}>{body}{src}</div>'
 
 
 def _runs(eqns):
@@ -138,8 +162,9 @@ def jaxpr_html(listing, cell_label=short_file, uid: str = "xjit-jaxpr") -> str:
                      "this line</div>")
         if folded:
             loc = esc(where(cell_label, run[0].filename, run[0].lineno))
-            parts.append(f'<details class="fold"><summary>{_MARK}… {len(run)} equations from '
-                         f"{loc}</summary>{rows}</details>")
+            attrs = source_attrs(cell_label, run[0].filename, run[0].lineno)
+            parts.append(f'<details class="fold"{attrs}><summary>{_MARK}… {len(run)} equations '
+                         f'from <span class="xjit-loc">{loc}</span></summary>{rows}</details>')
         else:
             parts.append(rows)
     if hidden:
@@ -163,7 +188,8 @@ def lint_html(findings, cell_label=short_file) -> str:
     if not findings:
         return "<div class='xjit-lint'>No findings.</div>"
     rows = "".join(
-        f"<tr><td class='kind'>{esc(f.kind)}</td><td class='where'>"
+        f"<tr{source_attrs(cell_label, f.filename, f.lineno)}><td class='kind'>{esc(f.kind)}</td>"
+        "<td class='where'>"
         f"{esc(where(cell_label, f.filename, f.lineno))}"
         f"</td><td>{esc(f.message)}<br><i>{esc(f.suggestion)}</i></td></tr>"
         for f in findings)

@@ -153,17 +153,35 @@ def linearize(fun, *primals, has_aux=False):
         (out_tree, a_tree), n = _aux_trees(out_tree)
         aux = tree_util.tree_unflatten(a_tree, [_strip(x) for x in outs[n:]])
 
-    def f_jvp(*tangents):
-        t_leaves, t_tree = tree_util.tree_flatten(tangents)
-        if t_tree != p_tree:
-            raise ValueError(f"linearized function called on tangent values inconsistent with "
-                             f"the original primal values: expected {p_tree}, got {t_tree}")
-        touts = lin.apply(t_leaves)
-        return tree_util.tree_unflatten(out_tree, [_instantiate(t, o) for t, o in
-                                                   zip(touts[:n], outs[:n])])
-
+    # a Partial whose leaves are the residuals, as JAX returns it
+    f_jvp = tree_util.Partial(functools.partial(
+        _lift_linearized, lin, p_tree, [core.aval_of(p) for p in p_leaves], out_tree,
+        [core.aval_of(o) for o in outs[:n]]), lin.consts)
     out = tree_util.tree_unflatten(out_tree, outs[:n])
     return (out, f_jvp, aux) if has_aux else (out, f_jvp)
+
+
+def _lift_linearized(lin, p_tree, p_avals, out_tree, out_avals, consts, *tangents):
+    """The linear map of ``linearize`` at ``tangents``, with residuals ``consts``."""
+    t_leaves, t_tree = tree_util.tree_flatten(tangents)
+    if t_tree != p_tree:
+        raise TypeError(f"expected {p_tree}, got {t_tree}")
+    for p, t in zip(p_avals, t_leaves):
+        want, got = ad.tangent_aval(p), core.aval_of(t)
+        if want.shape != got.shape or want.dtype != got.dtype:
+            raise ValueError(
+                "linearized function called on tangent values inconsistent with the original "
+                f"primal values:\nGot tangent aval {_aval_text(got)} for primal aval "
+                f"{_aval_text(p)} but expected {_aval_text(want)}.")
+    lin = ad.Linearized(lin.jaxpr, consts, lin.in_avals, lin.in_zero, lin.out_avals,
+                        lin.out_zero)
+    touts = lin.apply(t_leaves)
+    return tree_util.tree_unflatten(out_tree, [_zeros(a) if type(t) is Zero else t
+                                               for t, a in zip(touts, out_avals)])
+
+
+def _aval_text(aval):
+    return ("~" if aval.weak_type else "") + aval.str_short(False)
 
 
 # --------------------------------------------------------------------------

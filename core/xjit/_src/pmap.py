@@ -15,6 +15,7 @@ import numpy as np
 
 from xjit._src import tree_util
 from xjit._src.sharding import Mesh, PartitionSpec
+from xjit._src.traceback_util import api_boundary
 
 
 class _PmapAxisName:
@@ -119,6 +120,7 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         return jitted, leaves
 
     @functools.wraps(fun)
+    @api_boundary
     def pmapped(*args, **kwargs):
         jitted, leaves = prepare(args, kwargs)
         return jitted(*leaves)

@@ -18,6 +18,7 @@ import functools
 from xjit._src import tree_util
 from xjit._src.mesh import AbstractMesh, get_abstract_mesh
 from xjit._src.sharding import Mesh, NamedSharding, PartitionSpec
+from xjit._src.traceback_util import api_boundary
 
 
 class InferFromArgs:
@@ -158,6 +159,7 @@ def _shard_map(f, mesh, in_specs, out_specs, axis_names, check_vma):
                         f"but got {f} of type {type(f)}.")
 
     @functools.wraps(f)
+    @api_boundary
     def wrapped(*args):
         from xjit._src.interpreters.batching import vmap
         m, manual = _check_mesh(mesh, axis_names)
