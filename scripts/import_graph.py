@@ -15,7 +15,12 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # Layers, lowest first. A module may import its own layer and the layers below.
 # The public namespaces (``xjit.numpy``, ``xjit.lax``...) belong to the layer
 # whose names they export. jit and eager dispatch sit below lax because lax
-# and numpy functions are themselves jitted and bind through them.
+# and numpy functions are themselves jitted and bind through them; so do
+# ``custom_jvp``/``custom_vjp`` and ``jvp``/``vjp`` (ad_api), which lax and jnp
+# functions are built with: the few lax operations they run come through
+# ``core.lax_ops``. ``custom_vmap`` is used by nothing below the api front and
+# ``sequential_vmap`` is built on ``lax.map``, so custom_batching sits with the
+# api front (JAX's custom_batching imports lax too).
 LAYERS = [
     ("base", ["xjit._src.config", "xjit._src.dtypes", "xjit._src.errors", "xjit._src.tree_util",
               "xjit._src.monitoring", "xjit._src.util", "xjit._src.typing", "xjit._src.linear_util",
@@ -24,9 +29,9 @@ LAYERS = [
               "xjit._src.source_info_util", "xjit._src.traceback_util"]),
     ("interpreters", ["xjit._src.interpreters"]),
     ("dispatch", ["xjit._src.xla_bridge", "xjit._src.sharding", "xjit._src.mesh", "xjit._src.array",
-                  "xjit._src.dispatch", "xjit._src.eager", "xjit._src.pjit", "xjit._src.ad_jit",
+                  "xjit._src.compiler", "xjit._src.dispatch", "xjit._src.eager", "xjit._src.pjit", "xjit._src.ad_jit",
                   "xjit._src.stages", "xjit._src.callback", "xjit._src.debugging",
-                  "xjit._src.custom_derivatives", "xjit._src.custom_batching",
+                  "xjit._src.custom_derivatives",
                   "xjit._src.inspect", "xjit._src.api_util",
                   "xjit._src.dlpack", "xjit._src.profiler", "xjit._src.ad_api"]),
     ("lax", ["xjit._src.lax", "xjit.lax", "xjit._src.prng", "xjit._src.key_reuse"]),

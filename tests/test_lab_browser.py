@@ -478,6 +478,161 @@ def test_xjit_cell_panel_in_the_notebook(ran):
     assert not pg.errors, pg.errors
 
 
+def _cursor_line(pg):
+    return pg.evaluate("() => window.jupyterapp.shell.currentWidget.content.activeCell"
+                       ".editor.getCursorPosition().line")
+
+
+def test_click_to_line_in_the_xjit_output(ran):
+    """The static panel's rows carry their source line as data attributes
+    (kept: outputs of the running session are trusted, so not sanitized);
+    with the extension active the notebook is marked for hover styling and a
+    click on an equation row or on the Timing tab's "defined at" jumps to
+    the line: the cell is activated and flashed, the cursor on the line."""
+    pg = ran
+    index = _cell_with(pg, "def in_cell")
+    cell = _cell(pg, index)
+    panel = cell.locator(".jp-OutputArea-output .xjit-panel")
+    panel.wait_for()
+    assert pg.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook.xjit-outputs-linked").count() == 1
+    panel.locator("label.xjit-tablabel:has-text('Jaxpr')").click()
+    row = panel.locator("section.xjit-tab-jaxpr div.eq:has(span.p:text-is('cos'))")
+    count = re.search(r"\[(\d+)\]", cell.locator(".jp-InputPrompt").inner_text()).group(1)
+    assert row.get_attribute("data-xjit-line") == "4"  # `return jnp.cos(x) + 1.0`
+    assert row.get_attribute("data-xjit-cell") == count
+    assert row.get_attribute("data-xjit-cell-id") == pg.evaluate(
+        "i => window.jupyterapp.shell.currentWidget.content.widgets[i].model.id", index)
+    # start from another cell, cursor at its top
+    pg.evaluate("() => { const nb = window.jupyterapp.shell.currentWidget.content;"
+                " nb.activeCellIndex = 0; nb.activeCell.editor.setCursorPosition({line: 0, column: 0}); }")
+    row.hover()
+    assert row.evaluate("e => getComputedStyle(e).cursor") == "pointer"
+    assert row.evaluate("e => getComputedStyle(e).outlineStyle") == "solid"  # the hover cue
+    _shot(panel, "widget-jaxpr-click.png")
+    row.click()
+    pg.wait_for_selector(".jp-Cell.xjit-jump-target")
+    assert "jp-mod-active" in cell.get_attribute("class")
+    assert cell.get_attribute("data-xjit-jump-line") == "4"
+    assert _cursor_line(pg) == 3
+    # the Timing tab's "defined at" jumps to the decorator line
+    panel.locator("label.xjit-tablabel:has-text('Timing')").click()
+    panel.locator("section.xjit-tab-timing .xjit-defined").click()
+    deadline = time.time() + 5
+    while cell.get_attribute("data-xjit-jump-line") != "2" and time.time() < deadline:
+        time.sleep(0.05)
+    assert cell.get_attribute("data-xjit-jump-line") == "2" and _cursor_line(pg) == 1
+    panel.locator("label.xjit-tablabel:has-text('Jaxpr')").click()
+    assert not pg.errors, pg.errors
+
+
+BREAKPOINT_CELL = """\
+@xjit.jit
+def stop_here(x):
+    y = jnp.sin(x) * 2.0
+    xjit.debug.breakpoint()
+    return y + 1.0
+print("result", stop_here(jnp.zeros(3)))"""
+
+ADD_AND_RUN_JS = """
+async code => {
+  const nb = window.jupyterapp.shell.currentWidget.content;
+  nb.activeCellIndex = nb.widgets.length - 1;
+  await window.jupyterapp.commands.execute('notebook:insert-cell-below');
+  nb.activeCell.model.sharedModel.setSource(code);
+  window.jupyterapp.commands.execute('notebook:run-cell');  // not awaited: it stops
+  return nb.activeCellIndex;
+}
+"""
+
+
+def test_breakpoint_in_the_sidebar_and_continue(ran):
+    """xjit.debug.breakpoint() inside jit: the sidebar shows the stopped
+    frame (function, line, locals' reprs) while the notebook's input box
+    waits at (jaxdb); Continue types `c` there and the cell finishes."""
+    pg = ran
+    index = pg.evaluate(ADD_AND_RUN_JS, BREAKPOINT_CELL)
+    bp = pg.locator("#xjit-panel .xjit-breakpoint")
+    bp.wait_for()
+    cell = _cell(pg, index)
+    cell.locator(".jp-Stdin-input").wait_for()
+    assert "(jaxdb)" in cell.locator(".jp-Stdin").inner_text()
+    count = re.search(r"\[(\*|\d+)\]", cell.locator(".jp-InputPrompt").inner_text())
+    assert bp.locator(".xjit-breakpoint-function").inner_text() == "stop_here()"
+    where = bp.locator(".xjit-breakpoint-location").inner_text()
+    assert re.fullmatch(r"In \[\d+\], line 4", where), (where, count)
+    reprs = dict(zip(bp.locator(".xjit-breakpoint-name").all_inner_texts(),
+                     bp.locator(".xjit-breakpoint-repr").all_inner_texts()))
+    assert reprs["y"] == "array([0., 0., 0.], dtype=float32)", reprs
+    assert reprs["x"] == "array([0., 0., 0.], dtype=float32)", reprs
+    _shot(pg.locator("#xjit-panel .xjit-section-breakpoint"), "lab-breakpoint.png")
+    bp.locator(".xjit-breakpoint-continue").click()
+    cell.locator(".jp-OutputArea-output:has-text('result [1. 1. 1.]')").wait_for()
+    pg.locator("#xjit-panel .xjit-section-breakpoint .xjit-empty").wait_for()
+    assert bp.count() == 0
+    _wait_kernel_idle(pg)
+    assert not pg.errors, pg.errors
+
+
+def _saved_panel_html() -> str:
+    """A %%xjit panel as a saved notebook holds it: built here, for code
+    compiled as notebook cell In [3]."""
+    import xjit
+    import xjit.inspect as xi
+    from xjit_widgets import FunctionPanel, PanelData, Timing
+
+    fname = "/tmp/ipykernel_1/saved.py"
+    ns = {"xjit": xjit}
+    exec(compile("def saved(x):\n    return xjit.numpy.sin(x) * 2.0\n", fname, "exec"), ns)
+
+    class Labels:
+        def __call__(self, filename):
+            return "In [3]" if filename == fname else filename
+
+        def locate(self, filename):
+            return (3, None) if filename == fname else (None, None)
+
+    listing = xi.listing(xjit.make_jaxpr(ns["saved"])(xjit.numpy.ones(2)))
+    panel = FunctionPanel(PanelData("saved", fname, 1, listing, [], Timing({}, None), Labels()))
+    html = panel.html()
+    assert 'data-xjit-line="2" data-xjit-cell="3"' in html
+    return html
+
+
+def test_untrusted_saved_panel_shows_without_links(page, server):
+    """A notebook opened without trust (not signed here): JupyterLab
+    sanitizes its HTML outputs and drops the data-xjit-* attributes. The
+    panel still shows its jaxpr; rows just do not link, and clicking one
+    neither jumps nor throws."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    code = nbformat.v4.new_code_cell("@xjit.jit\ndef saved(x):\n    return jnp.sin(x) * 2.0",
+                                     execution_count=3)
+    code.outputs = [nbformat.v4.new_output("display_data", data={
+        "text/html": _saved_panel_html(), "text/plain": "xjit: saved"})]
+    nb.cells = [code]
+    body = json.dumps({"type": "notebook", "format": "json", "content": nb}).encode()
+    req = urllib.request.Request(f"{server}/api/contents/untrusted.ipynb", data=body, method="PUT",
+                                 headers={"Authorization": f"token {TOKEN}",
+                                          "Content-Type": "application/json"})
+    urllib.request.urlopen(req, timeout=10)
+    pg = page
+    _open(pg, "untrusted.ipynb")
+    pg.wait_for_selector("#xjit-panel[data-notebook='untrusted.ipynb']")
+    out = pg.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output")
+    out.locator("text=sin").first.wait_for()
+    assert "= sin a" in out.inner_text() and "In [3], line 2" in out.inner_text()
+    assert out.locator("[data-xjit-line], [data-xjit-cell]").count() == 0
+    assert not pg.evaluate("() => window.jupyterapp.shell.currentWidget.context.model"
+                           ".cells.get(0).trusted")
+    out.locator("text=sin").first.click()
+    time.sleep(0.3)
+    assert pg.locator(".jp-Cell.xjit-jump-target").count() == 0
+    assert not pg.errors, pg.errors
+    pg.evaluate("() => window.jupyterapp.commands.execute('docmanager:close')")
+    pg.click("li.lm-TabBar-tab:has-text('xjit_demo.ipynb')")
+    pg.wait_for_selector("#xjit-panel[data-notebook='xjit_demo.ipynb']")
+
+
 def test_ten_thousand_equation_jaxpr_is_virtualised(ran):
     """Every equation of a 10,000-equation jaxpr is in the list; the unrolled
     loop folds as in the notebook panel; showing it takes under a second.
@@ -564,7 +719,11 @@ def test_notebook7(tmp_path, page):
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.cells = [nbformat.v4.new_code_cell("%load_ext xjit\nimport xjit, xjit.numpy as jnp"),
                 nbformat.v4.new_code_cell("@xjit.jit\ndef double_sin(x):\n    return jnp.sin(x) * 2.0"),
-                nbformat.v4.new_code_cell("double_sin(jnp.ones(3))\ndouble_sin(jnp.ones(5))")]
+                nbformat.v4.new_code_cell("double_sin(jnp.ones(3))")]
+    # filler, then a %%xjit cell: its panel's rows link back to cell 1, far above
+    nb.cells += [nbformat.v4.new_markdown_cell(f"## Notes {i}\n\n" + "\n\n".join(
+        f"Filler paragraph {i}.{j}." for j in range(6))) for i in range(8)]
+    nb.cells.append(nbformat.v4.new_code_cell("%%xjit --no-lint\ndouble_sin(jnp.ones(5))"))
     nbformat.write(nb, str(tmp_path / "root" / "nb7.ipynb"))
     url, proc, log = _start_server(tmp_path, "notebook", ["--JupyterNotebookApp.expose_app_in_browser=True"])
     try:
@@ -598,6 +757,21 @@ def test_notebook7(tmp_path, page):
             eqn.click()
             pg.wait_for_selector(".jp-Cell.xjit-jump-target")
             assert "jp-mod-active" in _cell(pg, 1).get_attribute("class")
+            # click-to-line in the %%xjit output: back up to the definition
+            out = pg.locator(".jp-OutputArea-output .xjit-panel")
+            out.scroll_into_view_if_needed()
+            row = out.locator("section.xjit-tab-jaxpr div.eq:has(span.p:text-is('sin'))")
+            assert row.get_attribute("data-xjit-line") == "3"
+            pg.evaluate("() => { const c = window.jupyterapp.shell.currentWidget.content;"
+                        " c.widgets.forEach(w => w.node.classList.remove('xjit-jump-target'));"
+                        " c.activeCellIndex = c.widgets.length - 1; }")
+            assert not _in_viewport(pg, _cell(pg, 1))
+            row.click()
+            pg.wait_for_selector(".jp-Cell.xjit-jump-target")
+            assert "jp-mod-active" in _cell(pg, 1).get_attribute("class")
+            assert _cell(pg, 1).get_attribute("data-xjit-jump-line") == "3"
+            assert _in_viewport(pg, _cell(pg, 1))
+            assert _cursor_line(pg) == 2
             assert not errors, errors
             _shot(pg, "lab-notebook7.png")
             pg.close()

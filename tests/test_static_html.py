@@ -65,11 +65,54 @@ def test_each_panel_scopes_its_tabs_and_styles(panels):
 def test_jaxpr_tab_folds_the_loop_and_tags_each_source_line(panels):
     looped = panels[0]
     html = looped.jaxpr_html()
-    m = re.search(r"… (\d+) equations from In \[\d+\], line 5</summary>", html)
+    m = re.search(r'… (\d+) equations from <span class="xjit-loc">In \[\d+\], line 5</span></summary>', html)
     assert m and int(m.group(1)) == 50  # sin + add per iteration
     # one CSS class per source line; hovering one lights up its siblings
     uid = f"{looped.uid}-j"
     assert f"#{uid}:has(.s0:hover) .s0" in html
+
+
+def test_source_lines_carry_click_to_line_attributes(panels):
+    """Every equation row, finding and the function's definition carry
+    their source line as data attributes (the lab extension's click-to-line
+    reads them); the fold's summary links only from its location label."""
+    looped, _ = panels
+    html = looped.html()
+    rows = re.findall(r'<div class="eq [^"]*"([^>]*)>', html)
+    assert len(rows) == 51  # 25 sin + 25 add (folded), and the cos
+    cells = set(re.findall(r'data-xjit-cell="(\d+)"', html))
+    assert len(cells) == 1, cells  # all in the defining cell, In [N]
+    count = cells.pop()
+    lines = [re.search(r'data-xjit-line="(\d+)"', r).group(1) for r in rows]
+    assert lines.count("5") == 50 and set(lines) <= {"5", "6"}, lines
+    assert all(f'data-xjit-cell="{count}"' in r for r in rows)
+    fold = re.search(r'<details class="fold"([^>]*)><summary>(.*?)</summary>', html)
+    assert 'data-xjit-line="5"' in fold.group(1)
+    assert f'<span class="xjit-loc">In [{count}], line 5</span>' in fold.group(2)
+    finding = re.search(r"<table class='xjit-lint'><tr([^>]*)>", html)
+    assert finding and 'data-xjit-line="5"' in finding.group(1)
+    title = re.search(r'<div class="xjit-title"([^>]*)>', html).group(1)
+    assert 'data-xjit-line="2"' in title and f'data-xjit-cell="{count}"' in title
+    assert re.search(r'<div class="xjit-defined"[^>]*data-xjit-line="2"', html)
+
+
+def test_source_attrs_escape_and_need_a_line():
+    from xjit_widgets.render import source_attrs
+
+    class Labels:
+        def __call__(self, filename):
+            return "In [7]"
+
+        def locate(self, filename):
+            return 7, 'id"<x>'
+
+    attrs = source_attrs(Labels(), '/tmp/a"<b>&.py', 3)
+    assert attrs == (' data-xjit-file="/tmp/a&quot;&lt;b&gt;&amp;.py" data-xjit-line="3"'
+                     ' data-xjit-cell="7" data-xjit-cell-id="id&quot;&lt;x&gt;"')
+    assert source_attrs(Labels(), "/tmp/a.py", None) == ""
+    assert source_attrs(Labels(), None, 3) == ""
+    # a plain labeller (no locate): file and line only, no cell to jump to
+    assert source_attrs(lambda f: f, "lib.py", 9) == ' data-xjit-file="lib.py" data-xjit-line="9"'
 
 
 def test_timing_chart_is_svg_with_a_legend(panels):

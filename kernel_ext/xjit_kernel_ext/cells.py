@@ -102,17 +102,35 @@ def running_cell_count(shell) -> int:
     return int(getattr(shell, "execution_count", 1) or 1)
 
 
-def cell_label_for(shell):
-    """Name a source file the way a notebook user knows it (``In [3]``)."""
-    fmap = getattr(getattr(shell, "compile", None), "_filename_map", {}) or {}
+class CellLabels:
+    """Names a source file the way a notebook user knows it (``In [3]``),
+    and places it in a cell (``locate``: its ``In [N]`` and, when the
+    channel saw the front end's cell id, that id) for the click-to-line
+    data attributes of ``%%xjit`` panels."""
 
-    def label(filename):
-        count = fmap.get(filename) if filename else None
+    def __init__(self, shell, cell_map: CellMap | None = None):
+        self.fmap = getattr(getattr(shell, "compile", None), "_filename_map", {}) or {}
+        self.cell_map = cell_map
+
+    def count(self, filename) -> int | None:
+        count = self.fmap.get(filename) if filename else None
         if isinstance(count, int):
-            return f"In [{count}]"
+            return count
         m = _IPYTHON_INPUT.match(filename or "")
-        if m:
-            return f"In [{m.group(1)}]"
+        return int(m.group(1)) if m else None
+
+    def __call__(self, filename) -> str:
+        count = self.count(filename)
+        if count is not None:
+            return f"In [{count}]"
         from xjit_widgets.render import short_file
         return short_file(filename)
-    return label
+
+    def locate(self, filename):
+        count = self.count(filename)
+        cell_id = self.cell_map.cell_id_of(count) if self.cell_map is not None else None
+        return count, cell_id
+
+
+def cell_label_for(shell, cell_map: CellMap | None = None) -> CellLabels:
+    return CellLabels(shell, cell_map)

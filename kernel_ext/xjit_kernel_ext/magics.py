@@ -85,6 +85,13 @@ def _parse(line):
     return opts
 
 
+def _cell_map():
+    """The channel's cell ids (None when it is not running)."""
+    from . import channel
+    ch = channel()
+    return ch.cells if ch is not None else None
+
+
 def _publish(panel):
     from IPython.display import display
     display(panel._repr_mimebundle_(), raw=True)
@@ -130,7 +137,7 @@ class XjitMagics(Magics):
         return value, col
 
     def _panels(self, col, opts):
-        label = cell_label_for(self.shell)
+        label = cell_label_for(self.shell, _cell_map())
         self.book.forget_dead(col.infos)  # functions the engine dropped (garbage collected)
         out = []
         for fid in col.fun_ids:
@@ -186,7 +193,7 @@ class XjitMagics(Magics):
         name = getattr(fun, "__name__", "function")
         _publish(FunctionPanel(PanelData(name, None, None, xi.listing(closed),
                                          xi.lint(fun, *args, **kwargs), Timing({}, None),
-                                         cell_label_for(self.shell))))
+                                         cell_label_for(self.shell, _cell_map()))))
 
     @line_magic
     def xjit_time(self, line):

@@ -18,7 +18,8 @@ function actions(): IActions & { calls: any[] } {
     selectFunction: id => calls.push(['select', id]),
     jumpTo: l => calls.push(['jump', l]),
     runDebug: () => calls.push(['debug']),
-    debugInput: t => calls.push(['input', t])
+    debugInput: t => calls.push(['input', t]),
+    continueBreakpoint: () => calls.push(['continue'])
   };
 }
 
@@ -122,6 +123,41 @@ describe('PanelView', () => {
     input.value = 'p x';
     input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter' }));
     expect(a.calls[1]).toEqual(['input', 'p x']);
+  });
+
+  test('a stopped breakpoint shows its frame and locals as text; Continue; continued clears it', () => {
+    const a = actions();
+    const view = new PanelView(a);
+    const m = model();
+    view.render(m);
+    expect(view.node.querySelector('.xjit-breakpoint')).toBeNull();
+    expect(view.node.querySelector('.xjit-section-breakpoint .xjit-empty')!.textContent).toContain(
+      'xjit.debug.breakpoint()'
+    );
+    const bp = {
+      protocol: 'xjit/2' as const, type: 'breakpoint' as const, status: 'stopped' as const,
+      function: 'f', location: loc(6),
+      locals: [{ name: 'y', repr: 'array([0., 0.], dtype=float32)' }, { name: 's', repr: EVIL }]
+    };
+    m.apply(bp);
+    view.render(m);
+    expect(view.node.querySelector('.xjit-breakpoint-function')!.textContent).toBe('f()');
+    const where = view.node.querySelector('.xjit-breakpoint-location') as HTMLButtonElement;
+    expect(where.textContent).toBe('In [4], line 6');
+    const reprs = Array.from(view.node.querySelectorAll('.xjit-breakpoint-local')).map(r => [
+      r.getAttribute('data-name'), r.querySelector('.xjit-breakpoint-repr')!.textContent]);
+    expect(reprs).toEqual([['y', 'array([0., 0.], dtype=float32)'], ['s', EVIL]]);
+    expect(view.node.querySelector('.xjit-breakpoint img, .xjit-breakpoint script')).toBeNull();
+    where.click();
+    (view.node.querySelector('.xjit-breakpoint-continue') as HTMLButtonElement).click();
+    expect(a.calls).toEqual([['jump', loc(6)], ['continue']]);
+    m.apply({ ...bp, status: 'continued', locals: [] });
+    view.render(m);
+    expect(m.breakpoint).toBeNull();
+    expect(view.node.querySelector('.xjit-breakpoint')).toBeNull();
+    m.apply(bp);
+    m.reset('restarting');
+    expect(m.breakpoint).toBeNull();
   });
 
   test('empty states point at %%xjit, never at internals', () => {

@@ -86,8 +86,18 @@ class FunctionPanel:
                                if d.findings is not None else "<i>lint disabled</i>")
         return self._lint_html
 
+    def _source_attrs(self) -> str:
+        d = self.data
+        return render.source_attrs(d.cell_label, d.filename, d.lineno)
+
     def timing_html(self) -> str:
-        return render.timing_html(self.data.timing, f"{self.data.name}: where the time goes")
+        d = self.data
+        defined = ""
+        if d.lineno is not None:
+            defined = (f'<div class="xjit-defined"{self._source_attrs()}>defined at '
+                       f'<span class="xjit-loc">{render.esc(render.where(d.cell_label, d.filename, d.lineno))}'
+                       "</span></div>")
+        return defined + render.timing_html(d.timing, f"{d.name}: where the time goes")
 
     def tabs(self) -> list:
         return [("Jaxpr", self.jaxpr_html()), ("Lint", self.lint_html()),
@@ -105,7 +115,7 @@ class FunctionPanel:
         return "\n".join(parts)
 
     def html(self) -> str:
-        return panel_html(self.title(), self.tabs(), uid=self.uid)
+        return panel_html(self.title(), self.tabs(), uid=self.uid, title_attrs=self._source_attrs())
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         return {"text/plain": self.text(), "text/html": self.html()}

@@ -46,6 +46,7 @@ STYLE = """
 .xjit-lint .kind{font-family:monospace;color:#a33;white-space:nowrap}
 .xjit-lint .where,.xjit-timing td:first-child{white-space:nowrap}
 .xjit-panel .xjit-chart{display:block;margin:4px 0}
+.xjit-panel .xjit-defined{color:#555;margin-bottom:4px}
 """
 
 
@@ -62,9 +63,11 @@ def new_uid() -> str:
     return f"xjit-{os.getpid():x}-{next(_counter)}-{os.urandom(3).hex()}"
 
 
-def panel_html(title: str, tabs, uid: str | None = None, selected: int = 0) -> str:
+def panel_html(title: str, tabs, uid: str | None = None, selected: int = 0,
+               title_attrs: str = "") -> str:
     """``tabs``: (name, html) pairs; the html is trusted markup built by
-    ``render`` (user strings escaped there). ``title`` is plain text."""
+    ``render`` (user strings escaped there). ``title`` is plain text;
+    ``title_attrs``, the function's ``render.source_attrs``."""
     uid = uid or new_uid()
     keys = [name.lower() for name, _ in tabs]
     radios, sections = [], []
@@ -76,5 +79,5 @@ def panel_html(title: str, tabs, uid: str | None = None, selected: int = 0) -> s
                         f"{esc(name)}</h4>{body}</section>")
     style = f"<style>{STYLE}{_tab_rules(uid, keys)}</style>"
     return (f'<div class="xjit-panel" id="{uid}">{style}'
-            f'<div class="xjit-title">xjit: {esc(title)}</div>'
+            f'<div class="xjit-title"{title_attrs}>xjit: {esc(title)}</div>'
             + "".join(radios) + "".join(sections) + "</div>")

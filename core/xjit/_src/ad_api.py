@@ -27,7 +27,7 @@ def _check_valid_arg(x):
 
 
 def _to_device(x):
-    from xjit._src.lax import lax
+    lax = core.lax_ops
     return lax.asarray_device(x)
 
 
@@ -41,7 +41,7 @@ def _zeros(aval):
     """Zeros of ``aval`` (float0 for integer values), weak type kept."""
     if aval.dtype.kind in "iub" or aval.dtype == dtypes.float0:
         return np.zeros(aval.shape, dtypes.float0)
-    from xjit._src.lax import lax
+    lax = core.lax_ops
     val = lax.host_convert(0, aval.dtype, aval.weak_type)
     return _to_device(val) if not aval.shape else lax.broadcast_in_dim(val, aval.shape, ())
 
@@ -440,7 +440,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
 
 
 def _one(aval):
-    from xjit._src.lax import lax
+    lax = core.lax_ops
     return lax.host_convert(1, aval.dtype, aval.weak_type)
 
 
@@ -519,7 +519,7 @@ def _jac_dyn(fun, argnums, args, kwargs, what, holomorphic, allow_int):
 
 def _unravel_last(arr, out_shape, in_leaves):
     """Split the trailing basis axis of ``arr`` into one block per input leaf."""
-    from xjit._src.lax import lax
+    lax = core.lax_ops
     pieces, start = [], 0
     for x in in_leaves:
         shape = core.aval_of(x).shape
@@ -562,7 +562,7 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     """The Jacobian of ``fun`` by reverse mode (a vmapped ``vjp``)."""
     _check_callable(fun)
     from xjit._src.interpreters.batching import vmap
-    from xjit._src.lax import lax
+    lax = core.lax_ops
 
     def jacfun(*args, **kwargs):
         leaves, in_tree, f_dyn = _jac_dyn(fun, argnums, args, kwargs, "jacrev", holomorphic,

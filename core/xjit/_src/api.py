@@ -7,55 +7,7 @@ from jaxlib import _jax
 from xjit._src import xla_bridge as backend, core, dtypes, tree_util
 from .array import ArrayImpl
 from .dispatch import device_put as _device_put_one
-
-
-class ShapeDtypeStruct:
-    """A shape, dtype and weak type standing in for an array."""
-
-    __slots__ = ("shape", "dtype", "weak_type", "sharding")
-
-    def __init__(self, shape, dtype, *, weak_type=False, sharding=None):
-        self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
-        self.weak_type = weak_type
-        self.sharding = sharding
-
-    ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: int(np.prod(self.shape)))
-
-    @property
-    def aval(self):
-        return core.ShapedArray(self.shape, self.dtype, self.weak_type)
-
-    @classmethod
-    def like(cls, x):
-        """The shape, dtype and weak type of ``x`` (an array, a Python or NumPy
-        value, a tracer or another ShapeDtypeStruct)."""
-        if isinstance(x, ShapeDtypeStruct):
-            return cls(x.shape, x.dtype, weak_type=x.weak_type, sharding=x.sharding)
-        try:
-            aval = core.aval_of(x)
-        except TypeError:
-            raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type") from None
-        return cls(aval.shape, aval.dtype, weak_type=aval.weak_type)
-
-    def update(self, *, shape=None, dtype=None, weak_type=None, sharding=None):
-        """A copy with the given fields replaced."""
-        return ShapeDtypeStruct(self.shape if shape is None else shape,
-                                self.dtype if dtype is None else dtype,
-                                weak_type=self.weak_type if weak_type is None else weak_type,
-                                sharding=self.sharding if sharding is None else sharding)
-
-    def __repr__(self):
-        wt = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{wt})"
-
-    def __eq__(self, other):
-        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
-                and self.dtype == other.dtype and self.weak_type == other.weak_type)
-
-    def __hash__(self):
-        return hash((self.shape, self.dtype, self.weak_type))
+from .stages import ShapeDtypeStruct  # noqa: F401  (lives with jit's stages, which build it)
 
 
 def device_put(x, device=None, *, donate=False, may_alias=None):
@@ -160,7 +112,7 @@ def print_environment_info(return_string=False):
     import platform
     import sys
     import jaxlib
-    from xjit import __version__
+    from xjit.version import __version__
     devs = backend.devices()
     info = "\n".join([
         f"xjit:    {__version__}",

@@ -199,8 +199,8 @@ class ArrayImpl:
         return f"{prefix}{body},{sep}{tail}"
 
     def __reduce__(self):
-        from . import api
-        return (api.device_put, (self._value,))
+        from .dispatch import device_put
+        return (device_put, (self._value,))
 
     def __copy__(self):
         return self

@@ -7,6 +7,8 @@ sees every program xjit compiles.
 """
 from __future__ import annotations
 
+import functools
+
 
 def backend_compile_and_load(backend, module, executable_devices, options, host_callbacks=()):
     """Compile ``module`` (StableHLO text or a parsed module) with ``backend``
@@ -16,3 +18,25 @@ def backend_compile_and_load(backend, module, executable_devices, options, host_
                                         list(host_callbacks))
     return backend.compile_and_load(module, executable_devices=executable_devices,
                                     compile_options=options)
+
+
+@functools.cache
+def _mlir_context():
+    from jaxlib.mlir import ir
+    from jaxlib.mlir._mlir_libs import _jax_mlir_ext
+    from jaxlib.mlir.dialects import stablehlo
+    ctx = ir.Context()
+    registry = ir.DialectRegistry()
+    _jax_mlir_ext.register_dialects(registry)
+    ctx.append_dialect_registry(registry)
+    ctx.load_all_available_dialects()
+    stablehlo.register_dialect(ctx)
+    return ctx
+
+
+def parse_module(text):
+    """StableHLO text parsed into an MLIR module (PJRT takes host callbacks only
+    with a parsed module)."""
+    from jaxlib.mlir import ir
+    with _mlir_context():
+        return ir.Module.parse(text)

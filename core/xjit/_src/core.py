@@ -174,6 +174,7 @@ impl_rules: dict[Primitive, Callable] = {}
 default_impl: Callable = None  # eager dispatch of one primitive, set by dispatch.py
 abstract_eval_rules: dict[Primitive, Callable] = {}
 pp_param_rules: dict[Primitive, Callable] = {}  # params -> params to print
+pp_eqn_rules: dict[Primitive, Callable] = {}  # (eqn, pretty.Context) -> Doc: own syntax
 
 
 # --------------------------------------------------------------------------
@@ -698,6 +699,9 @@ class Tracer:
         raise TypeError(f"unhashable type: '{type(self).__name__}'")
 
     def __setitem__(self, idx, value):
+        setitem = getattr(self.aval, "_setitem", None)  # a ref's tracer: ref[idx] = value
+        if setitem is not None:
+            return setitem(self, idx, value)
         raise TypeError(errors.IMMUTABLE_MESSAGE)
 
     def item(self, *args):

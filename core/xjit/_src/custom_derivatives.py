@@ -568,7 +568,7 @@ def _batch_custom_vjp(axis_data, vals, dims, fun, fwd, bwd, params):
                 continue
             c, d = next(it)
             if d_in is not_mapped and d is not not_mapped:
-                c = _lax().reduce_sum(c, (d,))
+                c = core.lax_ops.reduce_sum(c, (d,))
             else:
                 c = batching.matchaxis(axis_data, d, d_in, c)
             out.append(c)
@@ -578,11 +578,6 @@ def _batch_custom_vjp(axis_data, vals, dims, fun, fwd, bwd, params):
                           _Named(batched_fwd, _fun_name(fwd)), _Named(batched_bwd, _fun_name(bwd)),
                           vals, params)
     return outs, (fwd_box or fun_box)[-1]
-
-
-def _lax():
-    from xjit._src.lax import lax
-    return lax
 
 
 def _custom_vjp_call_jvp(trace, primals, tangents, *, call_jaxpr, fwd, bwd, **params):

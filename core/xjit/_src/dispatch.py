@@ -36,8 +36,7 @@ def compile_text(text: str, device=None):
     callbacks = getattr(text, "host_callbacks", ())
     try:
         if callbacks:  # PJRT takes host callbacks only with a parsed module
-            from .stages import _parse_mlir
-            text = _parse_mlir(text)
+            text = compiler.parse_module(text)
         exe = compiler.backend_compile_and_load(client, text, backend.device_list(device),
                                                 xc.CompileOptions(), callbacks)
     except _jax.JaxRuntimeError as e:

@@ -47,14 +47,18 @@ def to_capsule(x, stream=None, max_version=None, dl_device=None, copy=None):
 def from_dlpack(external_array, device=None, copy=None):
     """An xjit array holding the data of any object with ``__dlpack__``."""
     from .array import ArrayImpl
-    from .api import device_put
-    from .numpy.lax_numpy import array
+    from .dispatch import device_put
     if not (hasattr(external_array, "__dlpack__")
             and hasattr(external_array, "__dlpack_device__")):
         raise TypeError("The array passed to from_dlpack must have __dlpack__ and "
                         "__dlpack_device__ methods.")
-    if isinstance(external_array, ArrayImpl):
-        out = array(external_array) if copy else external_array
-    else:
-        out = array(np.from_dlpack(external_array))
-    return out if device is None else device_put(out, device)
+    if isinstance(external_array, ArrayImpl):  # a copy drops the weak type, as jnp.array
+        out = device_put(np.array(external_array)) if copy else external_array
+    else:  # the host copy takes the default dtypes (no float64 without jax_enable_x64)
+        out = device_put(np.array(np.from_dlpack(external_array)))
+    if device is None:
+        return out
+    if isinstance(device, _jax.Sharding):
+        from .sharding import place
+        return place(out, device)
+    return device_put(out, device)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import weakref
 
-from . import core, dispatch, errors, prng
+from . import core, dispatch, errors, pjit, prng
 from .config import config
 
 __all__ = ["check_call", "jaxpr_consumes"]
@@ -90,3 +90,4 @@ def _sink_impl(prim):
 
 for _p in _SINKS:
     core.impl_rules[_p] = _sink_impl(_p)
+pjit.check_key_reuse = check_call

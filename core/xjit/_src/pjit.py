@@ -20,6 +20,8 @@ from xjit._src import core, dispatch, monitoring, traceback_util, tree_util
 from xjit._src.interpreters import batching, mlir as lowering
 from xjit._src.array import ArrayImpl
 from xjit._src.config import config
+from xjit._src.state import utils as state_utils
+from xjit._src.state.types import AbstractRef
 from xjit._src.monitoring import observing as _observing
 from xjit._src.interpreters.partial_eval import (
     DebugInfo,
@@ -62,15 +64,21 @@ batching.axis_batch_rules[jit_p] = _jit_batcher
 _jaxpr_exe_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _flags = config._values  # read directly: attribute access on ``config`` is slower
 
+# ``jax_debug_key_reuse``'s check of a call, ``(closed_jaxpr, args) -> None``:
+# key_reuse knows the PRNG primitives (a layer up) and installs it on import.
+check_key_reuse = None
+
 
 def _jit_impl(*args, jaxpr, name, donated_invars=()):
+    if any(type(a) is AbstractRef for a in jaxpr.in_avals):  # the body's writes reach the refs
+        from xjit._src.state.discharge import run_with_refs
+        return run_with_refs(_jit_impl, args, jaxpr, name)
     """Run a jit equation eagerly: compile its jaxpr once and execute it."""
     exe = _jaxpr_exe_cache.get(jaxpr)
     if exe is None:
         exe = _jaxpr_exe_cache[jaxpr] = compile_jaxpr(name, jaxpr, donated_invars)[0]
     if _flags["jax_debug_key_reuse"]:
-        from xjit._src import key_reuse
-        key_reuse.check_call(jaxpr, args)
+        check_key_reuse(jaxpr, args)
     bufs = [dispatch.to_buffer(x) for x in args]
     outs = exe.run(bufs)
     if _flags["jax_debug_nans"] or _flags["jax_debug_infs"]:
@@ -280,6 +288,7 @@ class JitFunction:
         debug.fun = None  # cached jaxprs must not keep the (weakly cached) function alive
         t0 = time.perf_counter()
         jaxpr, consts = trace_to_jaxpr(flat_fun, avals, debug, check_leaks=True)
+        state_utils.check_traced(jaxpr, leaves, debug)
         dt = time.perf_counter() - t0
         if monitoring.has_duration_listeners():
             monitoring.record_event_duration_secs(monitoring.TRACE_DURATION, dt,
@@ -299,18 +308,22 @@ class JitFunction:
                 with observer.tracing(self._fid, self._fun) as recorder:
                     jaxpr, consts, out_tree, dt = self._trace(dyn, dkw, static_key, leaves,
                                                               treedef, avals)
+            jaxpr, consts, ref_consts = state_utils.hoist_ref_consts(jaxpr, consts, leaves,
+                                                                     jaxpr.debug_info)
             closed, tracer_consts = close_jaxpr(jaxpr, consts)
             donated = self._donated_leaves(dyn, dkw) or (False,) * len(avals)
-            entry = TraceEntry(closed, out_tree, (False,) * len(tracer_consts) + donated, dt,
+            entry = TraceEntry(closed, out_tree, (False,) * len(tracer_consts) + donated
+                               + (False,) * len(ref_consts), dt,
                                [v.aval for v in closed.jaxpr.invars], self._name)
             entry.fid = self._fid
-            if not tracer_consts:
+            uncached = bool(tracer_consts or ref_consts)  # refs: consts of this trace only
+            if not uncached:
                 self._cache[key] = entry
             if observer is not None:
-                observer.traced(self._fid, key, entry, recorder, cached=not tracer_consts)
-            if tracer_consts:
-                return entry, tracer_consts
-        return entry, ()
+                observer.traced(self._fid, key, entry, recorder, cached=not uncached)
+            if uncached:
+                return entry, tracer_consts, ref_consts
+        return entry, (), ()
 
     def _static_names(self):
         return tuple(self._param_name(i) if self._sig is not None else f"static_argnums[{i}]"
@@ -381,19 +394,21 @@ class JitFunction:
             raise self._invalid_argument(dyn, dkw, leaves) from None
         key = (treedef, static_key, _context_key(), *avals)
         trace = core.trace_ctx.trace
-        entry, tracer_consts = self._entry(key, dyn, dkw, static_key, leaves, treedef, avals)
+        entry, tracer_consts, ref_consts = self._entry(key, dyn, dkw, static_key, leaves,
+                                                       treedef, avals)
         if trace is not core.eval_trace and self._inline:  # the body joins the enclosing trace
-            outs = core.eval_jaxpr(entry.closed.jaxpr, entry.closed.consts, *tracer_consts, *leaves)
+            outs = core.eval_jaxpr(entry.closed.jaxpr, entry.closed.consts, *tracer_consts,
+                                   *leaves, *ref_consts)
             return tree_util.tree_unflatten(entry.out_tree, outs)
-        if trace is not core.eval_trace or tracer_consts:
-            outs = jit_p.bind(*tracer_consts, *leaves, jaxpr=entry.closed, name=self._name,
-                              donated_invars=entry.donated)
+        if (trace is not core.eval_trace or tracer_consts or ref_consts
+                or any(type(a) is AbstractRef for a in avals)):  # refs: jit_p writes them back
+            outs = jit_p.bind(*tracer_consts, *leaves, *ref_consts, jaxpr=entry.closed,
+                              name=self._name, donated_invars=entry.donated)
             return tree_util.tree_unflatten(entry.out_tree, outs)
         if entry.executable is None:
             entry.compile()
         if _flags["jax_debug_key_reuse"]:  # checked on every call: never on the fast path
-            from xjit._src import key_reuse
-            key_reuse.check_call(entry.closed, leaves)
+            check_key_reuse(entry.closed, leaves)
         elif not static_key and not kwargs and len(leaves) == len(args) and \
                 all(type(x) is ArrayImpl or type(x) in _PY_SCALARS for x in args):
             self._fast[(config.trace_key, *avals)] = entry
@@ -449,7 +464,7 @@ class JitFunction:
         leaves, treedef = tree_util.tree_flatten((dyn, dkw))
         avals = [core.aval_of(x) for x in leaves]
         key = (treedef, static_key, _context_key(), *avals)
-        entry, tracer_consts = self._entry(key, dyn, dkw, static_key, leaves, treedef, avals)
+        entry, _, _ = self._entry(key, dyn, dkw, static_key, leaves, treedef, avals)
         return Traced(self, entry, treedef)
 
     @traceback_util.api_boundary
@@ -457,7 +472,7 @@ class JitFunction:
         return self.trace(*args, **kwargs).lower()
 
     def eval_shape(self, *args, **kwargs):
-        from xjit._src.api import ShapeDtypeStruct
+        from xjit._src.stages import ShapeDtypeStruct
         entry = self.trace(*args, **kwargs)._entry
         return tree_util.tree_map(lambda a: ShapeDtypeStruct(a.shape, a.dtype),
                                   tree_util.tree_unflatten(entry.out_tree, entry.closed.out_avals))
@@ -587,12 +602,14 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstra
         with extend_axis_env([AxisData(n, s) for n, s in axis_env or ()]):
             jaxpr, consts, out_tree, _ = jf._trace(dyn, dkw, static_key, leaves, treedef, avals)
         if isinstance(fun, JitFunction) and not fun._inline:
+            jaxpr, consts, ref_consts = state_utils.hoist_ref_consts(jaxpr, consts, leaves,
+                                                                     jaxpr.debug_info)
             inner, tracer_consts = close_jaxpr(jaxpr, consts)
             jaxpr = _wrap_in_jit_eqn(inner, tracer_consts, jf._name)
-            consts = []
+            jaxpr, consts = state_utils.refs_as_constvars(jaxpr, ref_consts)
         closed = core.ClosedJaxpr(jaxpr, consts)
         if return_shape:
-            from xjit._src.api import ShapeDtypeStruct
+            from xjit._src.stages import ShapeDtypeStruct
             shapes = tree_util.tree_unflatten(
                 out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
                            for a in jaxpr.out_avals])

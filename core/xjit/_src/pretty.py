@@ -206,6 +206,8 @@ def _rename_inner(eqn, inner: core.Jaxpr, ctx):
 
 
 def pp_eqn(eqn, ctx):
+    if eqn.primitive in core.pp_eqn_rules:  # e.g. `b[0] <- x` for ref writes
+        return core.pp_eqn_rules[eqn.primitive](eqn, ctx)
     rule = core.pp_param_rules.get(eqn.primitive)
     params = rule(eqn.params) if rule is not None else eqn.params
     sub = params.get("jaxpr")

@@ -9,10 +9,62 @@ import functools
 import time
 import typing
 
-from xjit._src import dispatch, tree_util
+import numpy as np
+
+from xjit._src import compiler, dispatch, tree_util
 from xjit._src.interpreters import mlir as lowering
 from .array import ArrayImpl
 from . import core
+
+
+class ShapeDtypeStruct:
+    """A shape, dtype and weak type standing in for an array."""
+
+    __slots__ = ("shape", "dtype", "weak_type", "sharding")
+
+    def __init__(self, shape, dtype, *, weak_type=False, sharding=None):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = weak_type
+        self.sharding = sharding
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape)))
+
+    @property
+    def aval(self):
+        return core.ShapedArray(self.shape, self.dtype, self.weak_type)
+
+    @classmethod
+    def like(cls, x):
+        """The shape, dtype and weak type of ``x`` (an array, a Python or NumPy
+        value, a tracer or another ShapeDtypeStruct)."""
+        if isinstance(x, ShapeDtypeStruct):
+            return cls(x.shape, x.dtype, weak_type=x.weak_type, sharding=x.sharding)
+        try:
+            aval = core.aval_of(x)
+        except TypeError:
+            raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type") from None
+        return cls(aval.shape, aval.dtype, weak_type=aval.weak_type)
+
+    def update(self, *, shape=None, dtype=None, weak_type=None, sharding=None):
+        """A copy with the given fields replaced."""
+        return ShapeDtypeStruct(self.shape if shape is None else shape,
+                                self.dtype if dtype is None else dtype,
+                                weak_type=self.weak_type if weak_type is None else weak_type,
+                                sharding=self.sharding if sharding is None else sharding)
+
+    def __repr__(self):
+        wt = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{wt})"
+
+    def __eq__(self, other):
+        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.weak_type))
+
 
 
 class Traced:
@@ -25,7 +77,6 @@ class Traced:
 
     @property
     def out_info(self):
-        from .api import ShapeDtypeStruct
         return tree_util.tree_unflatten(
             self._entry.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
                                    for a in self._entry.closed.out_avals])
@@ -52,7 +103,7 @@ class Lowered:
         return _pretty_mlir(self._entry.text)
 
     def compiler_ir(self, dialect=None):
-        return _parse_mlir(self._entry.text)
+        return compiler.parse_module(self._entry.text)
 
     def compile(self, compiler_options=None):
         self._entry.compile()
@@ -106,28 +157,8 @@ class Compiled:
         return tree_util.tree_unflatten(self._entry.out_tree, outs)
 
 
-@functools.cache
-def _mlir_context():
-    from jaxlib.mlir import ir
-    from jaxlib.mlir._mlir_libs import _jax_mlir_ext
-    from jaxlib.mlir.dialects import stablehlo
-    ctx = ir.Context()
-    registry = ir.DialectRegistry()
-    _jax_mlir_ext.register_dialects(registry)
-    ctx.append_dialect_registry(registry)
-    ctx.load_all_available_dialects()
-    stablehlo.register_dialect(ctx)
-    return ctx
-
-
-def _parse_mlir(text):
-    from jaxlib.mlir import ir
-    with _mlir_context():
-        return ir.Module.parse(text)
-
-
 def _pretty_mlir(text):
-    return str(_parse_mlir(text))
+    return str(compiler.parse_module(text))
 
 
 CompilerOptions = dict  # option name -> str | bool (what ``Lowered.compile`` accepts)

@@ -358,25 +358,30 @@ def _fmt(s):
 # -- collecting ----------------------------------------------------------------
 
 
+def _wait(out):
+    """Block until every array a compiled call returned is computed."""
+    for x in tree_util.tree_leaves(out):
+        x.block_until_ready()
+
+
 def device_profile(fun, *args, repeat: int = 5, **kwargs) -> DeviceProfile:
     """Run ``jit(fun)(*args, **kwargs)`` ``repeat`` times under XLA's
     profiler (after one warm-up call) and attribute the device time to
     kernels, jaxpr equations and source lines."""
     from xjit._src.pjit import JitFunction
-    from xjit._src.api import block_until_ready
     if not isinstance(repeat, int) or repeat < 1:
         raise ValueError(f"repeat must be a positive integer, got {repeat!r}")
     jf = fun if isinstance(fun, JitFunction) else JitFunction(fun)
     compiled = jf.lower(*args, **kwargs).compile()
     entry = compiled._entry
     calls = [_fresh_args(entry, args, kwargs) for _ in range(repeat + 1)]
-    block_until_ready(compiled(*calls[0][0], **calls[0][1]))
+    _wait(compiled(*calls[0][0], **calls[0][1]))
     walls = []
 
     def run():
         for a, k in calls[1:]:
             t0 = time.perf_counter()
-            block_until_ready(compiled(*a, **k))
+            _wait(compiled(*a, **k))
             walls.append(time.perf_counter() - t0)
     options = profiler.ProfileOptions()
     options.python_tracer_level = 0  # every Python call an event: host overhead, no device time

@@ -380,7 +380,7 @@ def abstract_args(fid):
     """(args, kwargs) of the latest traced call of ``fid`` with every array
     replaced by a ShapeDtypeStruct (static arguments kept)."""
     from xjit._src import tree_util
-    from xjit._src.api import ShapeDtypeStruct
+    from xjit._src.stages import ShapeDtypeStruct
     jf, key = function(fid), last_key.get(fid)
     if jf is None or key is None:
         raise KeyError(f"no traced call recorded for function id {fid}")

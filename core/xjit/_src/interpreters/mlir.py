@@ -254,11 +254,17 @@ def lower_jaxpr(ctx: LoweringContext, jaxpr: core.Jaxpr, consts, args) -> list[s
     return [read(v) for v in jaxpr.outvars]
 
 
+# closed jaxpr -> closed jaxpr rewrites run before lowering (e.g. discharging refs)
+prepare_rules: list = []
+
+
 def lower_module(name: str, closed: core.ClosedJaxpr, donated=(), arg_names=None) -> str:
     """The text of a StableHLO module whose ``main`` computes ``closed``.
 
     ``donated[i]`` marks input i as donated: it is aliased to the first
     not-yet-aliased output with the same type (``tf.aliasing_output``)."""
+    for rule in prepare_rules:
+        closed = rule(closed)
     jaxpr = closed.jaxpr
     ctx = LoweringContext()
     ctx.module_ctx.op_prefix = f"jit({_mlir_string(name)})/"

@@ -122,7 +122,7 @@ class JaxprTrace(core.Trace):
                 raise errors.UnexpectedTracerError(core._leak_message(x))
             return self._const_var(x, x.aval)
         aval = core.aval_of(x)
-        if not aval.shape:
+        if not aval.shape and type(aval) is ShapedArray:  # a scalar Ref is no literal
             return Literal(x, aval)
         return self._const_var(x, aval)
 

@@ -535,7 +535,8 @@ def _iter_leading(x):
 
 core.lax_ops.register(iter_leading=_iter_leading, host_convert=host_convert, full=full,
                       transpose=transpose, broadcast_in_dim=broadcast_in_dim,
-                      expand_dims=expand_dims, slice=slice, squeeze=squeeze)
+                      expand_dims=expand_dims, slice=slice, squeeze=squeeze,
+                      asarray_device=asarray_device, reshape=reshape, reduce_sum=reduce_sum)
 
 
 # -- shape helpers and conveniences over existing primitives

@@ -48,6 +48,8 @@ def _expand_index(idx, ndim):
 
 
 def getitem(arr, idx):
+    if type(arr.aval) is not core.ShapedArray and hasattr(arr.aval, "_getitem"):  # a ref tracer
+        return arr.aval._getitem(arr, idx)
     if isinstance(idx, (list, str)) or (isinstance(idx, tuple) and any(
             isinstance(i, (list, np.ndarray, Tracer, ArrayImpl)) and not _is_traced_int(i)
             and not (isinstance(i, np.ndarray) and i.ndim == 0 and _is_int_like(i[()]))

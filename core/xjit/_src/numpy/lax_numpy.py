@@ -312,10 +312,17 @@ def _mul_by_mask(x1, x2):
                       lax.full(shape, 0, util_dtype(other)))
 
 
+def _is_device_mask(x):
+    """A boolean operand that reaches XLA as an array (a Python or NumPy scalar
+    is folded on the host into a float literal, and multiplies as IEEE says)."""
+    return type(x) is ArrayImpl or (isinstance(x, np.ndarray) and x.ndim > 0)
+
+
 def _multiply(x1, x2, /):
     if core.trace_ctx.trace is core.eval_trace:
         d1, d2 = util_dtype(x1), util_dtype(x2)
-        if (d1 == np.bool_) != (d2 == np.bool_) and dtypes.issubdtype(
+        mask = x1 if d1 == np.bool_ else x2
+        if (d1 == np.bool_) != (d2 == np.bool_) and _is_device_mask(mask) and dtypes.issubdtype(
                 d2 if d1 == np.bool_ else d1, np.inexact):
             out = _mul_by_mask(x1, x2)
             dt, weak = dtypes.result_type(x1, x2, return_weak_type_flag=True)

@@ -20,6 +20,9 @@ def _quantile(name, a, q, axis, method, keepdims, ignore_nan):
     if method not in _QUANTILE_METHODS:
         raise ValueError(f"{name} got method={method!r}; expected one of {_QUANTILE_METHODS}")
     (a,) = util.promote_dtypes_inexact(asarray(a))
+    if a.dtype.kind == "c":
+        raise ValueError("quantile does not support complex input, as the operation is poorly "
+                         "defined.")
     a = asarray(a)
     q = lax._convert(asarray(q), util_dtype(a), False)
     if q.ndim > 1:

@@ -193,10 +193,11 @@ def _unique_sized(ar, size, fill_value, equal_nan):
     inverse = slicing.scatter(inverse, lax.expand_dims(lax._convert(perm, np.int32), (1,)),
                               inv_sorted, slicing.ScatterDimensionNumbers((), (0,), (0,)),
                               unique_indices=True)
-    counts = slicing.scatter_add(lax.full((size,), 0, np.int32),
-                                 lax.expand_dims(inv_sorted, (1,)),
-                                 lax.full(ar.shape, 1, np.int32),
-                                 slicing.ScatterDimensionNumbers((), (0,), (0,)))
+    counts = lax.full((size,), 0, np.int32)
+    if size:  # (no scatter into an empty array)
+        counts = slicing.scatter_add(counts, lax.expand_dims(inv_sorted, (1,)),
+                                     lax.full(ar.shape, 1, np.int32),
+                                     slicing.ScatterDimensionNumbers((), (0,), (0,)))
     return values, index, inverse, counts, n_unique
 
 

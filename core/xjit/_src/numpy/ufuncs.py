@@ -280,6 +280,9 @@ def _hypot(x1, x2):
 
 def hypot(x1, x2, /):
     util.check_arraylike("hypot", x1, x2)
+    if any(util_dtype(x).kind == "c" for x in (x1, x2)):
+        raise ValueError("jnp.hypot is not well defined for complex-valued inputs. Please convert "
+                         "to real values first, such as by using abs(x)")
     return _hypot(x1, x2)
 
 
@@ -397,7 +400,7 @@ def _signbit(x):
     if dt == np.bool_:
         return lax.full_like(x, False, np.bool_)
     if dt.kind in "iu":
-        return lax.lt(x, util.const_like(x, 0))
+        return lax.lt(x, _const(x, 0))  # a strong zero: the result is never weak, as in JAX
     from ..prng import bitcast_convert_type
     int_dt = {2: np.int16, 4: np.int32, 8: np.int64}[dt.itemsize]
     sign = lax.shift_right_arithmetic(bitcast_convert_type(x, int_dt), int_dt(8 * dt.itemsize - 1))

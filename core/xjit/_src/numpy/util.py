@@ -64,8 +64,12 @@ def convert(x, dtype, weak):
             and (x.aval.dtype != dtype or x.aval.weak_type != weak)):
         with np.errstate(all="ignore"):
             x = np.asarray(x).astype(dtype)[()]
-    elif weak and isinstance(x, np.ndarray) and x.ndim:
-        x = lax.asarray_device(x)  # a host array cannot carry the weak type
+    elif isinstance(x, (np.ndarray, np.generic)):
+        canon = dtypes.canonicalize_dtype(x.dtype)
+        if canon != x.dtype:  # first to the canonical dtype (wrapping), as JAX's device_put
+            x = x.astype(canon)
+        if weak and x.ndim:
+            x = lax.asarray_device(x)  # a host array cannot carry the weak type
     return lax._convert(x, dtype, weak)
 
 

@@ -1,0 +1,1 @@
+"""Mutable array references (``new_ref``/``Ref``): types, primitives, discharge."""
