@@ -26,7 +26,8 @@ LAYERS = [
               "xjit._src.monitoring", "xjit._src.util", "xjit._src.typing", "xjit._src.linear_util",
               "xjit.version"]),
     ("core", ["xjit._src.core", "xjit._src.pretty", "xjit._src.leak_check",
-              "xjit._src.source_info_util", "xjit._src.traceback_util"]),
+              "xjit._src.source_info_util", "xjit._src.traceback_util",
+              "xjit._src.state.types", "xjit._src.state.utils"]),  # refs' avals (AbstractRef)
     ("interpreters", ["xjit._src.interpreters"]),
     ("dispatch", ["xjit._src.xla_bridge", "xjit._src.sharding", "xjit._src.mesh", "xjit._src.array",
                   "xjit._src.compiler", "xjit._src.dispatch", "xjit._src.eager", "xjit._src.pjit", "xjit._src.ad_jit",
@@ -34,7 +35,8 @@ LAYERS = [
                   "xjit._src.custom_derivatives",
                   "xjit._src.inspect", "xjit._src.api_util",
                   "xjit._src.dlpack", "xjit._src.profiler", "xjit._src.ad_api"]),
-    ("lax", ["xjit._src.lax", "xjit.lax", "xjit._src.prng", "xjit._src.key_reuse"]),
+    ("lax", ["xjit._src.lax", "xjit.lax", "xjit._src.prng", "xjit._src.key_reuse",
+             "xjit._src.state"]),  # ref_get/ref_set/... and their discharge (built on lax)
     ("libraries", ["xjit._src.numpy", "xjit._src.random", "xjit._src.random_continuous",
                    "xjit._src.random_discrete", "xjit._src.random_gamma", "xjit._src.nn", "xjit._src.scipy",
                    "xjit.numpy", "xjit.nn", "xjit.random", "xjit.scipy", "xjit._src.image",

@@ -46,7 +46,8 @@ TAG = "jax-v0.10.2"
 CELL_MARK = "# %% cell "
 
 # Single-device docs, by path in JAX's repo (multi-device, sharding, pallas,
-# export, FFI and data-loading docs are left out).
+# export, FFI and data-loading docs are left out). MyST notebooks give their
+# code cells; pages written as doctests give one cell per ``>>>`` statement.
 DOCS = {
     "key_concepts": "docs/key-concepts.md",
     "jit_compilation": "docs/jit-compilation.md",
@@ -66,6 +67,11 @@ DOCS = {
     "complex_differentiation": "docs/complex-differentiation.md",
     "external_callbacks": "docs/external-callbacks.md",
     "tracing": "docs/tracing.md",
+    "aot": "docs/aot.md",
+    "faq": "docs/faq.rst",
+    "type_promotion": "docs/type_promotion.rst",
+    "async_dispatch": "docs/async_dispatch.rst",
+    "transfer_guard": "docs/transfer_guard.rst",
     "common_gotchas": "docs/notebooks/Common_Gotchas_in_JAX.md",
     "custom_derivative_rules": "docs/notebooks/Custom_derivative_rules_for_Python_code.md",
     "custom_interpreters": "docs/notebooks/Writing_custom_interpreters_in_Jax.md",
@@ -107,12 +113,30 @@ def cells_of_myst(text: str) -> list[str]:
     return cells
 
 
+def cells_of_doctest(text: str) -> list[str]:
+    """The ``>>>`` statements of a page written as doctests (reST, or MyST
+    without code cells), one cell each with its ``...`` continuation lines."""
+    cells: list[list[str]] = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped == ">>>" or stripped.startswith(">>> "):
+            cells.append([stripped[4:]])
+        elif cells and (stripped == "..." or stripped.startswith("... ")):
+            cells[-1].append(line.lstrip()[4:])
+    if not cells:
+        return []
+    # the names JAX's conftest.py puts in every doctest's namespace
+    setup = "import jax\nimport jax.numpy as jnp\nimport numpy as np\nfrom jax import lax\n"
+    return [setup] + ["\n".join(c).rstrip() + "\n" for c in cells
+                      if any(x.strip() and not x.strip().startswith("#") for x in c)]
+
+
 def extract(repo: str) -> None:
     os.makedirs(CELLS_DIR, exist_ok=True)
     for name, src in DOCS.items():
         text = subprocess.run(["git", "--git-dir", repo, "show", f"{TAG}:{src}"],
                               check=True, capture_output=True, text=True).stdout
-        cells = cells_of_myst(text)
+        cells = cells_of_myst(text) or cells_of_doctest(text)
         with open(os.path.join(CELLS_DIR, name + ".py"), "w") as f:
             f.write(HEADER.format(src=src, tag=TAG))
             for k, cell in enumerate(cells):
@@ -191,6 +215,7 @@ def child_main(engine: str, name: str) -> None:
     if engine == "xjit":
         import xjit
         xjit.install_as_jax()
+    import jax  # noqa: F401 -- before seeding: importing JAX draws from NumPy's global stream
     _fake_matplotlib()
     import random
     import numpy as np

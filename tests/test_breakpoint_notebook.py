@@ -117,3 +117,43 @@ def test_breakpoint_events_reach_the_sidebar_comm(kernel):
     local_reprs = {d["name"]: d["repr"] for d in stopped["locals"]}
     assert local_reprs["y"] == "array([0., 0., 0.], dtype=float32)"
     assert local_reprs["x"] == "array([0., 0., 0.], dtype=float32)"
+
+
+def test_breakpoint_emits_inspect_events(monkeypatch, capsys):
+    """In-process: ``xjit.inspect`` subscribers get ``breakpoint`` (the frame:
+    file, line, function, locals' reprs) before the prompt reads anything,
+    and ``breakpoint_continue`` after it; nothing is computed with nobody
+    subscribed."""
+    import builtins
+
+    import xjit
+    import xjit.inspect
+    import xjit.numpy as jnp
+
+    seen, answered = [], []
+
+    def answer(prompt=""):
+        answered.append(len(seen))  # how many events had arrived when it asked
+        return "c"
+
+    monkeypatch.setattr(builtins, "input", answer)
+
+    @xjit.jit
+    def f(x):
+        y = x * 3.0
+        xjit.debug.breakpoint()
+        return y
+
+    kinds = {"breakpoint", "breakpoint_continue"}
+    with xjit.inspect.subscribe(seen.append, kinds=kinds):
+        out = f(jnp.ones(2))
+    assert out.tolist() == [3.0, 3.0]
+    assert [e.kind for e in seen] == ["breakpoint", "breakpoint_continue"]
+    assert answered == [1]
+    ev = seen[0]
+    assert (ev.filename, ev.fun_name, ev.details["function"]) == (__file__, "f", "f")
+    assert ev.lineno == f.__wrapped__.__code__.co_firstlineno + 2
+    assert ev.details["locals"]["y"] == "array([3., 3.], dtype=float32)"
+    assert ev.details["locals"]["x"] == "array([1., 1.], dtype=float32)"
+    f(jnp.ones(2))  # unobserved: still stops and continues
+    assert answered == [1, 2] and len(seen) == 2

@@ -142,6 +142,37 @@ def vlogged_bwd(r, g):
     return (g * 5.0 if r > 0 else -g,)
 vlogged.defvjp(vlogged_fwd, vlogged_bwd)
 
+# rules that break their contract, and keyword arguments
+@jax.custom_jvp
+def bad_pair(x):
+    return x
+bad_pair.defjvp(lambda p, t: p[0])
+
+@jax.custom_jvp
+def bad_dtype(x):
+    return x
+bad_dtype.defjvp(lambda p, t: (p[0], t[0].astype(jnp.float16)))
+
+@jax.custom_jvp
+def bad_tree(x):
+    return x
+bad_tree.defjvp(lambda p, t: ((p[0],), (t[0],)))
+
+@jax.custom_vjp
+def bad_bwd(x, y):
+    return x * y
+bad_bwd.defvjp(lambda x, y: (x * y, None), lambda r, g: (g,))
+
+@jax.custom_vjp
+def bad_fwd(x):
+    return x
+bad_fwd.defvjp(lambda x: x, lambda r, g: (g,))
+
+@jax.custom_jvp
+def kw(x, y=2.0):
+    return x * y
+kw.defjvp(lambda p, t: (kw(*p), 3.0 * t[0] * p[1] + t[1] * p[0]))
+
 def trail(thunk):
     calls.clear()
     out = thunk()
@@ -266,6 +297,21 @@ CASES.update({
                                  "np.ones((2, 3), np.int32), jnp.float32(1.0) + 1.0, "
                                  "jax.ShapeDtypeStruct((2,), jnp.float16, weak_type=True))])",
     "tutorial:shape_dtype_like_bad": "jax.ShapeDtypeStruct.like('a')",
+    # errors and keyword arguments
+    "errors:jvp_not_pair": "jax.grad(bad_pair)(1.0)",
+    "errors:jvp_tangent_dtype": "jax.jvp(bad_dtype, (jnp.float32(1.0),), (jnp.float32(1.0),))",
+    "errors:jvp_tree": "jax.jvp(bad_tree, (jnp.float32(1.0),), (jnp.float32(1.0),))",
+    "errors:bwd_length": "jax.grad(bad_bwd)(1.0, 2.0)",
+    "errors:fwd_not_pair": "jax.grad(bad_fwd)(1.0)",
+    "errors:no_jvp": "jax.custom_jvp(lambda x: x)(1.0)",
+    "errors:no_vjp": "jax.custom_vjp(lambda x: x)(1.0)",
+    "errors:nondiff_tracer": "jax.jit(lambda x: cv_nd(x, x))(1.0)",
+    "errors:kwargs_unknown": "kw(1.0, z=3.0)",
+    "errors:vjp_closed_over_in_jit": "jax.grad(lambda x: jax.jit(lambda y: cv_closure(y, x))(1.0))"
+                                     "(2.0)",
+    "kwargs:value": "kw(2.0, y=3.0)",
+    "kwargs:grad": "jax.grad(lambda x, y: kw(x, y=y), (0, 1))(1.0, 3.0)",
+    "kwargs:vmap_grad": "jax.vmap(jax.grad(lambda x, y: kw(x, y=y), (0, 1)))(X, Y)",
 })
 
 # Differences from JAX that are understood; strict, so a fix shows as XPASS.

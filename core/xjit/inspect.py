@@ -13,6 +13,7 @@ from xjit._src.traceback_util import filter_traceback, register_exclusion  # noq
 from xjit._src.inspect.lint import Finding, lint  # noqa: F401
 from xjit._src.inspect.profile import Profile, profile  # noqa: F401
 from xjit._src.inspect.listing import EqnRecord, JaxprListing, listing  # noqa: F401
+from xjit._src.inspect import nans as _nans  # noqa: F401  (installs jax_debug_nans' eager check)
 
 
 def lint_function(fun_id):

@@ -89,4 +89,10 @@ REGRESSIONS = [
      "args": [{"py": -2}]},
     {"name": "hypot-complex", "op": "binary", "params": {"fn": "hypot"},
      "args": [{"py": [0.84, -0.38], "complex": True}, _arr("bfloat16", (), [1.5])]},
+    _at("at-power-empty-operand", _arr("float32", (0,), []),
+        {"array": _arr("int32", (3,), [5, -6, 5])}, "power", {"py": 2.0}, mode="clip"),
+    {"name": "sort-grad-empty", "op": "reduction", "params": {"fn": "sort", "axis": 0},
+     "args": [_arr("float64", (0,), [])]},
+    {"name": "nonzero-size-0", "op": "shape", "params": {"fn": "nonzero_sized", "size": 0},
+     "args": [_arr("int16", (0,), [])]},
 ]

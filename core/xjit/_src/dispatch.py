@@ -149,6 +149,11 @@ def _on_config_change(name, value):
 
 config.add_listener(_on_config_change)
 
+# The ``jax_debug_nans``/``jax_debug_infs`` check of an eager primitive's
+# outputs, ``(prim, params, args, outs) -> None``: inspect.nans, which reports
+# at the user's line, installs it when xjit.inspect is imported.
+check_nans = None
+
 
 def apply_primitive(prim, *args, **params):
     """Run one primitive eagerly."""
@@ -175,9 +180,8 @@ def apply_primitive(prim, *args, **params):
         outs = exe.run(bufs)
     except _jax.JaxRuntimeError as e:
         raise _runtime_error(e, args) from None
-    if _flags["jax_debug_nans"] or _flags["jax_debug_infs"]:
-        from .inspect.nans import check_primitive
-        check_primitive(prim, params, args, outs)
+    if (_flags["jax_debug_nans"] or _flags["jax_debug_infs"]) and check_nans is not None:
+        check_nans(prim, params, args, outs)
     return outs if prim.multiple_results else outs[0]
 
 

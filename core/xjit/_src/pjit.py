@@ -65,19 +65,22 @@ _jaxpr_exe_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _flags = config._values  # read directly: attribute access on ``config`` is slower
 
 # ``jax_debug_key_reuse``'s check of a call, ``(closed_jaxpr, args) -> None``:
-# key_reuse knows the PRNG primitives (a layer up) and installs it on import.
+# key_reuse knows the PRNG primitives (a layer up) and installs it when xjit
+# is imported.
 check_key_reuse = None
+# Running a jit equation that takes refs, ``(impl, args, jaxpr, name) -> outs``:
+# state.discharge (a layer up, on lax) installs it on import.
+run_with_refs = None
 
 
 def _jit_impl(*args, jaxpr, name, donated_invars=()):
     if any(type(a) is AbstractRef for a in jaxpr.in_avals):  # the body's writes reach the refs
-        from xjit._src.state.discharge import run_with_refs
         return run_with_refs(_jit_impl, args, jaxpr, name)
     """Run a jit equation eagerly: compile its jaxpr once and execute it."""
     exe = _jaxpr_exe_cache.get(jaxpr)
     if exe is None:
         exe = _jaxpr_exe_cache[jaxpr] = compile_jaxpr(name, jaxpr, donated_invars)[0]
-    if _flags["jax_debug_key_reuse"]:
+    if _flags["jax_debug_key_reuse"] and check_key_reuse is not None:
         check_key_reuse(jaxpr, args)
     bufs = [dispatch.to_buffer(x) for x in args]
     outs = exe.run(bufs)
@@ -407,7 +410,7 @@ class JitFunction:
             return tree_util.tree_unflatten(entry.out_tree, outs)
         if entry.executable is None:
             entry.compile()
-        if _flags["jax_debug_key_reuse"]:  # checked on every call: never on the fast path
+        if _flags["jax_debug_key_reuse"] and check_key_reuse is not None:  # never on the fast path
             check_key_reuse(entry.closed, leaves)
         elif not static_key and not kwargs and len(leaves) == len(args) and \
                 all(type(x) is ArrayImpl or type(x) in _PY_SCALARS for x in args):

@@ -240,7 +240,7 @@ def dirichlet(key, alpha, shape=None, dtype=None):
 
 @partial(jit, static_argnums=(2, 3))
 def _dirichlet(key, alpha, shape, dtype):
-    from .. import nn
+    from .nn import functions as nn
     if np.ndim(alpha) < 1:
         raise ValueError(f"dirichlet requires alpha.ndim >= 1, got alpha.ndim == "
                          f"{np.ndim(alpha)}")

@@ -14,7 +14,7 @@ import types
 
 import numpy as np
 
-from xjit._src import core, dtypes
+from xjit._src import core, dispatch, dtypes
 from xjit._src.config import config
 from xjit._src.inspect import events
 from xjit._src import traceback_util
@@ -272,3 +272,6 @@ def _replay_at_boundary(fun, args, kwargs, err):
 
 
 traceback_util.register_replay(_replay_at_boundary)
+
+
+dispatch.check_nans = check_primitive

@@ -39,7 +39,7 @@ approx_top_k_p = lowering.define_primitive("approx_top_k", _approx_eval,
 
 
 def _approx_jvp(primals, tangents, **params):
-    from xjit.numpy import take_along_axis
+    take_along_axis = lax.numpy_ops.take_along_axis
     vals, idx = approx_top_k_p.bind(primals[0], **params)
     if type(tangents[0]) is Zero:
         return [vals, idx], [Zero.from_primal_value(vals), Zero.from_primal_value(idx)]

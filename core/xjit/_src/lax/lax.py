@@ -538,6 +538,11 @@ core.lax_ops.register(iter_leading=_iter_leading, host_convert=host_convert, ful
                       expand_dims=expand_dims, slice=slice, squeeze=squeeze,
                       asarray_device=asarray_device, reshape=reshape, reduce_sum=reduce_sum)
 
+# The jnp functions a few lax rules reuse, as JAX's rules do: approx_top_k's
+# JVP gathers with ``take_along_axis``, cumlogsumexp combines with ``logaddexp``
+# (a custom JVP). numpy registers them on import, so lax never imports numpy.
+numpy_ops = core._LaxOps()
+
 
 # -- shape helpers and conveniences over existing primitives
 

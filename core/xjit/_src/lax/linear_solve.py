@@ -194,8 +194,7 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
     theorem at the root: d(root) = -(df/dx)^-1 (df/dparams . dparams), the
     tangent system solved by ``tangent_solve(g, y)`` (g the linearized f)."""
     from ..ad_api import jvp, linearize
-    from ..api_transforms import closure_convert
-    from ..custom_derivatives import custom_jvp
+    from ..custom_derivatives import closure_convert, custom_jvp
 
     f_conv, params = closure_convert(f, initial_guess)
     g_leaves, g_tree = tree_util.tree_flatten(initial_guess)

@@ -295,8 +295,7 @@ def _ppermute_batch(axis_data, vals, dims, *, axis_name, perm):
     src = np.zeros(axis_data.size, dtype=int)
     for s, t in perm:
         src[t] = s
-    from ..numpy.advanced_indexing import take
-    return take(x, src, axis=d), d
+    return x.take(src, axis=d), d  # the array's (jnp's) take, as JAX's batcher
 
 
 batching.axis_batch_rules[ppermute_p] = _ppermute_batch
@@ -346,8 +345,7 @@ def _pbroadcast_batch(axis_data, vals, dims, *, axis_name, source):
         raise AssertionError("collective broadcast doesn't fit in the axis size!")
     if d is None:
         return x, None
-    from ..numpy.advanced_indexing import take
-    return take(x, [source] * axis_data.size, axis=d), d
+    return x.take([source] * axis_data.size, axis=d), d  # jnp's take, as JAX's (a list: TypeError)
 
 
 batching.axis_batch_rules[pbroadcast_p] = _pbroadcast_batch

@@ -295,6 +295,8 @@ def _take_along(t, perm, axis):
                                 start_index_map=(axis,), operand_batching_dims=others,
                                 start_indices_batching_dims=others)
     shape = core.aval_of(t).shape
+    if shape[axis] == 0:  # nothing to permute (a unit slice would not fit)
+        return lax.full(core.aval_of(perm).shape, 0, core.aval_of(t).dtype)
     sizes = tuple(0 if d != axis and shape[d] == 0 else 1 for d in range(nd))  # empty batches
     return gather(t, lax.expand_dims(perm, (nd,)), dn, sizes,
                   mode=GatherScatterMode.PROMISE_IN_BOUNDS)
@@ -367,8 +369,7 @@ del _p
 
 
 def _logaddexp_jnp(a, b):
-    from ..numpy.ufuncs import logaddexp  # jnp's, a custom_jvp function as in JAX
-    return logaddexp(a, b)
+    return lax.numpy_ops.logaddexp(a, b)  # jnp's, a custom_jvp function as in JAX
 
 
 _COMBINE = {cumprod_p: "mul", cummax_p: "max", cummin_p: "min"}  # lax functions

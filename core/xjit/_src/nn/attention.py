@@ -51,7 +51,7 @@ def _combined_mask(logits, mask, is_causal, q_seqlen, kv_seqlen, window):
 def _attend(query, key, value, bias, mask, is_causal, scale, q_seqlen, kv_seqlen, window,
             return_residual):
     """One group of query heads: query (B, T, N, H), key/value (B, S, N, H)."""
-    from xjit import nn
+    from xjit._src.nn import functions as nn
     jnp = _jnp()
     logits_dtype = jnp.promote_types(query.dtype, np.float32)
     logits = einsum("BTNH,BSNH->BNTS", query, key, preferred_element_type=logits_dtype)

@@ -30,7 +30,7 @@ def _jnp():
 
 
 def _random():
-    from xjit import random
+    from xjit._src import random
     return random
 
 

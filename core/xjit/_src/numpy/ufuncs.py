@@ -347,6 +347,9 @@ def logaddexp(x1, x2, /):
     return _logaddexp(x1, x2)
 
 
+lax.numpy_ops.register(logaddexp=logaddexp)  # cumlogsumexp's combine
+
+
 def logaddexp2(x1, x2, /):
     util.check_arraylike("logaddexp2", x1, x2)
     x1, x2 = util.promote_args_inexact("logaddexp2", x1, x2)

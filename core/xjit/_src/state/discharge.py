@@ -15,6 +15,7 @@ import weakref
 from xjit._src import core
 from xjit._src.interpreters import mlir
 from xjit._src.interpreters import partial_eval as pe
+from xjit._src import pjit
 from xjit._src.pjit import jit_p
 from xjit._src.state import primitives as sp
 from xjit._src.state.utils import is_ref
@@ -101,8 +102,11 @@ def _discharge_eqn(eqn, ins):
         for cell, new in zip([x for x in ins if type(x) is _Cell], outs[n:]):
             cell.value = new
         return outs[:n]
-    if any(type(x) is _Cell for x in ins) or any(
-            _jaxpr_has_state(j) for j in core.jaxprs_in_params(params)):
+    subjaxprs = list(core.jaxprs_in_params(params))
+    if not subjaxprs and any(type(x) is _Cell for x in ins):
+        raise TypeError(f"'{prim.name}' takes arrays, not a Ref (mutable array reference); "
+                        "read the ref with ref[...] first.")
+    if any(type(x) is _Cell for x in ins) or any(_jaxpr_has_state(j) for j in subjaxprs):
         raise NotImplementedError(
             f"xjit does not support mutable array references (Refs) inside '{prim.name}' yet; "
             "use Refs directly in the jitted function or in nested jits.")
@@ -161,3 +165,4 @@ def _discharge_for_lowering(closed):
 
 
 mlir.prepare_rules.append(_discharge_for_lowering)
+pjit.run_with_refs = run_with_refs

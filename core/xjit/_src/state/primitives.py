@@ -20,6 +20,7 @@ from xjit._src.array import ArrayImpl
 from xjit._src.interpreters import ad, batching
 from xjit._src.lax import lax
 from xjit._src.pretty import concat, text, pp_vars
+from xjit._src.state import types
 from xjit._src.state.types import AbstractRef, Ref
 
 
@@ -321,33 +322,69 @@ core.pp_eqn_rules[addupdate_p] = _pp_addupdate
 
 
 # --------------------------------------------------------------------------
-# JVP: a ref made from a differentiated value is not supported yet; writing a
-# differentiated value into a ref that is not differentiated is an error in JAX.
+# JVP (forward mode): a ref made from a differentiated value has a tangent ref
+# that every read and write mirrors. Reverse mode would need transposes of
+# these effects, which xjit does not have yet: linearizing (grad, vjp,
+# linearize) refuses, as does partial evaluation of a tangent ref (jit under
+# grad), so no gradient through a ref is ever silently wrong. Writing a
+# differentiated value into a ref that is not differentiated is JAX's error.
 
-def _new_ref_jvp(primals, tangents, **params):
-    raise NotImplementedError(
-        "xjit does not support differentiating through a Ref created from a differentiated "
-        "value yet; create the Ref outside the differentiated function.")
+_NO_REVERSE = ("xjit does not support reverse-mode differentiation (grad, vjp, linearize) "
+               "through a Ref created from a differentiated value yet; forward mode (jvp) "
+               "works, or create the Ref outside the differentiated function.")
 
 
-def _write_jvp(what):
-    def rule(primals, tangents, **params):
-        if type(tangents[0]) is not ad.Zero:
-            raise NotImplementedError(
-                "xjit does not support differentiating through a Ref created from a "
-                "differentiated value yet.")
-        raise Exception(
-            f"performing a {what} operation with a differentiated value on a non-differentiated "
-            f"array reference of type {core.aval_of(primals[0])}. Move the array reference to "
-            "be an argument of the differentiated function?")
+def _check_forward(trace):
+    if trace.linearizing:
+        raise NotImplementedError(_NO_REVERSE)
+
+
+def _new_ref_jvp(trace, primals, tangents, **params):
+    _check_forward(trace)
+    return new_ref_p.bind(primals[0], **params), new_ref_p.bind(
+        ad.instantiate_zeros(tangents[0]), **params)
+
+
+def _get_jvp(trace, primals, tangents, *, indexer):
+    _check_forward(trace)
+    ref, *idx = primals
+    return get_p.bind(ref, *idx, indexer=indexer), get_p.bind(tangents[0], *idx, indexer=indexer)
+
+
+def _write_jvp(prim, what):
+    def rule(trace, primals, tangents, *, indexer):
+        ref, val, *idx = primals
+        if type(tangents[0]) is ad.Zero:
+            raise Exception(
+                f"performing a {what} operation with a differentiated value on a "
+                f"non-differentiated array reference of type {core.aval_of(ref)}. Move the "
+                "array reference to be an argument of the differentiated function?")
+        _check_forward(trace)
+        out = prim.bind(ref, val, *idx, indexer=indexer)
+        tval = tangents[1]
+        if prim is addupdate_p and type(tval) is ad.Zero:
+            return out, []
+        tout = prim.bind(tangents[0], ad.instantiate_zeros(tval), *idx, indexer=indexer)
+        return out, tout
     return rule
 
 
-ad.jvp_rules[new_ref_p] = _new_ref_jvp
-ad.jvp_rules[get_p] = _write_jvp("get")  # reached only with a differentiated ref
-ad.jvp_rules[freeze_p] = _write_jvp("freeze")
-ad.jvp_rules[swap_p] = _write_jvp("set/swap")
-ad.jvp_rules[addupdate_p] = _write_jvp("addupdate")
+def _freeze_jvp(trace, primals, tangents):
+    _check_forward(trace)
+    return freeze_p.bind(primals[0]), freeze_p.bind(tangents[0])
+
+
+def _no_partial_eval(trace, args, params):
+    raise NotImplementedError(_NO_REVERSE)
+
+
+ad.trace_jvp_rules[new_ref_p] = _new_ref_jvp
+ad.trace_jvp_rules[get_p] = _get_jvp
+ad.trace_jvp_rules[swap_p] = _write_jvp(swap_p, "set/swap")
+ad.trace_jvp_rules[addupdate_p] = _write_jvp(addupdate_p, "addupdate")
+ad.trace_jvp_rules[freeze_p] = _freeze_jvp
+for _p in STATE_PRIMITIVES:  # a tangent ref met while splitting a JVP jaxpr for grad
+    ad.partial_eval_rules[_p] = _no_partial_eval
 
 
 # --------------------------------------------------------------------------
@@ -399,3 +436,5 @@ batching.axis_batch_rules[get_p] = _get_batcher
 batching.axis_batch_rules[swap_p] = _write_batcher(swap_p, "set/swap")
 batching.axis_batch_rules[addupdate_p] = _write_batcher(addupdate_p, "addupdate")
 batching.axis_batch_rules[freeze_p] = _freeze_batcher
+
+types.ref_ops.update(get=ref_get, set=ref_set, addupdate=ref_addupdate)

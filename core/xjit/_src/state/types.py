@@ -11,6 +11,9 @@ from __future__ import annotations
 from xjit._src import core
 
 
+ref_ops: dict = {}  # "get"/"set"/"addupdate" -> the state primitives' functions
+
+
 class AbstractRef(core.AbstractValue):
     """The type of a mutable reference to an array of type ``inner_aval``
     (printed ``Ref{f32[3]}``)."""
@@ -54,18 +57,16 @@ class AbstractRef(core.AbstractValue):
 
     __str__ = __repr__
 
-    # The operations a Ref and a ref tracer share (``ref[idx]``, ``ref[idx] = x``).
+    # The operations a Ref and a ref tracer share (``ref[idx]``, ``ref[idx] = x``),
+    # through ``ref_ops``, which state.primitives (a layer up) fills on import.
     def _getitem(self, ref, idx):
-        from xjit._src.state.primitives import ref_get
-        return ref_get(ref, idx)
+        return ref_ops["get"](ref, idx)
 
     def _setitem(self, ref, idx, value):
-        from xjit._src.state.primitives import ref_set
-        return ref_set(ref, idx, value)
+        return ref_ops["set"](ref, idx, value)
 
     def _addupdate(self, ref, idx, value):
-        from xjit._src.state.primitives import ref_addupdate
-        return ref_addupdate(ref, idx, value)
+        return ref_ops["addupdate"](ref, idx, value)
 
     def _len(self, ref):
         if not self.shape:

@@ -157,7 +157,10 @@ def jvp_jaxpr(closed, nonzeros, instantiate):
         ts = iter(args[n:])
         tangents = [next(ts) if nz else Zero(ad.tangent_aval(a))
                     for a, nz in zip(closed.in_avals, nonzeros)]
-        outs, touts = ad.jvp_flat(lambda *a: _eval(closed, *a), args[:n], tangents)
+        # allow_custom_lin: a custom_vjp in the body linearizes (its bwd runs
+        # when the staged JVP is transposed); forward mode raises at evaluation
+        outs, touts = ad.jvp_flat(lambda *a: _eval(closed, *a), args[:n], tangents,
+                                  allow_custom_lin=True)
         touts = [ad.instantiate_zeros(t) if inst and type(t) is Zero else t
                  for t, inst in zip(touts, instantiate)]
         out_nz[:] = [type(t) is not Zero for t in touts]

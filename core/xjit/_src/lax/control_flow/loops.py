@@ -266,7 +266,6 @@ class _iteration_note:
 
 def _scan_python(f, init, xs, xs_flat, xs_tree, length, reverse):
     """Scan as a Python loop (``jax_disable_jit``)."""
-    from xjit._src.numpy.shape_ops import stack
     carry, ys = init, []
     for i in (reversed(range(length)) if reverse else range(length)):
         x = tree_util.tree_unflatten(xs_tree, [x[i] for x in xs_flat])
@@ -277,7 +276,8 @@ def _scan_python(f, init, xs, xs_flat, xs_tree, length, reverse):
         ys = ys[::-1]
     if not ys:
         raise ValueError("scan with disable_jit and length 0 is not supported")
-    stacked = tree_util.tree_map(lambda *y: stack(y), *ys)
+    stacked = tree_util.tree_map(  # stacked with lax, as JAX's scan does
+        lambda *y: lax.concatenate([lax.expand_dims(v, (0,)) for v in y], 0), *ys)
     return carry, stacked
 
 
@@ -296,8 +296,7 @@ def map(f, xs, *, batch_size=None):
     ys = tree_util.tree_map(lambda y: lax.reshape(y, (nb * batch_size, *y.shape[2:])), ys)
     if rem:
         rest = vmap(f)(tree_util.tree_unflatten(tree, [x[nb * batch_size:] for x in leaves]))
-        from xjit._src.numpy.shape_ops import concatenate
-        ys = tree_util.tree_map(lambda a, b: concatenate([a, b]), ys, rest)
+        ys = tree_util.tree_map(lambda a, b: lax.concatenate([a, b], 0), ys, rest)
     return ys
 
 
