@@ -117,3 +117,27 @@ def test_saved_residuals_name_the_function_by_qualified_name(capsys):
         assert line.startswith("f32[] output of cos from ")
         assert line.endswith(" (test_saved_residuals_name_the_function_by_qualified_name."
                              "<locals>.chain_compose.<locals>.f)")
+
+
+def test_compiled_call_takes_the_non_static_arguments_only():
+    # aot.md: `jax.jit(f, static_argnums=0).trace(7, 8).lower().compile()(5)`
+    f = lambda x, y: 2 * x + y
+    out = jax.jit(f, static_argnums=0).trace(7, 8).lower().compile()(5)
+    assert repr(out) == "Array(19, dtype=int32, weak_type=True)"
+    out = jax.jit(f, static_argnames="x").trace(x=7, y=8).lower().compile()(y=5)
+    assert repr(out) == "Array(19, dtype=int32, weak_type=True)"
+
+
+def test_compiled_call_errors_as_jax():
+    f = lambda x, y: 2 * x + y
+    compiled = jax.jit(f).trace(jnp.float32(1.), jnp.float32(2.)).lower().compile()
+    with pytest.raises(TypeError) as e:
+        compiled(jnp.int32(1), jnp.float32(2.))
+    assert str(e.value) == (
+        "Argument types differ from the types for which this computation was compiled. "
+        "Perhaps you are calling the compiled executable with a different enable_x64 mode "
+        "than when it was AOT compiled? The mismatches are:\n"
+        "Argument 'x' compiled with float32[] and called with int32[]")
+    with pytest.raises(TypeError, match="^Cannot apply JAX transformations to a function "
+                       "lowered and compiled for a particular signature. Detected argument"):
+        jax.vmap(compiled)(jnp.ones(3), jnp.ones(3))

@@ -130,7 +130,7 @@ class TraceEntry:
     """One traced signature: its jaxpr and, once compiled, its executable."""
 
     __slots__ = ("closed", "out_tree", "executable", "donated", "trace_s", "lower_s",
-                 "compile_s", "text", "in_avals", "name", "fid", "single_out")
+                 "compile_s", "text", "in_avals", "name", "fid", "single_out", "ref_consts")
 
     def __init__(self, closed, out_tree, donated, trace_s, in_avals, name):
         self.closed, self.out_tree, self.donated = closed, out_tree, donated
@@ -140,6 +140,7 @@ class TraceEntry:
         self.lower_s = self.compile_s = 0.0
         self.text = None
         self.fid = 0
+        self.ref_consts = ()  # closed-over refs, passed after the arguments
 
     def compile(self):
         if self.executable is None:
@@ -319,14 +320,14 @@ class JitFunction:
                                + (False,) * len(ref_consts), dt,
                                [v.aval for v in closed.jaxpr.invars], self._name)
             entry.fid = self._fid
-            uncached = bool(tracer_consts or ref_consts)  # refs: consts of this trace only
-            if not uncached:
+            entry.ref_consts = tuple(ref_consts)
+            if not tracer_consts:
                 self._cache[key] = entry
             if observer is not None:
-                observer.traced(self._fid, key, entry, recorder, cached=not uncached)
-            if uncached:
-                return entry, tracer_consts, ref_consts
-        return entry, (), ()
+                observer.traced(self._fid, key, entry, recorder, cached=not tracer_consts)
+            if tracer_consts:
+                return entry, tracer_consts, entry.ref_consts
+        return entry, (), entry.ref_consts
 
     def _static_names(self):
         return tuple(self._param_name(i) if self._sig is not None else f"static_argnums[{i}]"

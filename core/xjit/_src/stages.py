@@ -139,22 +139,45 @@ class Compiled:
         return Traced(self._jitted, self._entry, self._in_tree).out_info
 
     def __call__(self, *args, **kwargs):
-        j = self._jitted
-        dyn, dkw, _ = j._split(args, kwargs)
-        leaves, treedef = tree_util.tree_flatten((dyn, dkw))
+        # the static arguments were fixed when tracing: a call passes the others only
+        leaves, treedef = tree_util.tree_flatten((args, kwargs))
         if treedef != self._in_tree:
             raise TypeError("Function compiled with input pytree does not match the input pytree "
                             f"it was called with: expected {self._in_tree}, got {treedef}")
+        if any(isinstance(x, core.Tracer) for x in leaves):
+            bad = next(type(x) for x in leaves if isinstance(x, core.Tracer))
+            raise TypeError("Cannot apply JAX transformations to a function lowered and compiled "
+                            f"for a particular signature. Detected argument of Tracer type {bad}.")
         avals = [core.aval_of(x) for x in leaves]
-        for i, (got, want) in enumerate(zip(avals, self._entry.in_avals)):
-            if got.shape != want.shape or got.dtype != want.dtype:
-                raise TypeError("Argument types differ from the types for which this computation "
-                                f"was compiled. The mismatches are:\nArgument {i} compiled with "
-                                f"{want.str_short(False)} and called with {got.str_short(False)}")
+        mismatches = [f"Argument {self._arg_name(i, len(args), kwargs)} compiled with "
+                      f"{want.str_short(False)} and called with {got.str_short(False)}"
+                      for i, (got, want) in enumerate(zip(avals, self._entry.in_avals))
+                      if got.shape != want.shape or got.dtype != want.dtype]
+        if mismatches:
+            raise TypeError(
+                "Argument types differ from the types for which this computation was compiled. "
+                "Perhaps you are calling the compiled executable with a different enable_x64 "
+                "mode than when it was AOT compiled? The mismatches are:\n"
+                + "\n".join(mismatches[:5]))
         bufs = [x._buf if type(x) is ArrayImpl else dispatch.to_buffer(x, a)
                 for x, a in zip(leaves, self._entry.in_avals)]
         outs = self._entry.executable.run(bufs)
         return tree_util.tree_unflatten(self._entry.out_tree, outs)
+
+
+    def _arg_name(self, i, num_args, kwargs):
+        """The parameter name of leaf ``i`` where each argument is one array (as
+        JAX quotes it), else its position among the leaves."""
+        if num_args + len(kwargs) != len(self._entry.in_avals):
+            return str(i)
+        if i >= num_args:
+            return repr(list(kwargs)[i - num_args])
+        static = set(getattr(self._jitted, "_static_argnums", ()))
+        try:
+            params = [p for k, p in enumerate(self._jitted._sig.parameters) if k not in static]
+            return repr(params[i])
+        except (AttributeError, IndexError, TypeError):
+            return str(i)
 
 
 def _pretty_mlir(text):
