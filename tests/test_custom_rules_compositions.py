@@ -67,6 +67,16 @@ def cj_closure(x, y):
     h.defjvp(lambda p, t: (h(p[0]), 3.0 * t[0] * y))
     return h(x)
 
+@jax.custom_jvp
+def lin(x):
+    return x * 2.0
+lin.defjvp(lambda p, t: (lin(p[0]), lin(t[0])))
+
+@jax.custom_jvp
+def cj_lin(x):  # its rule applies a custom_jvp function to the tangent
+    return jnp.sin(x)
+cj_lin.defjvp(lambda p, t: (cj_lin(p[0]), lin(t[0]) * jnp.cos(p[0])))
+
 @jax.custom_vjp
 def cv(x):
     return jnp.sin(x)
@@ -186,6 +196,7 @@ UNARY = {
     "custom_jvp_pair_x": "lambda x: cj2(x, 1.5)",
     "custom_jvp_symzero_x": "lambda x: cj_sz(x, 2.0)",
     "custom_jvp_tree": "lambda x: cj_tree({'a': x, 'b': 2.0 * x})['p']",
+    "custom_jvp_linear_in_rule": "cj_lin",
     "custom_vjp": "cv",
     "custom_vjp_nondiff": "partial(cv_nd, jnp.sin)",
     "custom_vjp_pair_x": "lambda x: cv2(x, 1.5)",
@@ -309,6 +320,7 @@ CASES.update({
     "errors:kwargs_unknown": "kw(1.0, z=3.0)",
     "errors:vjp_closed_over_in_jit": "jax.grad(lambda x: jax.jit(lambda y: cv_closure(y, x))(1.0))"
                                      "(2.0)",
+    "custom_jvp_linear:linear_transpose": "jax.linear_transpose(lin, 1.0)(3.0)",
     "kwargs:value": "kw(2.0, y=3.0)",
     "kwargs:grad": "jax.grad(lambda x, y: kw(x, y=y), (0, 1))(1.0, 3.0)",
     "kwargs:vmap_grad": "jax.vmap(jax.grad(lambda x, y: kw(x, y=y), (0, 1)))(X, Y)",

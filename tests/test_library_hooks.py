@@ -52,3 +52,16 @@ def test_compiles_go_through_the_compiler_hook(monkeypatch):
     with pytest.raises(RuntimeError, match="forbidden"):
         jax.jit(lambda x: x * 41 + 1)(jnp.float32(1.0))
     assert seen == ["cpu"]
+
+
+def test_config_parse_flags_with_absl():
+    # flax's and chex's test modules call it at import to read --jax_* flags.
+    import subprocess
+    import sys
+    code = ("import sys; sys.argv = ['t', '--jax_enable_x64', '--other=1']; import xjit; "
+            "xjit.config.parse_flags_with_absl(); a = xjit.config.jax_enable_x64; "
+            "sys.argv = ['t', '--nojax_enable_x64']; xjit.config.parse_flags_with_absl(); "
+            "print(a, xjit.config.jax_enable_x64)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert out.stdout.split() == ["True", "False"], out.stderr

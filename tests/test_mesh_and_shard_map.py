@@ -184,3 +184,13 @@ def test_out_sharding_keywords():
     np.testing.assert_array_equal(jnp.einsum("ij,kj->ik", X, X, out_sharding=None), X @ X.T)
     with pytest.raises(ValueError, match="Using PartitionSpec when you are not under a mesh"):
         jnp.dot(X, X.T, out_sharding=P("x"))
+
+
+def test_mesh_utils_device_meshes():
+    from xjit.experimental import mesh_utils
+    assert repr(mesh_utils.create_device_mesh((1, 1))) == "array([[CpuDevice(id=0)]], dtype=object)"
+    with pytest.raises(ValueError, match=r"Number of devices 1 must equal the product of "
+                       r"mesh_shape \(2,\)"):
+        mesh_utils.create_device_mesh((2,))
+    with pytest.raises(ValueError, match="does not have attribute slice_index"):
+        mesh_utils.create_hybrid_device_mesh((1,), (1,))

@@ -27,6 +27,7 @@ from xjit._src.interpreters import ad, batching, mlir
 # -- intended gaps, by rule: name -> why
 
 NO_JVP = {
+    "empty_ref": "no operands, so nothing is ever differentiated",
     "custom_lin": "internal to linearize: it appears only in linear jaxprs, which are "
                   "transposed, never differentiated again",
     "pmax": "JAX 0.10.2 registers no JVP for pmax either",
@@ -48,6 +49,7 @@ NO_JVP = {
 NO_BATCHING = {
     "iota": "no operands, so nothing is ever batched",
     "empty": "no operands, so nothing is ever batched",
+    "empty_ref": "no operands, so nothing is ever batched",
     "rng_uniform": "JAX 0.10.2 registers none: XLA's stateful generator has no per-example form",
     "cholesky_update": "JAX 0.10.2 declares it supports_batching=False",
     "linear_call": "JAX 0.10.2 registers no batching rule for linear_call either",
@@ -55,7 +57,7 @@ NO_BATCHING = {
 NO_LOWERING = {
     **{name: "a state primitive: refs are discharged into values before lowering, as JAX's "
               "discharge_state does" for name in ("new_ref", "get", "swap", "addupdate",
-                                                  "freeze")},
+                                                  "freeze", "empty_ref", "free_ref")},
     "check": "checkify functionalizes checks before staging; a bare check under jit raises "
              "JAX's 'not functionalized' error at abstract evaluation",
 }

@@ -165,6 +165,17 @@ def local(x):
 x = jnp.array([1.0, 2.0, 3.0]); v = jnp.array([0.5, -1.0, 2.0])
 out = jax.make_jaxpr(lambda x, v: jax.jvp(local, (x,), (v,)))(x, v)
 """,
+"empty_ref_jit": """
+def f(x):
+    r = jax.empty_ref(jax.ShapeDtypeStruct((3,), jnp.float32))
+    r[...] = x
+    y = r[...]
+    jax.free_ref(r)
+    return y
+out = (jax.make_jaxpr(f)(jnp.ones(3)), jax.jit(f)(jnp.arange(3.0)))
+""",
+"empty_ref_eager": "jax.empty_ref(jax.ShapeDtypeStruct((2,), jnp.int32))",
+"free_ref_eager": "r = jax.new_ref(jnp.ones(2)); out = (jax.free_ref(r), r)",
 }
 # xjit raises a clear error where JAX 0.10.2 computes (not supported yet)
 UNSUPPORTED = {
@@ -288,6 +299,9 @@ RECORDED = {
     'jvp_local_ref': '(Array([ 0.9092974 , -0.40403765,  0.4121185 ], dtype=float32), Array([ -0.41614684,  29.271755  , -10.933563  ], dtype=float32))\n(Array([ 0.9092974 , -0.40403765,  0.4121185 ], dtype=float32), Array([ -0.41614684,  29.271755  , -10.933563  ], dtype=float32))\n(Array([ 0.9092974 , -0.40403765,  0.4121185 ], dtype=float32), Array([ -0.41614684,  29.271755  , -10.933563  ], dtype=float32))',
     'jvp_vmap_local_ref': '(Array([[ 0.9092974 , -0.40403765,  0.4121185 ],\n       [ 0.9489846 ,  0.42016703, -0.7568025 ]], dtype=float32), Array([[ -0.41614684,  29.271755  , -10.933563  ],\n       [  0.31532237,  29.038298  ,  -7.8437233 ]], dtype=float32))\n(Array([[ 0.9092974 , -0.40403765,  0.4121185 ],\n       [ 0.9489846 ,  0.42016703, -0.7568025 ]], dtype=float32), Array([[ -0.41614684,  29.271755  , -10.933563  ],\n       [  0.31532237,  29.038298  ,  -7.8437233 ]], dtype=float32))',
     'jvp_local_ref_jaxpr': '{ lambda ; a:f32[3] b:f32[3]. let\n    c:Ref{f32[3]} = new_ref[kind=None memory_space=None] a\n    d:Ref{f32[3]} = new_ref[kind=None memory_space=None] b\n    e:f32[3] <- c[...]\n    f:f32[3] <- d[...]\n    g:f32[3] <- c[...]\n    h:f32[3] <- d[...]\n    i:f32[3] = mul e g\n    j:f32[3] = mul f g\n    k:f32[3] = mul e h\n    l:f32[3] = add_any j k\n    c[...] <- i\n    d[...] <- l\n    m:f32[] <- c[0]\n    n:f32[] <- d[0]\n    o:f32[] = add m 1.0:f32[]\n    c[0] <- o\n    d[0] <- n\n    p:f32[] <- c[2]\n    q:f32[] <- d[2]\n    r:f32[] = mul p 3.0:f32[]\n    s:f32[] = mul q 3.0:f32[]\n    c[1] += r\n    d[1] += s\n    t:f32[3] = freeze c\n    u:f32[3] = freeze d\n    v:f32[3] = sin t\n    w:f32[3] = cos t\n    x:f32[3] = mul u w\n  in (v, x) }',
+    'empty_ref_jit': '{ lambda ; a:f32[3]. let\n    b:Ref{f32[3]} = empty_ref[memory_space=None ty=float32[3]] \n    b[...] <- a\n    c:f32[3] <- b[...]\n    free_ref b\n  in (c,) }\nArray([0., 1., 2.], dtype=float32)',
+    'empty_ref_eager': "NotImplementedError: Evaluation rule for 'empty_ref' not implemented",
+    'free_ref_eager': '()\nRef([1., 1.], dtype=float32)',
 }
 
 XJIT_ERRORS = {

@@ -214,3 +214,22 @@ def test_without_styles_every_section_shows(browser, panels):
     headings = page.locator(f"#{uid} h4.xjit-heading").all_inner_texts()
     assert headings == ["Jaxpr", "Lint", "Timing"]
     page.close()
+
+
+def test_a_sanitized_panel_beside_a_styled_one_shows_every_section(browser, panels):
+    """JupyterLab sanitizes an untrusted output (its <style> dropped, ids
+    renamed to data-jupyter-id, radios disabled) while a trusted panel's
+    style is on the same page: that style is scoped to its own panel, so the
+    sanitized one still shows all three sections and the styled one its tabs."""
+    styled, other = panels
+    sanitized = re.sub(r"<style>.*?</style>", "", other.html(), flags=re.S)
+    sanitized = re.sub(r'\bid="', 'data-jupyter-id="', sanitized)
+    page = browser.new_page(java_script_enabled=False)
+    page.set_content(f"<!doctype html><html><body>{styled.html()}"
+                     f"<div id='plain'>{sanitized}</div></body></html>")
+    shown = page.evaluate("""() => Array.from(document.querySelectorAll('#plain section.xjit-tab'))
+        .filter(s => s.getBoundingClientRect().height > 0).length""")
+    assert shown == 3
+    assert page.locator("#plain h4.xjit-heading").first.is_visible()
+    assert _visible_tabs(page, styled.uid) == ["jaxpr"]
+    page.close()

@@ -54,7 +54,7 @@ from xjit._src.shard_map import shard_map  # noqa: E402,F401
 from xjit._src.mesh import set_mesh  # noqa: E402,F401
 from xjit._src.sharding import NamedSharding, reshard  # noqa: E402,F401
 from xjit import ref  # noqa: E402,F401
-from xjit.ref import Ref, freeze, new_ref  # noqa: E402,F401
+from xjit.ref import Ref, empty_ref, free_ref, freeze, new_ref  # noqa: E402,F401
 
 __version__ = "0.10.2"
 __version_info__ = (0, 10, 2)

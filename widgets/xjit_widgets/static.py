@@ -17,18 +17,12 @@ from .render import esc
 
 _counter = itertools.count(1)
 
-# Scoped to .xjit-panel; the tab rules are per panel (see _tab_rules).
+# Looks, scoped to .xjit-panel; the tab mechanics are per panel (_tab_rules).
 STYLE = """
 .xjit-panel{font-family:var(--jp-ui-font-family,sans-serif);font-size:13px;
  border:1px solid #d0d0d0;border-radius:4px;padding:6px 8px;margin:4px 0;max-width:100%;
  color:#222;background:#fff}
 .xjit-panel .xjit-title{font-weight:bold;margin-bottom:4px}
-.xjit-panel>input.xjit-radio{position:absolute;opacity:0;pointer-events:none}
-.xjit-panel>label.xjit-tablabel{display:inline-block;padding:3px 12px;border:1px solid #ccc;
- border-bottom:none;border-radius:4px 4px 0 0;cursor:pointer;background:#f3f3f3;color:#333;
- margin-right:2px}
-.xjit-panel>section.xjit-tab{display:none;border-top:1px solid #ccc;padding-top:6px}
-.xjit-panel>section.xjit-tab>h4.xjit-heading{display:none}
 .xjit-jaxpr{font-family:monospace;font-size:12px;line-height:1.45;white-space:pre;
  overflow:auto;max-height:420px}
 .xjit-jaxpr .p{color:#7a3e9d;font-weight:bold}.xjit-jaxpr .v{color:#1f5fa8}
@@ -51,9 +45,20 @@ STYLE = """
 
 
 def _tab_rules(uid: str, keys) -> str:
+    """The tab mechanics, scoped to this panel's id. Scoped so that a page
+    holding this style (a trusted output) never hides the sections of
+    another panel whose radios a sanitizer removed (an untrusted output,
+    where ids are renamed too): that one shows all its sections."""
+    p = f"#{uid}"
     shown = ",".join(f"#{uid}-{k}:checked~section.xjit-tab-{k}" for k in keys)
     active = ",".join(f"#{uid}-{k}:checked+label" for k in keys)
-    return (f"{shown}{{display:block}}"
+    return (f"{p}>input.xjit-radio{{position:absolute;opacity:0;pointer-events:none}}"
+            f"{p}>label.xjit-tablabel{{display:inline-block;padding:3px 12px;border:1px solid #ccc;"
+            "border-bottom:none;border-radius:4px 4px 0 0;cursor:pointer;background:#f3f3f3;"
+            "color:#333;margin-right:2px}"
+            f"{p}>section.xjit-tab{{display:none;border-top:1px solid #ccc;padding-top:6px}}"
+            f"{p}>section.xjit-tab>h4.xjit-heading{{display:none}}"
+            f"{shown}{{display:block}}"
             f"{active}{{background:#fff;font-weight:bold;position:relative;top:1px}}")
 
 

@@ -81,6 +81,26 @@ class Config:
         for cb in self._listeners:
             cb(name, value)
 
+    def parse_flags_with_absl(self):
+        """Take ``--jax_<flag>=<value>`` (and ``--jax_<flag>``/``--nojax_<flag>``
+        for booleans) from the command line, as JAX does for tests run with
+        absl flags; other arguments are left alone."""
+        import sys
+        for arg in sys.argv[1:]:
+            if not arg.startswith(("--jax_", "--nojax_")):
+                continue
+            name, sep, value = arg[2:].partition("=")
+            negated = name.startswith("no")
+            name = name[2:] if negated else name
+            flag = self._flags.get(name)
+            if flag is None:
+                continue
+            if not sep:
+                if flag.validate is not _check_bool:
+                    continue
+                value = not negated
+            self.update(name, value)
+
     def add_listener(self, callback):
         """Called as ``callback(name, value)`` after every update."""
         self._listeners.append(callback)

@@ -698,6 +698,15 @@ class Tracer:
     def __hash__(self):
         raise TypeError(f"unhashable type: '{type(self).__name__}'")
 
+    def __getattr__(self, name):
+        """Methods an aval type gives its tracers (a ref's ``addupdate``), as
+        JAX's aval methods; only reached when normal lookup fails."""
+        if name != "aval" and not name.startswith("_"):
+            method = getattr(type(self.aval), "tracer_methods", {}).get(name)
+            if method is not None:
+                return lambda *args, **kw: method(self, *args, **kw)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def __setitem__(self, idx, value):
         setitem = getattr(self.aval, "_setitem", None)  # a ref's tracer: ref[idx] = value
         if setitem is not None:

@@ -309,7 +309,15 @@ def _custom_jvp_call_batch(axis_data, args, dims, *, call_jaxpr, jvp, **params):
                              params)
 
 
+def _custom_jvp_call_transpose(cts, *args, call_jaxpr, **params):
+    """A custom_jvp function applied to linear values (a rule calling one on
+    its tangents) transposes as its function does."""
+    cts_in = iter(ad.backward_pass(call_jaxpr.jaxpr, call_jaxpr.consts, list(args), list(cts)))
+    return [next(cts_in) if ad.is_undefined_primal(a) else None for a in args]
+
+
 ad.jvp_rules[custom_jvp_call_p] = _custom_jvp_call_jvp
+ad.transpose_rules[custom_jvp_call_p] = _custom_jvp_call_transpose
 batching.axis_batch_rules[custom_jvp_call_p] = _custom_jvp_call_batch
 
 

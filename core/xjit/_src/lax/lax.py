@@ -96,7 +96,7 @@ def _const(example, val):
     writes the constants of its rules (printed e.g. ``0.3333333432674408:f32[]``)."""
     dt = core.aval_of(example).dtype
     val = np.asarray(val, dt)[()]
-    py = complex(val) if dt.kind == "c" else float(val) if dt.kind == "f" else val
+    py = builtins.complex(val) if dt.kind == "c" else float(val) if dt.kind == "f" else val
     return host_convert(py, dt, True)
 
 

@@ -93,6 +93,10 @@ def _discharge_eqn(eqn, ins):
         return []
     if prim is sp.freeze_p:
         return [ins[0].value]
+    if prim is sp.empty_ref_p:  # unspecified contents: zeros
+        return [_Cell(core.lax_ops.full(params["ty"].shape, 0, params["ty"].dtype))]
+    if prim is sp.free_ref_p:
+        return []
     if prim is jit_p and has_state(params["jaxpr"]):
         inner = discharge_state(params["jaxpr"])
         vals = [x.value if type(x) is _Cell else x for x in ins]

@@ -177,6 +177,20 @@ def freeze(ref):
     return freeze_p.bind(ref)
 
 
+def empty_ref(ty, memory_space=None):
+    """A new ref of type ``ty`` (anything with a shape and dtype) whose
+    contents are unspecified until written; only under ``jit``, as in JAX."""
+    aval = core.ShapedArray(ty.shape, ty.dtype)
+    return empty_ref_p.bind(ty=aval, memory_space=memory_space)
+
+
+def free_ref(ref):
+    """Declare that ``ref`` is no longer used."""
+    _check_ref(ref, "free_ref")
+    free_ref_p.bind(ref)
+    return ()
+
+
 # --------------------------------------------------------------------------
 # Primitives, with abstract evaluation and eager implementation
 
@@ -186,9 +200,13 @@ swap_p = core.Primitive("swap")
 addupdate_p = core.Primitive("addupdate")
 addupdate_p.multiple_results = True
 freeze_p = core.Primitive("freeze")
-for _p in (new_ref_p, get_p, swap_p, addupdate_p, freeze_p):
+empty_ref_p = core.Primitive("empty_ref")
+free_ref_p = core.Primitive("free_ref")
+free_ref_p.multiple_results = True
+STATE_PRIMITIVES = frozenset((new_ref_p, get_p, swap_p, addupdate_p, freeze_p, empty_ref_p,
+                              free_ref_p))
+for _p in STATE_PRIMITIVES:
     _p.is_effectful = True
-STATE_PRIMITIVES = frozenset((new_ref_p, get_p, swap_p, addupdate_p, freeze_p))
 
 
 def _new_ref_abstract_eval(aval, *, memory_space, kind):
@@ -206,9 +224,10 @@ def _check_value(what, ref_aval, val_aval, indexer):
         raise ValueError(f"Invalid dtype for `{what}`. Ref dtype: {ref_aval.dtype}. "
                          f"Value dtype: {val_aval.dtype}. ")
     if tuple(val_aval.shape) != expected:
+        where = (f"Indexer: {_index_str(indexer, ref_aval.shape)}." if indexer
+                 else "Transforms: (). ")
         raise ValueError(f"Invalid shape for `{what}`. Ref shape: {ref_aval.shape}. Expected "
-                         f"shape: {expected}. Value shape: {tuple(val_aval.shape)}. "
-                         f"Indexer: {_index_str(indexer, ref_aval.shape)}.")
+                         f"shape: {expected}. Value shape: {tuple(val_aval.shape)}. {where}")
 
 
 def _swap_abstract_eval(ref_aval, val_aval, *_operands, indexer):
@@ -269,6 +288,16 @@ for _p, _ae, _impl in ((new_ref_p, _new_ref_abstract_eval, _new_ref_impl),
                         lambda ref: _live(ref)._value)):
     _p.def_abstract_eval(_ae)
     _p.def_impl(_impl)
+
+
+def _empty_ref_impl(*, ty, memory_space):
+    raise NotImplementedError("Evaluation rule for 'empty_ref' not implemented")
+
+
+empty_ref_p.def_abstract_eval(lambda *, ty, memory_space: AbstractRef(ty, memory_space))
+empty_ref_p.def_impl(_empty_ref_impl)
+free_ref_p.def_abstract_eval(lambda ref_aval: [])
+free_ref_p.def_impl(lambda ref: [])
 
 
 # --------------------------------------------------------------------------
@@ -374,6 +403,10 @@ def _freeze_jvp(trace, primals, tangents):
     return freeze_p.bind(primals[0]), freeze_p.bind(tangents[0])
 
 
+def _free_ref_jvp(trace, primals, tangents):
+    return free_ref_p.bind(primals[0]), free_ref_p.bind(tangents[0])
+
+
 def _no_partial_eval(trace, args, params):
     raise NotImplementedError(_NO_REVERSE)
 
@@ -383,6 +416,7 @@ ad.trace_jvp_rules[get_p] = _get_jvp
 ad.trace_jvp_rules[swap_p] = _write_jvp(swap_p, "set/swap")
 ad.trace_jvp_rules[addupdate_p] = _write_jvp(addupdate_p, "addupdate")
 ad.trace_jvp_rules[freeze_p] = _freeze_jvp
+ad.trace_jvp_rules[free_ref_p] = _free_ref_jvp
 for _p in STATE_PRIMITIVES:  # a tangent ref met while splitting a JVP jaxpr for grad
     ad.partial_eval_rules[_p] = _no_partial_eval
 
@@ -436,5 +470,6 @@ batching.axis_batch_rules[get_p] = _get_batcher
 batching.axis_batch_rules[swap_p] = _write_batcher(swap_p, "set/swap")
 batching.axis_batch_rules[addupdate_p] = _write_batcher(addupdate_p, "addupdate")
 batching.axis_batch_rules[freeze_p] = _freeze_batcher
+batching.axis_batch_rules[free_ref_p] = lambda axis_data, args, dims: (free_ref_p.bind(*args), [])
 
-types.ref_ops.update(get=ref_get, set=ref_set, addupdate=ref_addupdate)
+types.ref_ops.update(get=ref_get, set=ref_set, swap=ref_swap, addupdate=ref_addupdate)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from xjit._src import core
 
 
-ref_ops: dict = {}  # "get"/"set"/"addupdate" -> the state primitives' functions
+ref_ops: dict = {}  # "get"/"set"/"swap"/"addupdate" -> the state primitives' functions
 
 
 class AbstractRef(core.AbstractValue):
@@ -67,6 +67,15 @@ class AbstractRef(core.AbstractValue):
 
     def _addupdate(self, ref, idx, value):
         return ref_ops["addupdate"](ref, idx, value)
+
+    # ``ref.get(idx)``, ``ref.set(x, idx)``, ``ref.swap(x, idx)``, ``ref.addupdate(x, idx)``
+    # on a ref's tracer (a concrete ``Ref`` has only ``addupdate``, as in JAX).
+    tracer_methods = {
+        "get": lambda ref, idx=(): ref_ops["get"](ref, idx),
+        "set": lambda ref, x, idx=(): ref_ops["set"](ref, idx, x),
+        "swap": lambda ref, x, idx=(): ref_ops["swap"](ref, idx, x),
+        "addupdate": lambda ref, x, idx=(): ref_ops["addupdate"](ref, idx, x),
+    }
 
     def _len(self, ref):
         if not self.shape:
