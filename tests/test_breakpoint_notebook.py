@@ -1,14 +1,10 @@
 """``xjit.debug.breakpoint()`` inside jitted code, in a real kernel driven by
 a jupyter_client that answers input requests as JupyterLab does: the
-``(jaxdb)`` prompt must arrive as ``input_request`` messages and each
-command's answer must come back on iopub.
-
-Today the prompt falls through: the debugger reads ``sys.stdin`` directly
-whenever it is not a terminal, and a kernel's ``sys.stdin`` is not one (it
-gives EOF at once, which the prompt takes as "continue"). ipykernel routes
-``input()`` through the stdin channel, so the fix is for the debugger to
-read with ``input()`` unless a stream was passed explicitly; that change
-is in core/xjit/_src/debugging.py (see the notebook report of issue 15).
+``(jaxdb)`` prompt arrives as ``input_request`` messages (the debugger reads
+with ``input()``, which ipykernel routes through the stdin channel) and each
+command's answer comes back on iopub. With the extension loaded, the
+sidebar's comm gets ``breakpoint`` messages (stopped: the frame and its
+locals; continued), from the inspect events the debugger emits.
 """
 from __future__ import annotations
 
@@ -152,7 +148,7 @@ def test_breakpoint_emits_inspect_events(monkeypatch, capsys):
     assert answered == [1]
     ev = seen[0]
     assert (ev.filename, ev.fun_name, ev.details["function"]) == (__file__, "f", "f")
-    assert ev.lineno == f.__wrapped__.__code__.co_firstlineno + 2
+    assert ev.lineno == f.__wrapped__.__code__.co_firstlineno + 3  # from the decorator line
     assert ev.details["locals"]["y"] == "array([3., 3.], dtype=float32)"
     assert ev.details["locals"]["x"] == "array([1., 1.], dtype=float32)"
     f(jnp.ones(2))  # unobserved: still stops and continues

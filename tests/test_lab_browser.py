@@ -3,8 +3,11 @@
 Starts `jupyter lab` on a free localhost port with a token (isolated config,
 runtime and workspace folders), opens a notebook that jits, recompiles, lints
 and hits a NaN, and checks what the panel shows; clicks a jaxpr equation and
-checks the notebook scrolled to the cell that created it; runs %debug from
-the panel; switches notebooks, reloads the page and restarts the kernel.
+checks the notebook scrolled to the cell that created it; clicks rows of a
+%%xjit output (click-to-line) and checks a saved untrusted panel degrades to
+plain sections without links; stops at xjit.debug.breakpoint() and continues
+from the sidebar; runs %debug from the panel; switches notebooks, reloads the
+page and restarts the kernel.
 Screenshots of each section are taken on every run; they replace the
 committed docs/screenshots/lab-*.png only when missing or when
 XJIT_UPDATE_SCREENSHOTS=1 (so a test run does not dirty the checkout).

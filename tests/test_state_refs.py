@@ -176,6 +176,20 @@ out = (jax.make_jaxpr(f)(jnp.ones(3)), jax.jit(f)(jnp.arange(3.0)))
 """,
 "empty_ref_eager": "jax.empty_ref(jax.ShapeDtypeStruct((2,), jnp.int32))",
 "free_ref_eager": "r = jax.new_ref(jnp.ones(2)); out = (jax.free_ref(r), r)",
+"ref_methods": """
+def f(x):
+    r = jax.new_ref(x)
+    r.addupdate(jnp.ones(2))
+    r.addupdate(2.0, 0)
+    old = r.swap(jnp.zeros(2), ...)
+    r.set(old * 3, ...)
+    return r.get(), r.get(1)
+q = jax.new_ref(jnp.ones(2))
+q.addupdate(jnp.ones(2))
+out = (jax.jit(f)(jnp.ones(2)), jax.make_jaxpr(f)(jnp.ones(2)), q, hasattr(q, "get"))
+""",
+"addupdate_shape": "jax.jit(lambda x: jax.new_ref(x).addupdate(1.0))(jnp.ones(2))",
+"tracer_missing_attribute": "jax.jit(lambda x: x.foo)(1.0)",
 }
 # xjit raises a clear error where JAX 0.10.2 computes (not supported yet)
 UNSUPPORTED = {
@@ -302,6 +316,9 @@ RECORDED = {
     'empty_ref_jit': '{ lambda ; a:f32[3]. let\n    b:Ref{f32[3]} = empty_ref[memory_space=None ty=float32[3]] \n    b[...] <- a\n    c:f32[3] <- b[...]\n    free_ref b\n  in (c,) }\nArray([0., 1., 2.], dtype=float32)',
     'empty_ref_eager': "NotImplementedError: Evaluation rule for 'empty_ref' not implemented",
     'free_ref_eager': '()\nRef([1., 1.], dtype=float32)',
+    'ref_methods': '(Array([12.,  6.], dtype=float32), Array(6., dtype=float32))\n{ lambda ; a:f32[2]. let\n    b:Ref{f32[2]} = new_ref[kind=None memory_space=None] a\n    c:f32[2] = broadcast_in_dim 1.0:f32[]\n    b[...] += c\n    b[0] += 2.0:f32[]\n    d:f32[2] = broadcast_in_dim 0.0:f32[]\n    e:f32[2], b[...] <- b[...], d\n    f:f32[2] = mul e 3.0:f32[]\n    b[...] <- f\n    g:f32[2] <- b[...]\n    h:f32[] <- b[1]\n  in (g, h) }\nRef([2., 2.], dtype=float32)\nFalse',
+    'addupdate_shape': 'ValueError: Invalid shape for `addupdate`. Ref shape: (2,). Expected shape: (2,). Value shape: (). Transforms: (). ',
+    'tracer_missing_attribute': 'AttributeError: DynamicJaxprTracer has no attribute foo',
 }
 
 XJIT_ERRORS = {

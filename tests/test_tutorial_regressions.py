@@ -141,3 +141,18 @@ def test_compiled_call_errors_as_jax():
     with pytest.raises(TypeError, match="^Cannot apply JAX transformations to a function "
                        "lowered and compiled for a particular signature. Detected argument"):
         jax.vmap(compiled)(jnp.ones(3), jnp.ones(3))
+
+
+def test_holomorphic_grad_of_integer_pow_in_every_composition():
+    # complex_differentiation.md: lax's rule constants for complex dtypes were
+    # built with lax.complex (shadowing the builtin) and raised TypeError.
+    from xjit import lax
+    f = jax.grad(lambda z: lax.integer_pow(z, 3), holomorphic=True)
+    z = jnp.complex64(1 + 2j)
+    want = np.complex64(-9 + 12j)  # JAX 0.10.2: Array(-9.+12.j, dtype=complex64)
+    for g in (f, jax.jit(f)):
+        out = g(z)
+        assert out.dtype == np.complex64
+        np.testing.assert_allclose(out, want, rtol=1e-6)
+    zs = jnp.array([1 + 2j, 0.5 - 1j], jnp.complex64)
+    np.testing.assert_allclose(jax.vmap(f)(zs), 3 * np.asarray(zs) ** 2, rtol=1e-6)

@@ -705,7 +705,7 @@ class Tracer:
             method = getattr(type(self.aval), "tracer_methods", {}).get(name)
             if method is not None:
                 return lambda *args, **kw: method(self, *args, **kw)
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        raise AttributeError(f"{type(self).__name__} has no attribute {name}")
 
     def __setitem__(self, idx, value):
         setitem = getattr(self.aval, "_setitem", None)  # a ref's tracer: ref[idx] = value
