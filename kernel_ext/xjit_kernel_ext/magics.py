@@ -1,10 +1,12 @@
 """``%%xjit`` and friends: run a cell as usual, then show one panel per jitted
-function the cell traced, compiled or called (Jaxpr / Lint / Timing).
+function the cell traced, compiled or called (Jaxpr / Lint / Timing, and
+Profile with ``--profile``).
 
 Only xjit's public API is used: ``xjit.inspect.subscribe`` to see which
 functions a cell traced or compiled, ``functions()`` (call counters) for the
 ones it merely called, and ``jaxpr_listing``, ``lint_function``,
-``abstract_args`` and ``profile`` to fill the panels (see ``panels``).
+``abstract_args``, ``profile`` and ``device_profile`` to fill the panels
+(see ``panels``).
 """
 from __future__ import annotations
 
@@ -59,7 +61,7 @@ _USAGE = "--repeat takes a positive integer, e.g. %%xjit --repeat 10"
 
 
 def _parse(line):
-    opts = {"nans": False, "repeat": 5, "lint": True, "quiet": False}
+    opts = {"nans": False, "repeat": 5, "lint": True, "quiet": False, "profile": False}
     words = shlex.split(line)
     i = 0
     while i < len(words):
@@ -70,6 +72,8 @@ def _parse(line):
             opts["lint"] = False
         elif w == "--quiet":
             opts["quiet"] = True
+        elif w == "--profile":
+            opts["profile"] = True
         elif w == "--repeat":
             i += 1
             try:
@@ -80,7 +84,7 @@ def _parse(line):
                 raise ValueError(_USAGE)
         else:
             raise ValueError(f"unknown %%xjit option {w!r}; options: --nans, --repeat N, "
-                             "--no-lint, --quiet")
+                             "--no-lint, --quiet, --profile")
         i += 1
     return opts
 
@@ -144,13 +148,14 @@ class XjitMagics(Magics):
             info = col.infos.get(fid)
             if info is not None:
                 out.append(self.book.panel(info, lint=opts["lint"], repeat=opts["repeat"],
-                                           cell_label=label))
+                                           cell_label=label, profile=opts["profile"]))
         return out
 
     @cell_magic
     def xjit(self, line, cell):
         """Run the cell, then show Jaxpr / Lint / Timing panels for each jitted
-        function it used. Options: --nans, --repeat N, --no-lint, --quiet."""
+        function it used. Options: --nans, --repeat N, --no-lint, --quiet,
+        --profile (a Profile tab: device time per source line and kernel)."""
         __tracebackhide__ = True  # noqa: F841
         opts = _parse(line)
         try:

@@ -58,31 +58,43 @@ class Steady:
         self.note = note
 
 
-def measure(fid, listing, repeat: int) -> Steady:
-    """Time the compiled executable on arguments of the latest traced
-    signature (zeros of the recorded shapes and dtypes, static arguments as
-    recorded) with ``xjit.inspect.profile``, which runs the executable
-    directly: the user's call counts are untouched. A while loop's trip
-    count may depend on the values, so such functions are not re-run."""
+def _rerun(fid, listing, repeat: int, how):
+    """``(how(fun, *args, repeat=repeat, **kwargs), "")`` on arguments of
+    the latest traced signature (zeros of the recorded shapes and dtypes,
+    static arguments as recorded), or ``(None, why not)``. A while loop's
+    trip count may depend on the values, so such functions are not re-run."""
     fun = xi.function(fid)
     if fun is None or not repeat:
-        return Steady(note="not measured")
+        return None, "not measured"
     if _has_while(listing):
-        return Steady(note="not re-run: a while loop's trip count depends on the arguments")
+        return None, "not re-run: a while loop's trip count depends on the arguments"
     try:
         args, kwargs = xi.abstract_args(fid)
         args = xjit.tree_util.tree_map(_zeros_like_spec, args)
         kwargs = xjit.tree_util.tree_map(_zeros_like_spec, kwargs)
-        return Steady(xi.profile(fun, *args, repeat=repeat, **kwargs))
+        return how(fun, *args, repeat=repeat, **kwargs), ""
     except _Mismatch:
-        return Steady(note="not measured (no stand-in arguments of the recorded types)")
+        return None, "not measured (no stand-in arguments of the recorded types)"
     except Exception as e:  # e.g. key-typed arguments: show what we have
-        return Steady(note=f"not measured ({type(e).__name__})")
+        return None, f"not measured ({type(e).__name__})"
+
+
+def measure(fid, listing, repeat: int) -> Steady:
+    """Time the compiled executable with ``xjit.inspect.profile``, which
+    runs the executable directly: the user's call counts are untouched."""
+    return Steady(*_rerun(fid, listing, repeat, xi.profile))
+
+
+def device_profile(fid, listing, repeat: int):
+    """``(xjit.inspect.DeviceProfile or None, why not)``: the device time
+    of ``repeat`` runs under XLA's profiler, per kernel and source line."""
+    return _rerun(fid, listing, repeat, xi.device_profile)
 
 
 class _Entry:
     def __init__(self, gen, panel, steady):
         self.gen, self.panel, self.steady = gen, panel, steady
+        self.profile = None  # (DeviceProfile or None, note), once a cell asked for one
 
 
 class PanelBook:
@@ -92,7 +104,8 @@ class PanelBook:
         self._entries: dict[int, _Entry] = {}
         self.by_name: dict[str, FunctionPanel] = {}
 
-    def panel(self, info, *, lint: bool, repeat: int, cell_label) -> FunctionPanel:
+    def panel(self, info, *, lint: bool, repeat: int, cell_label,
+              profile: bool = False) -> FunctionPanel:
         gen = generation(info)
         entry = self._entries.get(info.fun_id)
         if entry is None or entry.gen != gen or (lint and entry.panel.data.findings is None):
@@ -105,6 +118,10 @@ class PanelBook:
             self._entries[info.fun_id] = entry
         else:
             entry.panel.update_timing(timing(info, entry.steady))
+        if profile and entry.profile is None:  # once per generation, like the listing
+            entry.profile = device_profile(info.fun_id, entry.panel.data.listing, repeat)
+        if profile or entry.panel.data.profiled:
+            entry.panel.set_profile(*(entry.profile if profile else (None, "")))
         self.by_name[info.name] = entry.panel
         return entry.panel
 

@@ -1,4 +1,5 @@
-"""One panel per jitted function: tabs Jaxpr / Lint / Timing.
+"""One panel per jitted function: tabs Jaxpr / Lint / Timing, and Profile
+(device time per source line and kernel) when the data carries a profile.
 
 A ``FunctionPanel`` displays as a self-contained ``text/html`` fragment
 (CSS tabs, the timing chart as inline SVG, no script; see ``static``) with
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from . import render
+from . import profile, render
 from .static import new_uid, panel_html
 
 
@@ -50,12 +51,16 @@ class PanelData:
     findings: list | None        # list of xjit.inspect.Finding, None when lint is off
     timing: Timing
     cell_label: object = notebook_label
+    profile: object | None = None  # xjit.inspect.DeviceProfile: adds the Profile tab
+    profile_note: str = ""         # why a requested profile is missing (the tab says so)
+
+    @property
+    def profiled(self) -> bool:
+        return self.profile is not None or bool(self.profile_note)
 
 
 class FunctionPanel:
     """Tabs for one function, rendered on demand and cached."""
-
-    TABS = ("Jaxpr", "Lint", "Timing")
 
     def __init__(self, data: PanelData):
         self.data = data
@@ -99,9 +104,22 @@ class FunctionPanel:
                        "</span></div>")
         return defined + render.timing_html(d.timing, f"{d.name}: where the time goes")
 
+    def set_profile(self, prof, note: str = "") -> None:
+        """Show (or, with None and no note, hide) the Profile tab."""
+        self.data.profile, self.data.profile_note = prof, note
+
+    def profile_html(self) -> str:
+        d = self.data
+        if d.profile is None:
+            return f"<i>{render.esc(d.profile_note)}</i>"
+        return profile.profile_html(d.profile, d.cell_label)
+
     def tabs(self) -> list:
-        return [("Jaxpr", self.jaxpr_html()), ("Lint", self.lint_html()),
-                ("Timing", self.timing_html())]
+        out = [("Jaxpr", self.jaxpr_html()), ("Lint", self.lint_html()),
+               ("Timing", self.timing_html())]
+        if self.data.profiled:
+            out.append(("Profile", self.profile_html()))
+        return out
 
     # -- whole-panel renderings
     def text(self) -> str:
@@ -112,6 +130,9 @@ class FunctionPanel:
                  render.lint_text(d.findings, d.cell_label) if d.findings is not None
                  else "(lint disabled)",
                  "-- Timing --", render.timing_text(d.timing)]
+        if d.profiled:
+            parts += ["-- Profile --", profile.profile_text(d.profile, d.cell_label)
+                      if d.profile is not None else f"({d.profile_note})"]
         return "\n".join(parts)
 
     def html(self) -> str:
