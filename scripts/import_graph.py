@@ -30,17 +30,17 @@ LAYERS = [
               "xjit._src.state.types", "xjit._src.state.utils"]),  # refs' avals (AbstractRef)
     ("interpreters", ["xjit._src.interpreters"]),
     ("dispatch", ["xjit._src.xla_bridge", "xjit._src.sharding", "xjit._src.mesh", "xjit._src.array",
-                  "xjit._src.compiler", "xjit._src.dispatch", "xjit._src.eager", "xjit._src.pjit", "xjit._src.ad_jit",
-                  "xjit._src.stages", "xjit._src.callback", "xjit._src.debugging",
-                  "xjit._src.custom_derivatives",
-                  "xjit._src.inspect", "xjit._src.api_util",
-                  "xjit._src.dlpack", "xjit._src.profiler", "xjit._src.ad_api"]),
+                  "xjit._src.compiler", "xjit._src.dispatch", "xjit._src.eager", "xjit._src.pjit",
+                  "xjit._src.ad_jit", "xjit._src.stages", "xjit._src.callback",
+                  "xjit._src.debugging", "xjit._src.custom_derivatives", "xjit._src.inspect",
+                  "xjit._src.api_util", "xjit._src.dlpack", "xjit._src.profiler",
+                  "xjit._src.ad_api"]),
     ("lax", ["xjit._src.lax", "xjit.lax", "xjit._src.prng", "xjit._src.key_reuse",
              "xjit._src.state"]),  # ref_get/ref_set/... and their discharge (built on lax)
     ("libraries", ["xjit._src.numpy", "xjit._src.random", "xjit._src.random_continuous",
-                   "xjit._src.random_discrete", "xjit._src.random_gamma", "xjit._src.nn", "xjit._src.scipy",
-                   "xjit.numpy", "xjit.nn", "xjit.random", "xjit.scipy", "xjit._src.image",
-                   "xjit._src.checkify"]),
+                   "xjit._src.random_discrete", "xjit._src.random_gamma", "xjit._src.nn",
+                   "xjit._src.scipy", "xjit.numpy", "xjit.nn", "xjit.random", "xjit.scipy",
+                   "xjit._src.image", "xjit._src.checkify"]),
     ("api", ["xjit._src"]),  # the rest of _src: the api front (api, api_transforms, pmap...)
     ("public", ["xjit"]),
 ]

@@ -410,3 +410,59 @@ def test_refs_inside_cond_under_jit_raise_and_leave_the_ref_unchanged():
     with pytest.raises(NotImplementedError, match="'cond'"):
         f(1.0)
     assert r[...].tolist() == [0.0, 0.0, 0.0]
+
+
+def _bumping(kind, cnt):
+    """A function of x that adds 1 to ``cnt`` inside a ``kind`` primitive."""
+    def bump():
+        cnt[...] += 1.0
+    if kind == "cond":
+        return lambda x: xjit.lax.cond(x > 0, lambda x: (bump(), x * cnt[...])[1], lambda x: x, x)
+    if kind == "scan":
+        return lambda x: xjit.lax.scan(lambda c, _: ((bump(), c * cnt[...])[1], None), x, None,
+                                       length=2)[0]
+    if kind == "while":
+        return lambda x: xjit.lax.fori_loop(0, 2, lambda i, v: (bump(), v * cnt[...])[1], x)
+    return xjit.checkpoint(lambda x: (bump(), x * cnt[...])[1])
+
+
+@pytest.mark.parametrize("kind", ["cond", "scan", "while", "remat"])
+@pytest.mark.parametrize("how", ["eager", "grad", "jit", "grad_jit", "vmap"])
+def test_refs_inside_higher_order_primitives_raise_or_are_right(kind, how):
+    """Refs in loops and conditionals are not supported yet: every composition
+    raises and leaves the ref as it was. A checkpoint runs them eagerly and
+    under vmap (the write happens once) and raises where differentiation
+    would drop or replay the write."""
+    cnt = xjit.new_ref(0.0)
+    f = _bumping(kind, cnt)
+    run_ = {"eager": lambda: f(3.0), "grad": lambda: xjit.grad(f)(3.0),
+            "jit": lambda: xjit.jit(f)(3.0), "grad_jit": lambda: xjit.grad(xjit.jit(f))(3.0),
+            "vmap": lambda: xjit.vmap(f)(xnp.ones(2))}[how]
+    if kind == "remat" and how in ("eager", "vmap"):
+        out = run_()
+        assert float(cnt[...]) == 1.0
+        assert out.tolist() == (3.0 if how == "eager" else [1.0, 1.0])
+        return
+    with pytest.raises((TypeError, NotImplementedError), match="Ref"):
+        run_()
+    assert float(cnt[...]) == 0.0
+
+
+def test_closed_over_writes_under_differentiation_happen_once():
+    """A write to a closed-over ref that does not depend on the differentiated
+    value happens once per call in every composition (JAX 0.10.2 itself
+    raises here, on its symbolic-zero addupdate), and the derivative reads
+    the updated value."""
+    cnt = xjit.new_ref(0.0)
+
+    def g(x):
+        cnt[...] += 1.0
+        xjit.ref.addupdate(cnt, (), 10.0)
+        return x * 2 * cnt[...]
+    calls = [lambda: xjit.grad(g)(3.0), lambda: xjit.grad(xjit.jit(g))(3.0),
+             lambda: xjit.jit(xjit.grad(g))(3.0),
+             lambda: xjit.linearize(xjit.jit(g), 3.0)[1](1.0),
+             lambda: xjit.jvp(xjit.jit(g), (3.0,), (1.0,))[1]]
+    for i, call in enumerate(calls, 1):
+        assert float(call()) == 2 * 11.0 * i
+        assert float(cnt[...]) == 11.0 * i

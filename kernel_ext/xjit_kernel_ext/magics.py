@@ -215,7 +215,7 @@ class XjitMagics(Magics):
             first = time.perf_counter() - t0
         code = _compile_statement(stmt)
         report = time_statement(lambda: xjit.block_until_ready(code(ns)), loops, runs)
-        panels = self._panels(col, {"lint": False, "repeat": 5})
+        panels = self._panels(col, {"lint": False, "repeat": 5, "profile": False})
         lines = [f"first call: {_fmt(first)}"]
         for fid, p in zip([f for f in col.fun_ids if f in col.infos], panels):
             earlier = "" if fid in col.compiled else "compiled earlier, its first call: "

@@ -95,4 +95,13 @@ REGRESSIONS = [
      "args": [_arr("float64", (0,), [])]},
     {"name": "nonzero-size-0", "op": "shape", "params": {"fn": "nonzero_sized", "size": 0},
      "args": [_arr("int16", (0,), [])]},
+    {"name": "diff-empty", "op": "reduction", "params": {"fn": "diff", "axis": 0},
+     "args": [_arr("float64", (0,), [])]},
+    {"name": "logaddexp2-complex-broadcast", "op": "binary", "params": {"fn": "logaddexp2"},
+     "args": [_arr("complex64", (2, 2), [[1.0, 0.0]] * 4),
+              _arr("complex64", (2,), [[0.0, 1.0], [2.0, 0.0]])]},
+    {"name": "heaviside-complex-before-shapes", "op": "binary", "params": {"fn": "heaviside"},
+     "args": [_arr("complex64", (3, 3), [[1.0, 0.0]] * 9), _arr("int16", (4,), [1, 2, 3, 4])]},
+    {"name": "trace-same-axes", "op": "shape", "params": {"fn": "trace", "axis": -2},
+     "args": [_arr("float64", (0, 4), [])]},
 ]

@@ -136,7 +136,9 @@ class FunctionPanel:
         return "\n".join(parts)
 
     def html(self) -> str:
-        return panel_html(self.title(), self.tabs(), uid=self.uid, title_attrs=self._source_attrs())
+        tabs = self.tabs()  # a profile the cell asked for opens first
+        return panel_html(self.title(), tabs, uid=self.uid, title_attrs=self._source_attrs(),
+                          selected=len(tabs) - 1 if self.data.profiled else 0)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         return {"text/plain": self.text(), "text/html": self.html()}

@@ -1,6 +1,11 @@
 """The Profile tab: where a function's device time goes, per line of the
 user's source and per kernel, from an ``xjit.inspect.DeviceProfile``.
 
+The lines read as line_profiler's do: the source in file order, time and
+share beside each line that has device time, one line of context around
+those and a gap marker where lines are skipped; time XLA could not place
+on a line (its own copies) comes last.
+
 Shares are drawn as bars in plain CSS (a sized ``div``), so the tab stays
 script-free like the rest of the panel; every row that stands for a source
 line carries ``render.source_attrs`` (click-to-line). A kernel's equations
@@ -9,10 +14,13 @@ into one kernel.
 """
 from __future__ import annotations
 
+import linecache
+
 from .render import esc, source_attrs, where
 from .units import seconds
 
 MAX_KERNELS = 10   # kernels listed; the rest are summed in one row
+CONTEXT = 1        # source lines shown around each line with device time
 
 STYLE = (".xjit-panel table.xjit-profile td,.xjit-panel table.xjit-profile th{padding:2px 8px;"
          "vertical-align:top;text-align:left;background:none}"
@@ -35,6 +43,27 @@ def _bar(share) -> str:
     return f'<span class="xjit-bar"><div style="width:{width:.1f}%"></div></span>'
 
 
+def _source_rows(prof):
+    """(filename, lineno, LineTime or None, text) in file order: the lines
+    with device time and ``CONTEXT`` lines around them; (None, None, None,
+    "") marks a gap. Lines without a file come last."""
+    per_file, placeless = {}, []
+    for r in prof.lines:
+        if r.filename is None:
+            placeless.append(r)
+        else:
+            per_file.setdefault(r.filename, {})[r.lineno] = r
+    rows = []
+    for filename, timed in per_file.items():
+        shown = sorted({n + d for n in timed for d in range(-CONTEXT, CONTEXT + 1)
+                        if n + d >= 1 and (n + d in timed or linecache.getline(filename, n + d))})
+        for i, n in enumerate(shown):
+            if rows and (i == 0 or n != shown[i - 1] + 1):
+                rows.append((None, None, None, ""))
+            rows.append((filename, n, timed.get(n), linecache.getline(filename, n).rstrip()))
+    return rows + [(None, None, r, "") for r in placeless]
+
+
 def _header(prof) -> str:
     return (f"{seconds(prof.device_s)} device time per run on {prof.platform} "
             f"(wall {seconds(prof.wall_s)}; mean of {prof.repeat} runs)")
@@ -49,11 +78,17 @@ def _kernels(prof):
 def profile_html(prof, cell_label) -> str:
     """The tab's HTML: the lines table, then the kernels with their equations."""
     eqns = {e.label: e for e in prof.equations}
-    lines = "".join(
-        f"<tr{source_attrs(cell_label, r.filename, r.lineno)}>"
-        f"<td class='num'>{esc(seconds(r.time_s))}</td><td class='num'>{r.share:.1%}</td>"
-        f"<td>{_bar(r.share)}</td><td class='xjit-loc'>{esc(_line_where(cell_label, r))}</td>"
-        f"<td class='src'>{esc(r.source)}</td></tr>" for r in prof.lines)
+    lines = []
+    for filename, n, r, text in _source_rows(prof):
+        if filename is None and r is None:
+            lines.append("<tr><td colspan=5>⋮</td></tr>")
+            continue
+        loc = _line_where(cell_label, r) if r is not None else where(cell_label, filename, n)
+        cells = (f"<td class='num'>{esc(seconds(r.time_s))}</td><td class='num'>{r.share:.1%}"
+                 f"</td><td>{_bar(r.share)}</td>" if r is not None else "<td></td>" * 3)
+        lines.append(f"<tr{source_attrs(cell_label, filename, n)}>{cells}"
+                     f"<td class='xjit-loc'>{esc(loc)}</td><td class='src'>{esc(text)}</td></tr>")
+    lines = "".join(lines)
     rows = []
     top, (n_rest, t_rest, sh_rest) = _kernels(prof)
     for op in top:
@@ -82,8 +117,13 @@ def profile_html(prof, cell_label) -> str:
 def profile_text(prof, cell_label) -> str:
     """The same as plain text."""
     out = [_header(prof), "By source line:"]
-    out += [f"  {seconds(r.time_s):>10} {r.share:6.1%}  {_line_where(cell_label, r)}  {r.source}"
-            for r in prof.lines]
+    for filename, n, r, text in _source_rows(prof):
+        if filename is None and r is None:
+            out.append("  ⋮")
+            continue
+        loc = _line_where(cell_label, r) if r is not None else where(cell_label, filename, n)
+        cost = f"{seconds(r.time_s):>10} {r.share:6.1%}" if r is not None else " " * 17
+        out.append(f"  {cost}  {loc}  {text}".rstrip())
     out.append("Top kernels:")
     top, (n_rest, t_rest, sh_rest) = _kernels(prof)
     out += [f"  {seconds(o.time_s):>10} {o.share:6.1%}  {o.name} ({o.opcode}, x{o.count}): "

@@ -19,6 +19,7 @@ from xjit._src.custom_derivatives import _merge, _split_nondiff, _stage
 from xjit._src.interpreters import ad, batching, mlir as lowering
 from xjit._src.interpreters.ad import Zero
 from xjit._src.core import Literal
+from xjit._src.state import utils as state_utils
 
 remat_p = core.Primitive("remat2")
 remat_p.multiple_results = True
@@ -228,6 +229,7 @@ remat = checkpoint
 
 
 def _remat_jvp(primals, tangents, *, jaxpr, **params):
+    state_utils.refuse_refs(jaxpr, "a differentiated checkpoint (remat)")  # writes dropped/replayed
     nonzeros = [type(t) is not Zero for t in tangents]
     jvp_closed, out_nz = jvp_jaxpr(jaxpr, nonzeros)
     outs = remat_p.bind(*primals, *[t for t in tangents if type(t) is not Zero],

@@ -165,8 +165,17 @@ debug_nans = config.define_bool(
     "jax_debug_nans", False, "Raise FloatingPointError when an op produces a NaN.", in_key=True)
 debug_infs = config.define_bool(
     "jax_debug_infs", False, "Raise FloatingPointError when an op produces an inf.", in_key=True)
-disable_jit = config.define_bool(
-    "jax_disable_jit", False, "Run jitted functions op by op.", in_key=True)
+class _DisableJit(_FlagHolder):
+    """``jax.disable_jit(disable=True)``: JAX names its argument ``disable``."""
+
+    __slots__ = ()
+
+    def __call__(self, disable=True):
+        return self._config.override(self.name, disable)
+
+
+disable_jit = _DisableJit(config, config.define_bool(
+    "jax_disable_jit", False, "Run jitted functions op by op.", in_key=True).name)
 explain_cache_misses = config.define_bool(
     "jax_explain_cache_misses", False, "Log why a jitted function was retraced.")
 log_compiles = config.define_bool(

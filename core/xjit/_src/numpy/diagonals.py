@@ -107,4 +107,7 @@ def _trace(a, offset, axis1, axis2, dtype):
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     util.check_arraylike("trace", a)
+    nd = np.ndim(a)
+    if nd >= 2 and util.canonicalize_axis(axis1, nd) == util.canonicalize_axis(axis2, nd):
+        raise ValueError(f"axis1 and axis2 can not be same. axis1={axis1} and axis2={axis2}")
     return _trace(a, offset=operator.index(offset), axis1=axis1, axis2=axis2, dtype=dtype)

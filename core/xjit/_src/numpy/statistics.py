@@ -313,8 +313,9 @@ def interp_periodic(x, xp, fp, left, right, period):
 
 
 def _diff_once(a, axis, op):
-    n = a.shape[axis]
-    return op(lax.slice_along(a, 1, n, axis=axis), lax.slice_along(a, 0, n - 1, axis=axis))
+    n = a.shape[axis]  # a[1:] and a[:-1], as Python slices clamp (empty stays empty)
+    return op(lax.slice_along(a, min(1, n), n, axis=axis),
+              lax.slice_along(a, 0, max(n - 1, 0), axis=axis))
 
 
 @util.named_jit("diff", ("n", "axis"))

@@ -337,6 +337,15 @@ def _make_logaddexp(name, exp_fn, inv_scale):
     return rule
 
 
+def _complex_broadcast(x1, x2):
+    """Complex operands at one shape: lax's complex max does not broadcast."""
+    s1, s2 = np.shape(x1), np.shape(x2)
+    if util_dtype(x1).kind != "c" or s1 == s2:
+        return x1, x2
+    shape = np.broadcast_shapes(s1, s2)
+    return util.broadcast_to(x1, shape), util.broadcast_to(x2, shape)
+
+
 _logaddexp = _make_logaddexp("logaddexp", lax.exp, None)
 _logaddexp2 = _make_logaddexp("logaddexp2", lax.exp2, 1 / np.log(2))
 
@@ -344,7 +353,7 @@ _logaddexp2 = _make_logaddexp("logaddexp2", lax.exp2, 1 / np.log(2))
 def logaddexp(x1, x2, /):
     util.check_arraylike("logaddexp", x1, x2)
     x1, x2 = util.promote_args_inexact("logaddexp", x1, x2)
-    return _logaddexp(x1, x2)
+    return _logaddexp(*_complex_broadcast(x1, x2))
 
 
 lax.numpy_ops.register(logaddexp=logaddexp)  # cumlogsumexp's combine
@@ -353,7 +362,7 @@ lax.numpy_ops.register(logaddexp=logaddexp)  # cumlogsumexp's combine
 def logaddexp2(x1, x2, /):
     util.check_arraylike("logaddexp2", x1, x2)
     x1, x2 = util.promote_args_inexact("logaddexp2", x1, x2)
-    return _logaddexp2(x1, x2)
+    return _logaddexp2(*_complex_broadcast(x1, x2))
 
 
 @util.named_jit("sinc")
@@ -394,6 +403,10 @@ def _heaviside(x1, x2):
 
 def heaviside(x1, x2, /):
     util.check_arraylike("heaviside", x1, x2)
+    dt = dtypes.result_type(x1, x2)
+    if dt.kind == "c":  # lax.lt's error, raised before the shapes are promoted, as in JAX
+        raise TypeError(f"lt does not accept dtype {dt.name} at position 0. Accepted dtypes at "
+                        "position 0 are subtypes of integer, floating, bool.")
     return _heaviside(x1, x2)
 
 

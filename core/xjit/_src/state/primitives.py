@@ -1,14 +1,15 @@
 """The state primitives and their rules: ``new_ref``, ``get``, ``swap``,
-``addupdate`` and ``freeze``.
+``addupdate``, ``freeze``, ``empty_ref`` and ``free_ref``.
 
 An index is a tuple with one entry per dimension of the ref (the ``indexer``
 param; ``()`` means the whole ref), each an ``int``, a ``Slice``, or a
 ``Dynamic`` standing for a traced scalar integer passed as an operand.
 Eagerly the rules read and replace a ``Ref``'s array; under a trace they stage
 equations printed as JAX prints them (``c:f32[3] <- b[...]``, ``b[0,:] <- x``,
-``b[1:] += x``); ``discharge`` removes them before lowering. JVP rules refuse
-what they cannot differentiate (a differentiated value written into a ref),
-and batching rules give each vmapped example its own slice of a batched ref.
+``b[1:] += x``); ``discharge`` removes them before lowering. Forward-mode JVP
+mirrors a differentiated ref with a tangent ref; reverse mode through one is
+refused (no transposes yet). Batching rules give each vmapped example its own
+slice of a ref made from a batched value.
 """
 from __future__ import annotations
 

@@ -80,3 +80,20 @@ def refs_as_constvars(jaxpr, ref_consts):
     n = len(jaxpr.invars) - len(ref_consts)
     return (core.Jaxpr(jaxpr.constvars + jaxpr.invars[n:], jaxpr.invars[:n], jaxpr.outvars,
                        jaxpr.eqns, jaxpr.debug_info), list(ref_consts))
+
+
+def _jaxpr_uses_refs(jaxpr) -> bool:
+    if any(is_ref(v.aval) for v in jaxpr.constvars + jaxpr.invars):
+        return True
+    return any(any(is_ref(v.aval) for v in e.invars + e.outvars if type(v) is not core.Literal)
+               or any(_jaxpr_uses_refs(j) for j in core.jaxprs_in_params(e.params))
+               for e in jaxpr.eqns)
+
+
+def refuse_refs(closed, where):
+    """Raise NotImplementedError if ``closed`` (or a jaxpr in it) uses refs:
+    for transformations whose rules would drop or replay a ref's writes."""
+    if _jaxpr_uses_refs(closed.jaxpr if isinstance(closed, core.ClosedJaxpr) else closed) or any(
+            is_ref(core.aval_of(c)) for c in getattr(closed, "consts", ())):
+        raise NotImplementedError(
+            f"xjit does not support mutable array references (Refs) inside {where} yet.")
