@@ -1,10 +1,14 @@
 """Internals that libraries reach into, with the behaviour they rely on:
 the pytree registry flax's nnx consults (``jax._src.tree_util._registry``) and
 the compile hook chex's ``restrict_backends`` wraps
-(``jax._src.compiler.backend_compile_and_load``)."""
+(``jax._src.compiler.backend_compile_and_load``); and the names equinox, flax
+and optax reach for (``axis_primitive_batchers``, ``ShapedArray.sharding`` and
+``to_tangent_aval``, ``jax.core``'s deprecated trace names, ``__version_info__``,
+``compiler_ir(dialect="hlo")``)."""
 import collections
 import dataclasses
 
+import numpy as np
 import pytest
 
 import xjit as jax
@@ -65,3 +69,87 @@ def test_config_parse_flags_with_absl():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=300)
     assert out.stdout.split() == ["True", "False"], out.stderr
+
+
+# -- names equinox and flax reach for (recorded from JAX 0.10.2) ------------
+
+
+def test_axis_primitive_batchers_takes_the_old_rule_form():
+    """equinox registers ``rule(axis_size, axis_name, trace_type, args, dims)``."""
+    from xjit.extend.core import Primitive
+    from xjit.interpreters import batching, mlir
+
+    double_p = Primitive("double_for_test")
+    double_p.def_impl(lambda x: 2 * x)
+    double_p.def_abstract_eval(lambda x: x)
+    mlir.register_lowering(double_p, mlir.lower_fun(lambda x: 2 * x, multiple_results=False))
+    seen = []
+
+    def rule(axis_size, axis_name, trace_type, args, dims):
+        seen.append((axis_size, axis_name, trace_type, dims))
+        (x,), (d,) = args, dims
+        return double_p.bind(x), d
+
+    batching.axis_primitive_batchers[double_p] = rule
+    assert batching.fancy_primitive_batchers[double_p] is not rule
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    out = jax.vmap(double_p.bind, in_axes=1, axis_name="i")(x)
+    np.testing.assert_array_equal(out, 2 * x.T)
+    assert seen == [(3, "i", None, [1])]
+    out = jax.jit(jax.vmap(double_p.bind))(x)
+    np.testing.assert_array_equal(out, 2 * x)
+
+
+def test_aval_sharding_is_unpartitioned_on_the_empty_mesh():
+    """flax.nnx's Dropout reads ``jax.typeof(x).sharding``."""
+    seen = []
+    x = jnp.ones((2, 3))
+    want = "NamedSharding(mesh=AbstractMesh((), axis_types=()), spec=P(None, None))"
+    assert repr(jax.typeof(x).sharding) == want
+    jax.jit(lambda y: seen.append(repr(jax.typeof(y).sharding)) or y)(x)
+    assert seen == [want]
+    assert (repr(jax.core.ShapedArray((4,), np.float32).sharding)
+            == "NamedSharding(mesh=AbstractMesh((), axis_types=()), spec=P(None,))")
+
+
+@pytest.mark.parametrize("shape, dtype, weak, want", [
+    ((2,), np.float32, True, "ShapedArray(float32[2], weak_type=True)"),
+    ((2,), np.int32, False, "ShapedArray(float0[2])"),
+    ((2,), np.int32, True, "ShapedArray(float0[2], weak_type=True)"),
+    ((), np.bool_, False, "ShapedArray(float0[])"),
+    ((3,), np.complex64, False, "ShapedArray(complex64[3])"),
+    ((1,), jnp.bfloat16, False, "ShapedArray(bfloat16[1])"),
+])
+def test_to_tangent_aval(shape, dtype, weak, want):
+    """equinox builds SymbolicZeros from ``aval.to_tangent_aval()``."""
+    assert repr(jax.core.ShapedArray(shape, dtype, weak_type=weak).to_tangent_aval()) == want
+
+
+def test_core_keeps_deprecated_trace_names():
+    """flax's older paths read these from ``jax.core``; JAX 0.10.2 warns."""
+    for name in ("find_top_trace", "get_opaque_trace_state"):
+        with pytest.warns(DeprecationWarning,
+                          match=f"jax.core.{name} is deprecated. Use jax.extend.core.{name}."):
+            fn = getattr(jax.core, name)
+        assert fn is getattr(jax.extend.core, name)
+    with pytest.raises(AttributeError, match="module 'jax.core' has no attribute 'get_aval'"):
+        jax.core.get_aval
+
+
+def test_version_info():
+    assert jax.version.__version_info__ == (0, 10, 2) == jax.__version_info__
+
+
+def test_lowered_compiler_ir_as_hlo():
+    """optax's tests read ``lower(...).compiler_ir(dialect="hlo").as_hlo_text()``."""
+    lowered = jax.jit(lambda x: jnp.sin(x) * 2).lower(jnp.ones(3))
+    text = lowered.compiler_ir(dialect="hlo").as_hlo_text()
+    # JAX 0.10.2 prints the same layout and ops (its value names differ)
+    assert "entry_computation_layout={(f32[3]{0})->f32[3]{0}}" in text.splitlines()[0]
+    ops = [line.split("=", 1)[1].split("(")[0].split()[-1] for line in text.splitlines()
+           if " = " in line]
+    assert ops == ["parameter", "sine", "constant", "broadcast", "multiply"]
+    assert type(lowered.compiler_ir()).__name__ == "Module"
+    assert type(lowered.compiler_ir("stablehlo")).__name__ == "Module"
+    with pytest.raises(ValueError, match="unknown dialect: foo"):
+        lowered.compiler_ir("foo")

@@ -43,7 +43,8 @@ NAMES = {
                             "get_primitive_transpose instantiate_zeros is_undefined_primal "
                             "primitive_jvps primitive_transposes zeros_like_aval",
     "xjit.interpreters.batching": "bdim_at_front broadcast defbroadcasting defreducer "
-                                  "defvectorized fancy_primitive_batchers primitive_batchers",
+                                  "defvectorized fancy_primitive_batchers primitive_batchers "
+                                  "axis_primitive_batchers",
     "xjit.interpreters.partial_eval": "DynamicJaxprTracer PartialVal Val dce_jaxpr "
                                       "dce_jaxpr_consts trace_to_jaxpr_dynamic "
                                       "trace_to_jaxpr_nounits",

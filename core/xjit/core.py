@@ -10,3 +10,18 @@ from xjit._src.core import (  # noqa: F401
 Atom = Var | Literal
 Value = Any
 ParamDict = dict[str, Any]
+
+# JAX 0.10.2 still answers these from ``jax.core`` with a DeprecationWarning
+# pointing at ``jax.extend.core`` (flax's older code paths reach for them).
+_MOVED_TO_EXTEND = ("find_top_trace", "get_opaque_trace_state")
+
+
+def __getattr__(name):
+    if name in _MOVED_TO_EXTEND:
+        import warnings
+
+        from xjit.extend import core as extend_core
+        warnings.warn(f"jax.core.{name} is deprecated. Use jax.extend.core.{name}.",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(extend_core, name)
+    raise AttributeError(f"module 'jax.core' has no attribute '{name}'")

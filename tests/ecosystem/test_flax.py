@@ -3,14 +3,7 @@
 (programs/flax_nnx_mlp.py), against JAX 0.10.2."""
 import pytest
 
-# flax.nnx's Dropout reads jax.typeof(x).sharding, which abstract values do not
-# carry yet (xjit._src.sharding.aval_sharding is what they should return);
-# strict, so these start failing (XPASS) once that lands.
-NNX_NEEDS = pytest.mark.xfail(
-    strict=True, reason="flax.nnx needs ShapedArray.sharding (jax.typeof(x).sharding), "
-    "not in xjit yet")
-
-PROGRAMS = ["flax_linen_cnn", pytest.param("flax_nnx_mlp", marks=NNX_NEEDS)]
+PROGRAMS = ["flax_linen_cnn", "flax_nnx_mlp"]
 
 
 @pytest.mark.parametrize("program", PROGRAMS)

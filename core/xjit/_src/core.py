@@ -67,8 +67,13 @@ class ShapedArray(AbstractValue):
     def strip_weak_type(self):
         return self.update(weak_type=False) if self.weak_type else self
 
+    def to_tangent_aval(self):
+        """The aval of this value's tangents (``float0`` for integers and bools)."""
+        return ShapedArray(self.shape, primal_dtype_to_tangent_dtype(self.dtype), self.weak_type)
+
     def str_short(self, short_dtypes=True):
-        dt = dtypes.short_name(self.dtype) if short_dtypes else self.dtype.name
+        dt = dtypes.short_name(self.dtype)  # float0's NumPy name is "void"
+        dt = dt if short_dtypes or dt == "float0" else self.dtype.name
         return f"{dt}[{','.join(str(d) for d in self.shape)}]"
 
     def __repr__(self):
@@ -504,7 +509,9 @@ def unmapped_aval(size, axis, aval, explicit_mesh_axis=None):
 
 
 def primal_dtype_to_tangent_dtype(primal_dtype):
-    if getattr(primal_dtype, "extended", False) or not np.issubdtype(primal_dtype, np.inexact):
+    # dtypes.issubdtype: np.issubdtype does not place bfloat16/float8 under inexact
+    if getattr(primal_dtype, "extended", False) or not dtypes.issubdtype(primal_dtype,
+                                                                          np.inexact):
         return dtypes.float0
     return primal_dtype
 

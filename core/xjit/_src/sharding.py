@@ -15,6 +15,7 @@ import inspect
 
 from jaxlib import _jax
 
+from xjit._src import core
 from xjit._src import mesh as mesh_lib
 from xjit._src import tree_util
 from xjit._src import xla_bridge as backend
@@ -202,6 +203,12 @@ def aval_sharding(ndim: int):
     """The sharding an abstract value of rank ``ndim`` carries (``jax.typeof(x).sharding``):
     not partitioned, over the mesh in context (the empty mesh outside any)."""
     return NamedSharding(mesh_lib.get_abstract_mesh(), PartitionSpec(*[None] * ndim))
+
+
+# ``ShapedArray.sharding`` (flax.nnx reads ``jax.typeof(x).sharding``) is set
+# here: shardings sit a layer above core, which must not import them.
+core.ShapedArray.sharding = property(lambda self: aval_sharding(len(self.shape)),
+                                     doc="The aval's sharding: unpartitioned on one device.")
 
 
 def make_single_device_sharding(device):

@@ -10,6 +10,7 @@ import time
 import typing
 
 import numpy as np
+from jaxlib import _jax
 
 from xjit._src import compiler, dispatch, tree_util
 from xjit._src.interpreters import mlir as lowering
@@ -103,7 +104,14 @@ class Lowered:
         return _pretty_mlir(self._entry.text)
 
     def compiler_ir(self, dialect=None):
-        return compiler.parse_module(self._entry.text)
+        """The lowered module: StableHLO as an MLIR module, or with ``dialect="hlo"``
+        XLA's HLO (an ``XlaComputation``: ``.as_hlo_text()``), converted by jaxlib."""
+        if dialect is None or dialect == "stablehlo":
+            return compiler.parse_module(self._entry.text)
+        if dialect == "hlo":
+            return _jax.mlir.mlir_module_to_xla_computation(self._entry.text,
+                                                            use_tuple_args=False)
+        raise ValueError(f"unknown dialect: {dialect}")
 
     def compile(self, compiler_options=None):
         self._entry.compile()

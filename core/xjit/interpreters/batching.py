@@ -20,3 +20,17 @@ def bdim_at_front(x, bdim, size, mesh_axis=None):
     """``x`` with its batch axis ``bdim`` moved to the front (broadcast to
     ``size`` when it has none)."""
     return _batching.bdim_at_front(x, bdim, size)
+
+
+class _AxisPrimitiveBatchers:
+    """``axis_primitive_batchers[p] = rule``, JAX's older registration form
+    (equinox uses it): ``rule(axis_size, axis_name, trace_type, args, dims,
+    **params)``, adapted into ``fancy_primitive_batchers``. Write-only, as in JAX."""
+
+    def __setitem__(self, prim, rule):
+        def axis_rule(axis_data, vals, dims, **params):
+            return rule(axis_data.size, axis_data.name, None, vals, dims, **params)
+        fancy_primitive_batchers[prim] = axis_rule
+
+
+axis_primitive_batchers = _AxisPrimitiveBatchers()

@@ -344,7 +344,7 @@ def pinv(a, rtol=None, hermitian=False, *, rcond=None):
 def lstsq(a, b, rcond=None, *, numpy_resid=False):
     a, b = _inexact("lstsq", a, b)
     if a.ndim != 2:
-        raise ValueError(f"{a.ndim}-dimensional array given. Array must be two-dimensional")
+        raise TypeError(f"{a.ndim}-dimensional array given. Array must be two-dimensional")
     if b.ndim not in (1, 2):
         raise TypeError(f"{b.ndim}-dimensional array given. Array must be one or two-dimensional")
     m, n = a.shape
