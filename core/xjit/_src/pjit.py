@@ -633,3 +633,14 @@ def _wrap_in_jit_eqn(inner, tracer_consts, name):
 
 
 from xjit._src import ad_jit  # noqa: E402,F401  (jit_p's JVP, transpose and partial-eval rules)
+
+
+def jit_named(name, **jit_kwargs):
+    """Decorator: ``jit(fun, **jit_kwargs)`` whose equations print under
+    ``name``. The library's own functions take JAX's names this way, so their
+    jaxprs nest and read as JAX's (``pjit[name=_where ...]``)."""
+    def wrap(fun):
+        f = jit(fun, **jit_kwargs)
+        f._name = name
+        return f
+    return wrap

@@ -9,24 +9,18 @@ import numpy as np
 
 from xjit._src import dtypes
 from xjit._src.custom_derivatives import custom_jvp
-from xjit._src.pjit import jit
+from xjit._src.pjit import jit, jit_named
 from xjit._src.numpy import util as jnp_util
 from xjit._src.numpy.util import canonicalize_axis, promote_args_inexact
 from xjit import lax
 from xjit import numpy as jnp
 
 
-def _named_jit(fun, **kw):
-    j = jit(fun, **kw)
-    j._name = fun.__name__
-    return j
-
-
 def sigmoid(x):
     return lax.logistic(x)
 
 
-@_named_jit
+@jit
 def relu(x):
     return jnp.maximum(x, 0)
 
@@ -36,7 +30,7 @@ relu = custom_jvp(relu)
 relu.defjvps(lambda g, ans, x: lax.select(x > 0, g, lax.full_like(g, 0)))
 
 
-@_named_jit
+@jit
 def relu6(x):
     return jnp.minimum(jnp.maximum(x, 0), 6.)
 
@@ -46,12 +40,12 @@ relu6 = custom_jvp(relu6)
 relu6.defjvps(lambda g, ans, x: lax.select((x > 0) & (x < 6), g, lax.full_like(g, 0)))
 
 
-@_named_jit
+@jit
 def softplus(x):
     return jnp.logaddexp(x, 0)
 
 
-@_named_jit
+@jit
 def silu(x):
     return x * sigmoid(x)
 
@@ -59,12 +53,12 @@ def silu(x):
 swish = silu
 
 
-@_named_jit
+@jit
 def log_sigmoid(x):
     return -softplus(-x)
 
 
-@_named_jit
+@jit
 def soft_sign(x):
     return x / (jnp.abs(x) + 1)
 
@@ -76,39 +70,39 @@ def gelu(x, approximate: bool = True):
     return jnp.array(x * (lax.erf(x / np.sqrt(2)) + 1) / 2, dtype=x.dtype)
 
 
-@_named_jit
+@jit
 def elu(x, alpha=1.0):
     return jnp.where(x > 0, x, alpha * jnp.expm1(jnp.where(x > 0, 0., x)))
 
 
-@_named_jit
+@jit
 def celu(x, alpha=1.0):
     return jnp.maximum(x, 0.0) + alpha * jnp.expm1(jnp.minimum(x, 0.0) / alpha)
 
 
-@_named_jit
+@jit
 def selu(x):
     alpha = 1.6732632423543772848170429916717
     scale = 1.0507009873554804934193349852946
     return scale * elu(x, alpha)
 
 
-@_named_jit
+@jit
 def leaky_relu(x, negative_slope=1e-2):
     return jnp.where(x >= 0, x, negative_slope * x)
 
 
-@_named_jit
+@jit
 def hard_tanh(x):
     return jnp.where(x > 1, 1, jnp.where(x < -1, -1, x))
 
 
-@_named_jit
+@jit
 def hard_sigmoid(x):
     return relu6(x + 3.) / 6.
 
 
-@_named_jit
+@jit
 def hard_silu(x):
     x = jnp.asarray(x)
     return x * hard_sigmoid(x)
@@ -117,7 +111,7 @@ def hard_silu(x):
 hard_swish = hard_silu
 
 
-@_named_jit
+@jit
 def identity(x):
     return jnp.asarray(x)
 
@@ -125,25 +119,25 @@ def identity(x):
 tanh = jnp.tanh
 
 
-@_named_jit
+@jit
 def mish(x):
     x = jnp.asarray(x)
     return x * jnp.tanh(softplus(x))
 
 
-@_named_jit
+@jit
 def squareplus(x, b=4):
     jnp_util.check_arraylike("squareplus", x, b)
     return (x + jnp.sqrt(jnp.square(x) + b)) / 2
 
 
-@_named_jit
+@jit
 def sparse_plus(x):
     x = jnp.asarray(x)
     return jnp.where(x <= -1.0, 0.0, jnp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
 
 
-@_named_jit
+@jit
 def sparse_sigmoid(x):
     return 0.5 * jnp.clip(x + 1.0, 0.0, 2.0)
 
@@ -157,17 +151,13 @@ def glu(x, axis=-1):
     return x1 * sigmoid(x2)
 
 
-glu._name = "glu"
 
-
-@_named_jit
+@jit_named("log1mexp")
 def _log1mexp(x):
     x = jnp.asarray(x)
     # log(-expm1(-x)) is accurate for small x, log1p(-exp(-x)) for large
     return jnp.where(x < jnp.log(2.0), jnp.log(-jnp.expm1(-x)), jnp.log1p(-jnp.exp(-x)))
 
-
-_log1mexp._name = "log1mexp"
 log1mexp = custom_jvp(_log1mexp)
 log1mexp.__name__ = "log1mexp"
 log1mexp.defjvps(lambda g, ans, x: g / jnp.expm1(x))
@@ -184,8 +174,6 @@ def log_softmax(x, axis=-1, where=None):
     shifted_logsumexp = jnp.log(jnp.sum(jnp.exp(shifted), axis, where=where, keepdims=True))
     return shifted - shifted_logsumexp
 
-
-log_softmax._name = "log_softmax"
 
 
 def softmax(x, axis=-1, where=None):
@@ -265,5 +253,3 @@ def logmeanexp(x, axis=None, where=None, keepdims=False):
                         keepdims=keepdims)
     return lse - jnp.log(count)
 
-
-logmeanexp._name = "logmeanexp"

@@ -21,6 +21,7 @@ from ..core import Tracer
 from xjit._src.pjit import jit
 from xjit._src.lax import lax
 from ..lax import slicing
+from xjit._src.pjit import jit_named
 
 _ARRAYS = (Tracer, ArrayImpl, np.ndarray)
 
@@ -366,8 +367,7 @@ def _take_impl(a, indices, axis, mode, unique_indices, indices_are_sorted, fill_
                           unique_indices=unique_indices, indices_are_sorted=indices_are_sorted)
 
 
-_take = jit(_take_impl, static_argnums=(2, 3, 4, 5, 6))
-_take._name = "_take"
+_take = jit_named("_take", static_argnums=(2, 3, 4, 5, 6))(_take_impl)
 
 
 def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
@@ -416,8 +416,7 @@ def _take_along_axis_impl(arr, indices, axis, mode, fill_value):
     return slicing.gather(arr, idx, dn, sizes, mode=mode, fill_value=fill_value)
 
 
-_take_along_axis = jit(_take_along_axis_impl, static_argnums=(2, 3, 4))
-_take_along_axis._name = "take_along_axis"
+_take_along_axis = jit_named("take_along_axis", static_argnums=(2, 3, 4))(_take_along_axis_impl)
 
 
 def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,

@@ -12,9 +12,10 @@ from .. import dtypes
 from xjit._src.lax import lax
 from . import util
 from .lax_numpy import asarray, linspace, power, util_dtype
+from xjit._src.pjit import jit_named
 
 
-@util.named_jit("_logspace", ("num", "endpoint", "dtype", "axis"))
+@jit_named("_logspace", static_argnames=("num", "endpoint", "dtype", "axis"))
 def _logspace(start, stop, num, endpoint, base, dtype, axis):
     lin = linspace(start, stop, num, endpoint=endpoint, axis=axis)
     return lax.convert_element_type(power(base, lin), dtype)
@@ -27,7 +28,7 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
                      base=base, dtype=dt, axis=axis)
 
 
-@util.named_jit("_geomspace", ("num", "endpoint", "dtype", "axis"))
+@jit_named("_geomspace", static_argnames=("num", "endpoint", "dtype", "axis"))
 def _geomspace(start, stop, num, endpoint, dtype, axis):
     start, stop = asarray(start, dtype), asarray(stop, dtype)
     sign = lax.sign(start)

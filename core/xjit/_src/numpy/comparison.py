@@ -12,9 +12,10 @@ from xjit._src.lax import lax
 from . import util
 from .lax_numpy import asarray, equal, isinf, isnan, util_dtype, where
 from .reductions import all as _all
+from xjit._src.pjit import jit_named
 
 
-@util.named_jit("isclose", ("equal_nan",))
+@jit_named("isclose", static_argnames=("equal_nan",))
 def _isclose(a, b, rtol, atol, equal_nan):
     a, b = util.promote_args("isclose", a, b)
     dt = util_dtype(a)
@@ -36,7 +37,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return _isclose(a, b, rtol, atol, equal_nan=builtins.bool(equal_nan))
 
 
-@util.named_jit("allclose", ("equal_nan",))
+@jit_named("allclose", static_argnames=("equal_nan",))
 def _allclose(a, b, rtol, atol, equal_nan):
     return _all(_isclose(a, b, rtol, atol, equal_nan=equal_nan))
 

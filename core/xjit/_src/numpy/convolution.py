@@ -7,9 +7,10 @@ from ..lax.convolution import conv_general_dilated
 from . import util
 from .reordering import _flip
 from .lax_numpy import util_dtype
+from xjit._src.pjit import jit_named
 
 
-@util.named_jit("_conv", ("mode", "op", "precision", "preferred_element_type"))
+@jit_named("_conv", static_argnames=("mode", "op", "precision", "preferred_element_type"))
 def _conv(x, y, mode, op, precision, preferred_element_type):
     if util.ndim_of(x) != 1 or util.ndim_of(y) != 1:
         raise ValueError(f"{op}() only support 1-dimensional inputs.")
@@ -40,7 +41,7 @@ def _conv_entry(op):
         util.check_arraylike(op, a, v)
         return _conv(a, v, mode=mode, op=op, precision=precision,
                      preferred_element_type=preferred_element_type)
-    return util.named_jit(op, ("mode", "precision", "preferred_element_type"))(fn)
+    return jit_named(op, static_argnames=("mode", "precision", "preferred_element_type"))(fn)
 
 
 _convolve, _correlate = _conv_entry("convolve"), _conv_entry("correlate")

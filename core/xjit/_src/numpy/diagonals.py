@@ -14,6 +14,7 @@ from .array_creation import _tri_mask
 from .lax_numpy import asarray, util_dtype
 from .reductions import sum as _sum
 from .shape_ops import ravel
+from xjit._src.pjit import jit_named
 
 
 def _tril_impl(m, k, lower):
@@ -29,10 +30,10 @@ def _tril_impl(m, k, lower):
     return lax.select(mask, m, lax.full_like(m, 0))
 
 
-_tril = util.named_jit("tril", ("k",))(lambda m, k: _tril_impl(m, k, True))
+_tril = jit_named("tril", static_argnames=("k",))(lambda m, k: _tril_impl(m, k, True))
 
 
-_triu = util.named_jit("triu", ("k",))(lambda m, k: _tril_impl(m, k, False))
+_triu = jit_named("triu", static_argnames=("k",))(lambda m, k: _tril_impl(m, k, False))
 
 
 def tril(m, k=0):
@@ -67,7 +68,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     return _diagonal(a, offset=operator.index(offset), axis1=axis1, axis2=axis2)
 
 
-@util.named_jit("diagonal", ("offset", "axis1", "axis2"))
+@jit_named("diagonal", static_argnames=("offset", "axis1", "axis2"))
 def _diagonal(a, offset, axis1, axis2):
     if a.ndim < 2:
         raise ValueError("diagonal requires an array of at least two dimensions.")
@@ -76,7 +77,7 @@ def _diagonal(a, offset, axis1, axis2):
     return _diagonal_2d(lax.transpose(a, perm), offset)
 
 
-@util.named_jit("_diag", ("k",))
+@jit_named("_diag", static_argnames=("k",))
 def _diag(v, k):
     v = asarray(v)
     if v.ndim == 1:
@@ -100,7 +101,7 @@ def diagflat(v, k=0):
     return diag(ravel(v), k)
 
 
-@util.named_jit("trace", ("offset", "axis1", "axis2", "dtype"))
+@jit_named("trace", static_argnames=("offset", "axis1", "axis2", "dtype"))
 def _trace(a, offset, axis1, axis2, dtype):
     return _sum(_diagonal(a, offset=offset, axis1=axis1, axis2=axis2), axis=-1, dtype=dtype)
 

@@ -18,6 +18,7 @@ from .lax_numpy import asarray, util_dtype
 from .padding import _pad
 from .reordering import _roll_static
 from .shape_ops import moveaxis
+from xjit._src.pjit import jit_named
 
 _NORMS = (None, "backward", "ortho", "forward")
 
@@ -29,7 +30,7 @@ def _scale(x, norm, n, inverse):
     return lax.mul(x, lax._convert(factor if inverse else 1 / factor, util_dtype(x), False))
 
 
-@util.named_jit("fft", ("fft_type", "lengths", "axes", "norm"))
+@jit_named("fft", static_argnames=("fft_type", "lengths", "axes", "norm"))
 def _fft_core(a, fft_type, lengths, axes, norm):
     """One XLA FFT over ``axes`` (at most three)."""
     nd = len(axes)

@@ -11,6 +11,7 @@ from xjit._src.lax import lax
 from . import util
 from .lax_numpy import asarray, util_dtype
 from .shape_ops import concatenate, ravel
+from xjit._src.pjit import jit_named
 
 
 def append(arr, values, axis=None):
@@ -18,7 +19,7 @@ def append(arr, values, axis=None):
     return _append(arr, values, axis=axis)
 
 
-@util.named_jit("append", ("axis",))
+@jit_named("append", static_argnames=("axis",))
 def _append(arr, values, axis):
     if axis is None:
         return concatenate([ravel(arr), ravel(values)], 0)

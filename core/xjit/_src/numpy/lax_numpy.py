@@ -22,6 +22,7 @@ from .util import promote_args, promote_args_inexact, promote_args_numeric, shap
 
 from .scalar_types import *  # noqa: E402,F401,F403 (the dtype scalar types and type queries)
 from .scalar_types import bool_  # noqa: E402,F401
+from xjit._src.pjit import jit_named
 
 # -- creation
 
@@ -226,8 +227,7 @@ def _linspace_impl(start, stop, num, endpoint, dtype):
     return out
 
 
-_linspace = jit(_linspace_impl, static_argnums=(2, 3, 4))
-_linspace._name = "_linspace"
+_linspace = jit_named("_linspace", static_argnums=(2, 3, 4))(_linspace_impl)
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
@@ -483,7 +483,7 @@ def isnan(x, /):
     return lax.ne(x, x)
 
 
-@util.named_jit("isinf")
+@jit_named("isinf")
 def _isinf(x):
     dt = util_dtype(x)
     if dt.kind == "c":
@@ -537,8 +537,7 @@ def _float_divmod(x1, x2):
     return lax.round(div), mod
 
 
-_floor_divide = jit(_floor_divide_impl)
-_floor_divide._name = "floor_divide"
+_floor_divide = jit_named("floor_divide")(_floor_divide_impl)
 
 
 def floor_divide(x1, x2, /):
@@ -571,8 +570,7 @@ def _remainder_impl(x1, x2):
     return lax.select(fix, lax.add(r, x2), r)
 
 
-_remainder = jit(_remainder_impl)
-_remainder._name = "remainder"
+_remainder = jit_named("remainder")(_remainder_impl)
 
 
 def remainder(x1, x2, /):
@@ -583,7 +581,7 @@ def remainder(x1, x2, /):
 mod = remainder
 
 
-@util.named_jit("fmod")
+@jit_named("fmod")
 def _fmod(x1, x2):
     if dtypes.result_type(x1, x2).kind in "iu":
         x2 = _zero_divisor_guard(x2)
@@ -596,7 +594,7 @@ def fmod(x1, x2, /):
     return _fmod(x1, x2)
 
 
-@util.named_jit("divmod")
+@jit_named("divmod")
 def _divmod(x1, x2):
     x1, x2 = promote_args_numeric("divmod", x1, x2)
     if util_dtype(x1).kind in "iu":
@@ -677,8 +675,7 @@ def _where_impl(condition, x, y):
     return lax.select_n(condition, y, x)
 
 
-_where = jit(_where_impl)
-_where._name = "_where"
+_where = jit_named("_where")(_where_impl)
 
 
 def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
@@ -700,8 +697,7 @@ def _clip_impl(arr, min, max):
     return asarray(arr)
 
 
-_clip = jit(_clip_impl)
-_clip._name = "clip"
+_clip = jit_named("clip")(_clip_impl)
 
 
 def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
@@ -731,7 +727,7 @@ def imag(x, /):
     return lax._convert(lax.full_like(x, 0), util_dtype(x), x.aval.weak_type)
 
 
-@util.named_jit("round", ("decimals",))
+@jit_named("round", static_argnames=("decimals",))
 def _round(a, decimals):
     dt = util_dtype(a)
     if dt == np.bool_:
@@ -767,7 +763,7 @@ def round(a, decimals=0, out=None):
     return _round(a, decimals=decimals)
 
 
-@util.named_jit("around", ("decimals",))
+@jit_named("around", static_argnames=("decimals",))
 def _around(a, decimals):
     return round(a, decimals)
 

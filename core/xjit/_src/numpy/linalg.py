@@ -22,6 +22,7 @@ from .reductions import max as _max, min as _min, sum as _sum
 from .tensor_contractions import matmul
 from .tensor_contractions import matmul as matmul_
 from .shape_ops import matrix_transpose as matrix_transpose_
+from xjit._src.pjit import jit_named
 
 
 class EighResult(NamedTuple):
@@ -99,7 +100,7 @@ def _check_solve_shapes(a, b):
             raise ValueError(f"inconsistent size for core dimension 'm': {size} vs {m} {context}")
 
 
-@util.named_jit("solve")
+@jit_named("solve")
 def _solve(a, b):
     a, b = _inexact("jnp.linalg.solve", a, b)
     _check_solve_shapes(a, b)
@@ -120,7 +121,7 @@ def solve(a, b):
     return _solve(a, b)
 
 
-@util.named_jit("inv")
+@jit_named("inv")
 def _inv(a):
     (a,) = _inexact("inv", a)
     _square("inv", a)
@@ -148,7 +149,7 @@ def _entry(a, i, j):
     return lax.squeeze(s, (nb, nb + 1))
 
 
-@util.named_jit("det")
+@jit_named("det")
 def _det(a):
     (a,) = _inexact("det", a)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
@@ -176,7 +177,7 @@ def det(a):
     return _det(a)
 
 
-@util.named_jit("slogdet")
+@jit_named("slogdet")
 def _slogdet(a):
     (a,) = _inexact("slogdet", a)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
@@ -205,7 +206,7 @@ def slogdet(a, *, method=None):
 # -- decompositions
 
 
-@util.named_jit("cholesky", ("upper", "symmetrize_input"))
+@jit_named("cholesky", static_argnames=("upper", "symmetrize_input"))
 def _cholesky(a, upper, symmetrize_input):
     (a,) = _inexact("jnp.linalg.cholesky", a)
     L = lax_linalg.cholesky(a, symmetrize_input=symmetrize_input)
@@ -217,7 +218,7 @@ def cholesky(a, *, upper=False, symmetrize_input=True):
     return _cholesky(a, upper=bool(upper), symmetrize_input=bool(symmetrize_input))
 
 
-@util.named_jit("qr", ("mode",))
+@jit_named("qr", static_argnames=("mode",))
 def _qr(a, mode):
     (a,) = _inexact("jnp.linalg.qr", a)
     if mode == "raw":
@@ -234,7 +235,7 @@ def qr(a, mode="reduced"):
     return _qr(a, mode=mode)
 
 
-@util.named_jit("eigh", ("UPLO", "symmetrize_input"))
+@jit_named("eigh", static_argnames=("UPLO", "symmetrize_input"))
 def _eigh(a, UPLO, symmetrize_input):
     (a,) = _inexact("jnp.linalg.eigh", a)
     v, w = lax_linalg.eigh(a, lower=UPLO != "U", symmetrize_input=symmetrize_input)
@@ -250,7 +251,7 @@ def eigh(a, UPLO=None, symmetrize_input=True):
     return _eigh(a, UPLO=UPLO, symmetrize_input=bool(symmetrize_input))
 
 
-@util.named_jit("eigvalsh", ("UPLO", "symmetrize_input"))
+@jit_named("eigvalsh", static_argnames=("UPLO", "symmetrize_input"))
 def _eigvalsh(a, UPLO, symmetrize_input):
     return eigh(a, UPLO, symmetrize_input).eigenvalues
 
@@ -260,7 +261,7 @@ def eigvalsh(a, UPLO="L", *, symmetrize_input=True):
     return _eigvalsh(a, UPLO=UPLO, symmetrize_input=bool(symmetrize_input))
 
 
-@util.named_jit("svd", ("full_matrices", "compute_uv", "hermitian", "subset_by_index"))
+@jit_named("svd", static_argnames=("full_matrices", "compute_uv", "hermitian", "subset_by_index"))
 def _svd(a, full_matrices, compute_uv, hermitian, subset_by_index):
     (a,) = _inexact("jnp.linalg.svd", a)
     if not hermitian:
@@ -297,7 +298,7 @@ def svdvals(x, /):
     return svd(x, compute_uv=False)
 
 
-@util.named_jit("matrix_rank", ("hermitian",))
+@jit_named("matrix_rank", static_argnames=("hermitian",))
 def _matrix_rank(M, rtol, hermitian):
     from .reductions import any as _any
     (M,) = _inexact("jnp.linalg.matrix_rank", M)
@@ -370,7 +371,7 @@ def lstsq(a, b, rcond=None, *, numpy_resid=False):
     return (lax.squeeze(x, (1,)) if vector else x), resid, rank, s
 
 
-@util.named_jit("matrix_power", ("n",))
+@jit_named("matrix_power", static_argnames=("n",))
 def _matrix_power(a, n):
     if n == 0:
         return util.broadcast_to(eye(a.shape[-1], dtype=util_dtype(a)), a.shape)
@@ -452,7 +453,7 @@ def _matrix_norm(x, ord, axes, keepdims):
     return out if keepdims else lax.squeeze(out, tuple(sorted((r, c))))
 
 
-@util.named_jit("norm", ("ord", "axis", "keepdims"))
+@jit_named("norm", static_argnames=("ord", "axis", "keepdims"))
 def _norm(x, ord, axis, keepdims):
     (x,) = _inexact("norm", x)
     if axis is None:
@@ -500,7 +501,7 @@ def eig(a):
     return EigResult(w, v)
 
 
-@util.named_jit("eigvals")
+@jit_named("eigvals")
 def _eigvals(a):
     (a,) = _inexact("jnp.linalg.eigvals", a)
     return lax_linalg_general.eig(a, compute_left_eigenvectors=False,
@@ -512,7 +513,7 @@ def eigvals(a):
     return _eigvals(a)
 
 
-@util.named_jit("cond", ("p",))
+@jit_named("cond", static_argnames=("p",))
 def _cond(x, p):
     from .lax_numpy import isnan, logical_and, logical_not
     from .reductions import any as _any

@@ -26,6 +26,7 @@ from ..lax.structural import unstack_p
 from . import util
 from .lax_numpy import arange, asarray, greater_equal, _is_array, util_dtype, where
 from .shape_ops import concatenate, moveaxis, ravel, reshape, transpose
+from xjit._src.pjit import jit_named
 
 
 def _int_dtype():
@@ -102,7 +103,7 @@ def digitize(x, bins, right=False, *, method=None):
                      method="scan" if method is None else method)
 
 
-@util.named_jit("digitize", ("side", "method"))
+@jit_named("digitize", static_argnames=("side", "method"))
 def _digitize(x, bins, side, method):
     from .sorting import searchsorted
     if bins.ndim != 1:  # checked while tracing: JAX's message shows the tracer
@@ -134,7 +135,7 @@ def partition(a, kth, axis=-1):
     return _partition(a, kth=kth, axis=axis)
 
 
-@util.named_jit("partition", ("kth", "axis"))
+@jit_named("partition", static_argnames=("kth", "axis"))
 def _partition(a, kth, axis):
     a = moveaxis(a, axis, -1) if axis != a.ndim - 1 else a
     bottom = _flip_order(lax_sorting.top_k(_flip_order(a), kth + 1)[0])
@@ -165,7 +166,7 @@ def _argpartition_1d(a, kth):
     return lax.concatenate([bottom, top], 0)
 
 
-@util.named_jit("argpartition", ("kth", "axis"))
+@jit_named("argpartition", static_argnames=("kth", "axis"))
 def _argpartition(a, kth, axis):
     from xjit._src.interpreters.batching import vmap
     a = moveaxis(a, axis, -1) if axis != a.ndim - 1 else a
@@ -322,7 +323,7 @@ def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
     return _put_along_axis(arr, indices, values, axis=axis, mode=mode)
 
 
-@util.named_jit("put_along_axis", ("axis", "mode"))
+@jit_named("put_along_axis", static_argnames=("axis", "mode"))
 def _put_along_axis(arr, indices, values, axis, mode):
     values = util.broadcast_to(values, indices.shape)
     grid = [lax.broadcast_in_dim(lax.iota(np.int32, n), tuple(n if k == d else 1 for k in
@@ -378,7 +379,7 @@ def _block_layout(arrays, leaves):
     return tuple(_block_layout(x, leaves) for x in arrays)
 
 
-@util.named_jit("block", ("layout", "total_depth"))
+@jit_named("block", static_argnames=("layout", "total_depth"))
 def _block_jit(leaves, layout, total_depth):
     return _block(leaves, layout, 0, total_depth)
 
@@ -413,7 +414,7 @@ def resize(a, new_shape):
     return _resize(asarray(a), new_shape=new_shape)
 
 
-@util.named_jit("resize", ("new_shape",))
+@jit_named("resize", static_argnames=("new_shape",))
 def _resize(a, new_shape):
     from ..lax import tile as lax_tile
     flat = ravel(a)
@@ -444,7 +445,7 @@ def rollaxis(a, axis, start=0):
     return _rollaxis(a, axis=axis, start=start)
 
 
-@util.named_jit("rollaxis", ("axis", "start"))
+@jit_named("rollaxis", static_argnames=("axis", "start"))
 def _rollaxis(a, axis, start):
     return moveaxis(a, axis, start)
 
@@ -534,7 +535,7 @@ def _cum_with_promotion(name, prim_fn, wrap):
             x = lax._convert(x, dtype, False)
         return prim_fn(x, axis=axis)
     if wrap:  # JAX compiles the sum as a unit (a jit in jaxprs), not the product
-        impl = util.named_jit(f"_{name}_with_promotion", ("axis", "dtype"))(impl)
+        impl = jit_named(f"_{name}_with_promotion", static_argnames=("axis", "dtype"))(impl)
     return lambda x, axis, dtype: impl(x, axis=axis, dtype=None if dtype is None
                                        else np.dtype(dtype))
 

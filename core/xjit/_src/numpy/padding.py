@@ -13,6 +13,7 @@ from . import util
 from .repetition import repeat
 from .lax_numpy import _is_array, asarray, util_dtype
 from .shape_ops import reshape
+from xjit._src.pjit import jit_named
 
 
 def _pad_widths(pad_width, nd):
@@ -94,7 +95,7 @@ def _pad_with_function(array, pad_width, func, kwargs):
 _PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
 
 
-@util.named_jit("_pad", ("pad_width", "mode", "odd"))
+@jit_named("_pad", static_argnames=("pad_width", "mode", "odd"))
 def _pad(array, pad_width, mode, constant_values, odd=False):
     if mode == "constant":
         cv = np.asarray(constant_values) if not _is_array(constant_values) else constant_values

@@ -15,6 +15,7 @@ from xjit._src.lax import lax
 from ..lax.sorting import sort as lax_sort
 from . import util
 from .lax_numpy import arange, asarray, maximum, power, sqrt, true_divide, util_dtype, where
+from xjit._src.pjit import jit_named
 
 
 def _complex_dtype(dt):
@@ -30,7 +31,7 @@ def _empty_roots(p):
     return lax.full((0,), 0, _complex_dtype(util_dtype(p)))
 
 
-@util.named_jit("_roots_no_zeros")
+@jit_named("_roots_no_zeros")
 def _roots_no_zeros(p):
     """Eigenvalues of the companion matrix: ones on the subdiagonal and
     ``-p[1:] / p[0]`` across the first row."""
@@ -47,7 +48,7 @@ def _roots_no_zeros(p):
     return eigvals(lax.select(lax.eq(rows, lax.full_like(rows, 0)), top, sub))
 
 
-@util.named_jit("_roots_with_zeros")
+@jit_named("_roots_with_zeros")
 def _roots_with_zeros(p, num_leading_zeros):
     """Fixed-shape roots: the leading zeros are rotated to the end (becoming
     zero roots), which are then sorted last and replaced by NaN."""
@@ -84,7 +85,7 @@ def roots(p, *, strip_zeros=True):
     return _roots_with_zeros(p, lead)
 
 
-@util.named_jit("poly")
+@jit_named("poly")
 def _poly(seq_of_zeros):
     from .linalg import eigvals
     from .convolution import convolve
@@ -118,7 +119,7 @@ def _align_add(a1, a2):
     return a1.at[-a2.shape[0]:].add(a2)
 
 
-@util.named_jit("polyadd")
+@jit_named("polyadd")
 def _polyadd(a1, a2):
     a1, a2 = util.promote_dtypes(asarray(a1), asarray(a2))
     return _align_add(asarray(a1), asarray(a2))
@@ -129,7 +130,7 @@ def polyadd(a1, a2):
     return _polyadd(a1, a2)
 
 
-@util.named_jit("polysub")
+@jit_named("polysub")
 def _polysub(a1, a2):
     a1, a2 = util.promote_dtypes(asarray(a1), asarray(a2))
     return _polyadd(a1, lax.neg(asarray(a2)))
@@ -181,7 +182,7 @@ def polydiv(u, v, *, trim_leading_zeros=False):
     return q, u
 
 
-@util.named_jit("polyder", ("m",))
+@jit_named("polyder", static_argnames=("m",))
 def _polyder(p, m):
     (p,) = util.promote_dtypes_inexact(asarray(p))
     p = asarray(p)
@@ -202,7 +203,7 @@ def polyder(p, m=1):
     return _polyder(p, m=m)
 
 
-@util.named_jit("polyint", ("m",))
+@jit_named("polyint", static_argnames=("m",))
 def polyint(p, m=1, k=None):
     """``m``-fold antiderivative; ``k`` gives the integration constants."""
     m = core.concrete_or_error(operator.index, m, "'m' argument of jnp.polyint")
@@ -224,7 +225,7 @@ def polyint(p, m=1, k=None):
     return true_divide(lax.concatenate([p, k], 0), coeff)
 
 
-@util.named_jit("polyfit", ("deg", "rcond", "full", "cov"))
+@jit_named("polyfit", static_argnames=("deg", "rcond", "full", "cov"))
 def _polyfit(x, y, deg, rcond, full, w, cov):
     from .linalg import inv, lstsq
     from .tensor_contractions import outer
@@ -287,7 +288,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     return _polyfit(x, y, deg=deg, rcond=rcond, full=full, w=w, cov=cov)
 
 
-@util.named_jit("polyval", ("unroll",))
+@jit_named("polyval", static_argnames=("unroll",))
 def _polyval(p, x, unroll):
     p, x = util.promote_dtypes(p, x)
     p, x = asarray(p), asarray(x)

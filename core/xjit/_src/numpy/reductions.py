@@ -14,6 +14,7 @@ from . import util
 from ..eager import fastpath
 from xjit._src.pjit import jit
 from .lax_numpy import asarray, isnan, logical_not, util_dtype, where as where_
+from xjit._src.pjit import jit_named
 
 
 def _axes(axis, ndim):
@@ -175,16 +176,14 @@ def _var_impl(a, ddof, where, axis, dtype, keepdims):
     return where_(lax.gt(n, np.array(0, real)), out, np.nan)
 
 
-_var = jit(_var_impl, static_argnums=(3, 4, 5))
-_var._name = "_var"
+_var = jit_named("_var", static_argnums=(3, 4, 5))(_var_impl)
 
 
 def _std_impl(a, ddof, where, axis, dtype, keepdims):
     return lax.sqrt(_var(a, ddof, where, axis, dtype, keepdims))
 
 
-_std = jit(_std_impl, static_argnums=(3, 4, 5))
-_std._name = "_std"
+_std = jit_named("_std", static_argnums=(3, 4, 5))(_std_impl)
 
 
 def _var_args(name, a, axis, dtype, ddof, correction):
@@ -236,8 +235,7 @@ def _count_nonzero_impl(a, axis, keepdims):
     return sum(lax.ne(a, lax._convert(0, util_dtype(a), False)), axis=axis, keepdims=keepdims)
 
 
-_count_nonzero = jit(_count_nonzero_impl, static_argnums=(1, 2))
-_count_nonzero._name = "count_nonzero"
+_count_nonzero = jit_named("count_nonzero", static_argnums=(1, 2))(_count_nonzero_impl)
 
 
 def count_nonzero(a, axis=None, keepdims=False):
@@ -366,7 +364,7 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
     return avg
 
 
-@util.named_jit("_ptp", ("axis", "keepdims"))
+@jit_named("_ptp", static_argnames=("axis", "keepdims"))
 def _ptp(a, axis, keepdims):
     return lax.sub(max(a, axis=axis, keepdims=keepdims), min(a, axis=axis, keepdims=keepdims))
 

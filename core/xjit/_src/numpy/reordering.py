@@ -13,9 +13,10 @@ from xjit._src.lax import lax
 from . import util
 from .lax_numpy import asarray
 from .shape_ops import ravel, reshape
+from xjit._src.pjit import jit_named
 
 
-@util.named_jit("_flip", ("axis",))
+@jit_named("_flip", static_argnames=("axis",))
 def _flip(m, axis):
     return lax.rev(m, axis)
 
@@ -52,7 +53,7 @@ def _unit_slice(a, axis, start, stop):
     return lax.slice(a, lo, hi, (1,) * a.ndim)
 
 
-@util.named_jit("_roll_static", ("shift", "axis"))
+@jit_named("_roll_static", static_argnames=("shift", "axis"))
 def _roll_static(a, shift, axis):
     for s, ax in zip(shift, axis):
         n = a.shape[ax]
@@ -64,7 +65,7 @@ def _roll_static(a, shift, axis):
     return a
 
 
-@util.named_jit("_roll_dynamic", ("axis",))
+@jit_named("_roll_dynamic", static_argnames=("axis",))
 def _roll_dynamic(a, shift, axis):
     """Roll by traced shifts: slice the array doubled along each axis."""
     from .lax_numpy import remainder
@@ -100,7 +101,7 @@ def rot90(m, k=1, axes=(0, 1)):
     return _rot90(m, k=operator.index(k), axes=tuple(axes))
 
 
-@util.named_jit("rot90", ("k", "axes"))
+@jit_named("rot90", static_argnames=("k", "axes"))
 def _rot90(m, k, axes):
     ax1, ax2 = (util.canonicalize_axis(x, m.ndim) for x in axes)
     if ax1 == ax2:

@@ -22,6 +22,7 @@ from xjit._src.lax import lax
 from . import util
 from .lax_numpy import arange, asarray, isnan, where
 from .shape_ops import concatenate, moveaxis, ravel, reshape
+from xjit._src.pjit import jit_named
 
 _UNIQUE_HINT = ("The error arose for the first argument of jnp.unique(). To make jnp.unique() "
                 "compatible with JIT and other transforms, you can specify a concrete value for "
@@ -92,7 +93,7 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, method="a
     return reshape(result, element.shape)
 
 
-@util.named_jit("_in1d", ("invert", "method", "assume_unique"))
+@jit_named("_in1d", static_argnames=("invert", "method", "assume_unique"))
 def _in1d(ar1, ar2, invert, method, assume_unique):
     from .reductions import all as _all
     from .reductions import any as _any

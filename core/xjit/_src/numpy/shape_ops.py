@@ -10,6 +10,7 @@ from .. import core, dtypes
 from xjit._src.lax import lax
 from . import util
 from .lax_numpy import asarray
+from xjit._src.pjit import jit_named
 
 
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
@@ -163,7 +164,7 @@ def vstack(tup):
     return concatenate([atleast_2d(a) for a in tup], axis=0)
 
 
-@util.named_jit("atleast_1d")
+@jit_named("atleast_1d")
 def atleast_1d(*arys):
     util.check_arraylike("atleast_1d", *arys)
     out = [asarray(a) for a in arys]
@@ -171,7 +172,7 @@ def atleast_1d(*arys):
     return out[0] if len(out) == 1 else out
 
 
-@util.named_jit("atleast_2d")
+@jit_named("atleast_2d")
 def atleast_2d(*arys):
     util.check_arraylike("atleast_2d", *arys)
     out = [asarray(a) for a in arys]
@@ -192,7 +193,7 @@ def broadcast_shapes(*shapes):
     return util.broadcast_shapes(*shapes)
 
 
-@util.named_jit("atleast_3d")
+@jit_named("atleast_3d")
 def _atleast_3d(x):
     if x.ndim == 0:
         return lax.reshape(x, (1, 1, 1))

@@ -17,12 +17,7 @@ from xjit._src.lax import lax
 from ..lax import slicing
 from ..lax import sorting as lax_sorting
 from . import util
-
-
-def _named_jit(fun, name, static_argnums=()):
-    f = jit(fun, static_argnums=static_argnums)
-    f._name = name
-    return f
+from xjit._src.pjit import jit_named
 
 
 def _check_sort_args(kind, order):
@@ -49,7 +44,7 @@ def _sort_impl(a, axis, stable, descending):
     return lax.rev(out, (axis,)) if descending else out
 
 
-_sort = _named_jit(_sort_impl, "sort", (1, 2, 3))
+_sort = jit_named("sort", static_argnums=(1, 2, 3))(_sort_impl)
 
 
 def _sort_call(name, jitted, a, axis, kind, order, stable, descending):
@@ -77,7 +72,7 @@ def _argsort_impl(a, axis, stable, descending):
     return lax.rev(perm, (axis,)) if descending else perm
 
 
-_argsort = _named_jit(_argsort_impl, "argsort", (1, 2, 3))
+_argsort = jit_named("argsort", static_argnums=(1, 2, 3))(_argsort_impl)
 
 
 def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
@@ -91,7 +86,7 @@ def _lexsort_impl(keys, axis):
     return outs[-1]
 
 
-_lexsort = _named_jit(_lexsort_impl, "lexsort", (1,))
+_lexsort = jit_named("lexsort", static_argnums=(1,))(_lexsort_impl)
 
 
 def lexsort(keys, axis=-1):
@@ -137,7 +132,7 @@ def _searchsorted_impl(a, v, side):
     return count
 
 
-_searchsorted = _named_jit(_searchsorted_impl, "searchsorted", (2,))
+_searchsorted = jit_named("searchsorted", static_argnums=(2,))(_searchsorted_impl)
 
 
 def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
@@ -259,7 +254,7 @@ def _cum_impl(prim_fn, nan_to):
 
 
 def _cum_fn(name, prim_fn, nan_to=None):
-    wrapped = _named_jit(_cum_impl(prim_fn, nan_to), name, (1, 2))
+    wrapped = jit_named(name, static_argnums=(1, 2))(_cum_impl(prim_fn, nan_to))
 
     def fn(a, axis=None, dtype=None, out=None):
         from .lax_numpy import asarray

@@ -18,6 +18,7 @@ from . import util
 from .lax_numpy import asarray, multiply, true_divide, util_dtype, where
 from .reductions import max as _max, min as _min, sum as _sum
 from .shape_ops import concatenate, moveaxis, ravel
+from xjit._src.pjit import jit_named
 
 
 def _jnp():
@@ -27,7 +28,7 @@ def _jnp():
 # -- covariance and correlation
 
 
-@util.named_jit("cov", ("rowvar", "bias", "ddof", "dtype"))
+@jit_named("cov", static_argnames=("rowvar", "bias", "ddof", "dtype"))
 def _cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype):
     jnp = _jnp()
     if y is not None:
@@ -100,7 +101,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
                 dtype=dtype)
 
 
-@util.named_jit("corrcoef", ("rowvar", "dtype"))
+@jit_named("corrcoef", static_argnames=("rowvar", "dtype"))
 def _corrcoef(x, y, rowvar, dtype):
     jnp = _jnp()
     c = cov(x, y, rowvar, dtype=dtype)
@@ -160,7 +161,7 @@ def _gradient_along(a, h, axis):
     return _jnp().concatenate((upper, inner, lower), axis=axis)
 
 
-@util.named_jit("gradient", ("axis", "edge_order"))
+@jit_named("gradient", static_argnames=("axis", "edge_order"))
 def _gradient(f, *varargs, axis, edge_order):
     a, *spacing = (asarray(x) for x in util.promote_dtypes_inexact(asarray(f), *varargs))
     if axis is None:
@@ -195,7 +196,7 @@ def gradient(f, *varargs, axis=None, edge_order=None):
     return _gradient(f, *varargs, axis=axis, edge_order=edge_order)
 
 
-@util.named_jit("unwrap", ("axis",))
+@jit_named("unwrap", static_argnames=("axis",))
 def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
     """Add multiples of ``period`` so consecutive steps along ``axis`` never
     jump by more than ``discont`` (default ``period / 2``)."""
@@ -284,7 +285,7 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=None):
 # -- periodic interpolation (the ``period=`` path of ``jnp.interp``)
 
 
-@util.named_jit("_interp", ("left", "right"))
+@jit_named("_interp", static_argnames=("left", "right"))
 def _interp_periodic(x, xp, fp, left, right, period):
     from ..lax.sorting import sort_key_val
     jnp = _jnp()
@@ -318,7 +319,7 @@ def _diff_once(a, axis, op):
               lax.slice_along(a, 0, max(n - 1, 0), axis=axis))
 
 
-@util.named_jit("diff", ("n", "axis"))
+@jit_named("diff", static_argnames=("n", "axis"))
 def _diff(a, n, axis, prepend, append):
     a = asarray(a)
     axis = util.canonicalize_axis(axis, a.ndim)
@@ -350,7 +351,7 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     return _diff(a, n=n, axis=axis, prepend=prepend, append=append)
 
 
-@util.named_jit("ediff1d")
+@jit_named("ediff1d")
 def _ediff1d(ary, to_end, to_begin):
     flat = ravel(ary)
     out = _diff_once(flat, 0, lax.sub) if flat.shape[0] else flat
@@ -366,7 +367,7 @@ def ediff1d(ary, to_end=None, to_begin=None):
     return _ediff1d(ary, to_end, to_begin)
 
 
-@util.named_jit("trapezoid", ("axis",))
+@jit_named("trapezoid", static_argnames=("axis",))
 def _trapezoid(y, x, dx, axis):
     if x is None:
         (y,) = util.promote_dtypes_inexact(y)
@@ -396,7 +397,7 @@ def _onehot_take(table, idx):
     return _sum(where(hit, full, lax.full_like(full, 0)), axis=-1)
 
 
-@util.named_jit("_interp")
+@jit_named("_interp")
 def _interp(x, xp, fp, left, right):
     x, xp, fp = (asarray(v) for v in util.promote_dtypes_inexact(x, xp, fp))
     if xp.ndim != 1 or fp.ndim != 1:

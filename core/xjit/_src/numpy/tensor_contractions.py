@@ -17,6 +17,7 @@ from . import util
 from .lax_numpy import asarray, multiply, util_dtype
 from .shape_ops import moveaxis, ravel
 from xjit._src.sharding import accepts_out_sharding
+from xjit._src.pjit import jit_named
 
 def _dot_result(a, b, out, preferred_element_type):
     """dot_general takes mixed dtypes and returns a weak result only when both
@@ -177,7 +178,7 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     return _batched_dot(x1, x2, 1, 1, ((0,), (0,)), precision, preferred_element_type)
 
 
-@util.named_jit("matvec", ("precision", "preferred_element_type"))
+@jit_named("matvec", static_argnames=("precision", "preferred_element_type"))
 def _matvec(x1, x2, precision, preferred_element_type):
     if x1.shape[-1] != x2.shape[-1]:
         raise _core_error("m", "(n,m),(m)->(n)", x2.shape[-1], x1.shape[-1])
@@ -191,7 +192,7 @@ def matvec(x1, x2, /, *, precision=None, preferred_element_type=None):
     return _matvec(x1, x2, precision=precision, preferred_element_type=preferred_element_type)
 
 
-@util.named_jit("vecmat", ("precision", "preferred_element_type"))
+@jit_named("vecmat", static_argnames=("precision", "preferred_element_type"))
 def _vecmat(x1, x2, precision, preferred_element_type):
     if x1.shape[-1] != x2.shape[-2]:
         raise _core_error("n", "(n),(n,m)->(m)", x2.shape[-2], x1.shape[-1])
@@ -206,7 +207,7 @@ def vecmat(x1, x2, /, *, precision=None, preferred_element_type=None):
     return _vecmat(x1, x2, precision=precision, preferred_element_type=preferred_element_type)
 
 
-@util.named_jit("cross", ("axisa", "axisb", "axisc", "axis"))
+@jit_named("cross", static_argnames=("axisa", "axisb", "axisc", "axis"))
 def _cross(a, b, axisa, axisb, axisc, axis):
     if axis is not None:
         axisa = axisb = axisc = axis
@@ -236,7 +237,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     return _cross(a, b, axisa=axisa, axisb=axisb, axisc=axisc, axis=axis)
 
 
-@util.named_jit("kron")
+@jit_named("kron")
 def _kron(a, b):
     a, b = (asarray(x) for x in util.promote_dtypes(a, b))
     nd = builtins.max(a.ndim, b.ndim)

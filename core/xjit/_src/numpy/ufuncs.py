@@ -18,6 +18,7 @@ from . import util
 from .lax_numpy import (abs as _abs, absolute, arctan2, asarray, ceil, floor, greater, imag,
                         _is_array, isinf, isnan, left_shift, less, maximum, minimum, multiply, real,
                         right_shift, util_dtype, where)
+from xjit._src.pjit import jit_named
 
 atan2 = arctan2
 bitwise_left_shift = left_shift
@@ -61,7 +62,7 @@ def log2(x, /):
     return lax.div(lax.log(x), lax.log(_const(x, 2)))
 
 
-@util.named_jit("trunc")
+@jit_named("trunc")
 def _trunc(x):
     if util_dtype(x).kind in "iub":
         return x
@@ -74,7 +75,7 @@ def trunc(x):
     return _trunc(x)
 
 
-@util.named_jit("rint")
+@jit_named("rint")
 def _rint(x):
     dt = util_dtype(x)
     if dt.kind in "iub":
@@ -104,7 +105,7 @@ def conjugate(x, /):
 conj = conjugate
 
 
-@util.named_jit("angle", ("deg",))
+@jit_named("angle", static_argnames=("deg",))
 def _angle(z, deg):
     re, im = real(z), imag(z)
     if not dtypes.is_inexact(util_dtype(re)) or (
@@ -120,7 +121,7 @@ def angle(z, deg=False):
     return _angle(z, deg=bool(deg))
 
 
-@util.named_jit("modf")
+@jit_named("modf")
 def _modf(x):
     (x,) = util.promote_dtypes_inexact(x)
     _check_ordered("ge", x)
@@ -175,13 +176,13 @@ def isneginf(x, /, out=None):
     return _isposneginf("isneginf", -np.inf, x, out)
 
 
-@util.named_jit("iscomplex")
+@jit_named("iscomplex")
 def _iscomplex(x):
     i = imag(x)
     return lax.ne(i, _const(i, 0))
 
 
-@util.named_jit("isreal")
+@jit_named("isreal")
 def _isreal(x):
     i = imag(x)
     return lax.eq(i, _const(i, 0))
@@ -208,7 +209,7 @@ def isrealobj(x):
     return not iscomplexobj(x)
 
 
-@util.named_jit("bitwise_count")
+@jit_named("bitwise_count")
 def _bitwise_count(x):
     (x,) = util.promote_args_numeric("bitwise_count", x)
     return lax._convert(lax.population_count(absolute(x)), np.uint8, False)
@@ -219,7 +220,7 @@ def bitwise_count(x, /):
     return _bitwise_count(x)
 
 
-@util.named_jit("sort_complex")
+@jit_named("sort_complex")
 def _sort_complex(a):
     from ..lax.sorting import sort
     a = sort(a)  # along the last axis
@@ -249,7 +250,7 @@ _i0.__name__ = "_i0"
 _i0.defjvp(_i0_jvp)
 
 
-@util.named_jit("i0")
+@jit_named("i0")
 def _i0_jit(x):
     (x,) = util.promote_args_inexact("i0", x)
     if not dtypes.is_float(util_dtype(x)):
@@ -266,7 +267,7 @@ def _is_float(dt):
     return dt.kind == "f" or dtypes.is_float(dt)
 
 
-@util.named_jit("hypot")
+@jit_named("hypot")
 def _hypot(x1, x2):
     x1, x2 = util.promote_args_inexact("hypot", x1, x2)
     x1, x2 = _abs(x1), _abs(x2)
@@ -365,7 +366,7 @@ def logaddexp2(x1, x2, /):
     return _logaddexp2(*_complex_broadcast(x1, x2))
 
 
-@util.named_jit("sinc")
+@jit_named("sinc")
 def _sinc(x):
     (x,) = util.promote_dtypes_inexact(x)
     is_zero = lax.eq(x, util.const_like(x, 0))
@@ -393,7 +394,7 @@ deg2rad = radians = _scale_by(np.pi / 180, "deg2rad")
 rad2deg = degrees = _scale_by(180 / np.pi, "rad2deg")
 
 
-@util.named_jit("heaviside")
+@jit_named("heaviside")
 def _heaviside(x1, x2):
     x1, x2 = util.promote_args_inexact("heaviside", x1, x2)
     zero = util.const_like(x1, 0)
@@ -410,7 +411,7 @@ def heaviside(x1, x2, /):
     return _heaviside(x1, x2)
 
 
-@util.named_jit("signbit")
+@jit_named("signbit")
 def _signbit(x):
     dt = util_dtype(x)
     if dt == np.bool_:
@@ -431,7 +432,7 @@ def signbit(x, /):
     return _signbit(asarray(x))
 
 
-@util.named_jit("copysign")
+@jit_named("copysign")
 def _copysign(x1, x2):
     x1, x2 = util.promote_args_inexact("copysign", x1, x2)
     if util_dtype(x1).kind == "c":
@@ -449,7 +450,7 @@ def _fminmax(name, cmp):
     def impl(x1, x2):
         x1, x2 = util.promote_args(name, x1, x2)
         return where(lax.bitwise_or(cmp(x1, x2), isnan(x2)), x1, x2)
-    f = util.named_jit(name)(impl)
+    f = jit_named(name)(impl)
 
     def fn(x1, x2, /):
         util.check_arraylike(name, x1, x2)
@@ -469,7 +470,7 @@ def _euclid_steps(dt):
     return int(np.ceil(1.45 * 8 * dt.itemsize)) + 2
 
 
-@util.named_jit("gcd")
+@jit_named("gcd")
 def _gcd(x1, x2):
     x1, x2 = util.promote_args_numeric("gcd", x1, x2)
     if util_dtype(x1).kind not in "iu":
@@ -489,7 +490,7 @@ def gcd(x1, x2, /):
     return _gcd(x1, x2)
 
 
-@util.named_jit("lcm")
+@jit_named("lcm")
 def _lcm(x1, x2):
     x1, x2 = util.promote_args_numeric("lcm", x1, x2)
     if util_dtype(x1).kind not in "iu":
@@ -523,7 +524,7 @@ def _pow2(k, dt):
     return bitcast_convert_type(lax.shift_left(lax.add(k, it(bias)), it(mant)), dt)
 
 
-@util.named_jit("ldexp")
+@jit_named("ldexp")
 def _ldexp(x1, x2):
     (x1,) = util.promote_dtypes_inexact(x1)
     x1, x2 = util.promote_shapes("ldexp", x1, x2)
@@ -546,7 +547,7 @@ def ldexp(x1, x2, /):
     return _ldexp(x1, x2)
 
 
-@util.named_jit("frexp")
+@jit_named("frexp")
 def _frexp(x):
     from ..prng import bitcast_convert_type
     (x,) = util.promote_dtypes_inexact(x)
@@ -576,7 +577,7 @@ def frexp(x, /):
     return _frexp(x)
 
 
-@util.named_jit("nan_to_num", ("copy",))
+@jit_named("nan_to_num", static_argnames=("copy",))
 def _nan_to_num(x, copy, nan, posinf, neginf):
     dt = util_dtype(x)
     if dt.kind == "c":

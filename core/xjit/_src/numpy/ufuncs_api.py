@@ -18,6 +18,7 @@ from .. import dtypes
 from xjit._src.lax import lax
 from . import lax_numpy as ln, reductions, ufuncs, util
 from .lax_numpy import asarray, util_dtype
+from xjit._src.pjit import jit_named
 
 _AT_INPLACE_MESSAGE = (
     "Because JAX arrays are immutable, jnp.ufunc.at() cannot operate inplace like\n"
@@ -94,13 +95,13 @@ class ufunc:
         return _outer(self, A, B)
 
 
-@util.named_jit("_call_vectorized", ("self",))
+@jit_named("_call_vectorized", static_argnames=("self",))
 def _call_vectorized(self, *args):
     from .vectorize import vectorize
     return vectorize(self._func)(*args)
 
 
-@util.named_jit("reduce", ("self", "axis", "dtype", "out", "keepdims"))
+@jit_named("reduce", static_argnames=("self", "axis", "dtype", "out", "keepdims"))
 def _reduce(self, a, axis, dtype, out, keepdims, initial, where):
     name = f"{self.__name__}.reduce"
     util.check_arraylike(name, a)
@@ -162,7 +163,7 @@ def _reduce_by_loop(self, arr, axis, dtype, keepdims, initial, where):
     return out.reshape(final_shape) if keepdims else out
 
 
-@util.named_jit("accumulate", ("self", "axis", "dtype"))
+@jit_named("accumulate", static_argnames=("self", "axis", "dtype"))
 def _accumulate(self, a, axis, dtype, out):
     self._binary_only("accumulate")
     if out is not None:
@@ -195,7 +196,7 @@ def _accumulate_by_scan(self, arr, axis, dtype):
     return moveaxis(out, 0, axis)
 
 
-@util.named_jit("at", ("self", "inplace"))
+@jit_named("at", static_argnames=("self", "inplace"))
 def _at(self, a, indices, b, inplace):
     fast = self._methods["at"]
     if fast is not None:
@@ -233,7 +234,7 @@ def _at_by_scan(self, a, indices, *args):
     return out
 
 
-@util.named_jit("reduceat", ("self", "axis", "dtype"))
+@jit_named("reduceat", static_argnames=("self", "axis", "dtype"))
 def _reduceat(self, a, indices, axis, dtype, out):
     from ..lax.control_flow import fori_loop
     from .advanced_indexing import take
@@ -266,7 +267,7 @@ def _reduceat(self, a, indices, axis, dtype, out):
     return fori_loop(0, a.shape[axis], body, out)
 
 
-@util.named_jit("outer", ("self",))
+@jit_named("outer", static_argnames=("self",))
 def _outer(self, A, B):
     from xjit._src.interpreters.batching import vmap
     self._binary_only("outer")

@@ -35,15 +35,6 @@ def ndim_of(x):
     return len(shape_of(x))
 
 
-def named_jit(name, static_argnames=()):
-    """``jit`` shown under JAX's name for the function in printed jaxprs."""
-    def wrap(fn):
-        f = jit(fn, static_argnames=static_argnames)
-        f._name = name
-        return f
-    return wrap
-
-
 def concrete_arg(x, what):
     """``x``'s concrete value, or JAX's ConcretizationTypeError naming ``what``."""
     return core.concrete_or_error(None, x, f"The error arose in {what}.")

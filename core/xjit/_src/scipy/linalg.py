@@ -12,19 +12,20 @@ from xjit._src.lax.linalg_general import (
     hessenberg as _lax_hessenberg, householder_product, lu_pivots_to_permutation,
     schur as _lax_schur)
 from xjit._src.numpy import linalg as _jnp_linalg
-from xjit._src.numpy.util import check_arraylike, named_jit, promote_dtypes, promote_dtypes_inexact
+from xjit._src.numpy.util import check_arraylike, promote_dtypes, promote_dtypes_inexact
 from xjit._src.numpy.vectorize import vectorize
 from xjit._src.lax.linear_solve import custom_linear_solve
 from xjit._src.interpreters.batching import vmap
 from xjit import lax
 from xjit import numpy as jnp
+from xjit._src.pjit import jit_named
 
 
 def _mT(x):
     return jnp.swapaxes(x, -1, -2)
 
 
-@named_jit("_cholesky", static_argnames=("lower",))
+@jit_named("_cholesky", static_argnames=("lower",))
 def _cholesky(a, lower):
     a, = promote_dtypes_inexact(jnp.asarray(a))
     l_ = _lax_linalg.cholesky(a if lower else jnp.conj(_mT(a)), symmetrize_input=False)
@@ -68,7 +69,7 @@ def _tri(lower, transpose_a, conjugate_a, unit_diagonal=False):
     return solve
 
 
-@named_jit("_cho_solve", static_argnames=("lower",))
+@jit_named("_cho_solve", static_argnames=("lower",))
 def _cho_solve(c, b, lower):
     c, b = promote_dtypes_inexact(jnp.asarray(c), jnp.asarray(b))
     sig = _solve_signature("cho_solve", c, b)
@@ -85,7 +86,7 @@ _TRANS = {0: (False, False), "N": (False, False), 1: (True, False), "T": (True, 
           2: (True, True), "C": (True, True)}
 
 
-@named_jit("_solve_triangular", static_argnames=("trans", "lower", "unit_diagonal"))
+@jit_named("_solve_triangular", static_argnames=("trans", "lower", "unit_diagonal"))
 def _solve_triangular(a, b, trans, lower, unit_diagonal):
     if trans not in _TRANS:
         raise ValueError(f"Invalid 'trans' value {trans}")
@@ -100,7 +101,7 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
     return _solve_triangular(a, b, trans, lower, unit_diagonal)
 
 
-@named_jit("lu_factor", static_argnames=("overwrite_a", "check_finite"))
+@jit_named("lu_factor", static_argnames=("overwrite_a", "check_finite"))
 def lu_factor(a, overwrite_a=False, check_finite=True):
     a, = promote_dtypes_inexact(jnp.asarray(a))
     lu_, pivots, _ = _lax_linalg.lu(a)
@@ -128,7 +129,7 @@ def _lu_solve_core(lu_, perm, b, trans):
     return lax.reshape(x, b.shape)
 
 
-@named_jit("_lu_solve", static_argnames=("trans",))
+@jit_named("_lu_solve", static_argnames=("trans",))
 def _lax_lu_solve(lu_, perm, b, trans):
     """``lax.linalg.lu_solve``: b is a vector (per matrix) or a stack of columns."""
     if lu_.ndim < 2 or lu_.shape[-1] != lu_.shape[-2]:
@@ -148,7 +149,7 @@ def _lax_lu_solve(lu_, perm, b, trans):
     return x[..., 0] if vector else x
 
 
-@named_jit("lu_solve", static_argnames=("trans", "overwrite_b", "check_finite"))
+@jit_named("lu_solve", static_argnames=("trans", "overwrite_b", "check_finite"))
 def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     lu_, pivots = lu_and_piv
     lu_, b = promote_dtypes_inexact(jnp.asarray(lu_), jnp.asarray(b))
@@ -157,7 +158,7 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     return vectorize(functools.partial(_lax_lu_solve, trans=trans), signature=sig)(lu_, perm, b)
 
 
-@named_jit("_lu", static_argnames=("permute_l",))
+@jit_named("_lu", static_argnames=("permute_l",))
 def _lu(a, permute_l):
     a, = promote_dtypes_inexact(jnp.asarray(a))
     lu_, _, perm = _lax_linalg.lu(a)
@@ -173,7 +174,7 @@ def _lu(a, permute_l):
     return p, l_, u
 
 
-@named_jit("lu", static_argnames=("permute_l", "overwrite_a", "check_finite"))
+@jit_named("lu", static_argnames=("permute_l", "overwrite_a", "check_finite"))
 def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
     return _lu(a, permute_l)
 
@@ -196,7 +197,7 @@ def _matvec(a, x):
     return lax.dot_general(a, x, dimension_numbers=dims, precision=lax.Precision.HIGHEST)
 
 
-@named_jit("_solve", static_argnames=("assume_a", "lower"))
+@jit_named("_solve", static_argnames=("assume_a", "lower"))
 def _solve(a, b, assume_a, lower):
     if assume_a != "pos":
         return _jnp_linalg.solve(a, b)
@@ -236,7 +237,7 @@ def _block_diag(*arrs):
     return jnp.concatenate(rows, axis=0)
 
 
-block_diag = named_jit("block_diag")(_block_diag)
+block_diag = jit_named("block_diag")(_block_diag)
 
 
 def _toeplitz_1d(c, r):
@@ -292,7 +293,7 @@ def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite
     return w if eigvals_only else (w, v)
 
 
-@named_jit("_schur", static_argnames=("output",))
+@jit_named("_schur", static_argnames=("output",))
 def _schur(a, output):
     if output == "complex":
         a = a.astype(np.result_type(a.dtype, np.complex64))
@@ -306,7 +307,7 @@ def schur(a, output="real"):
     return _schur(a, output)
 
 
-@named_jit("hessenberg", static_argnames=("calc_q", "check_finite", "overwrite_a"))
+@jit_named("hessenberg", static_argnames=("calc_q", "check_finite", "overwrite_a"))
 def hessenberg(a, *, calc_q=False, overwrite_a=False, check_finite=True):
     n = np.shape(a)[-1]
     if n == 0:

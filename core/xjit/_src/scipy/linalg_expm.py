@@ -9,10 +9,11 @@ from math import factorial
 import numpy as np
 
 from xjit._src.numpy import linalg as _jnp_linalg
-from xjit._src.numpy.util import named_jit, promote_dtypes_inexact
+from xjit._src.numpy.util import promote_dtypes_inexact
 from xjit._src.numpy.vectorize import vectorize
 from xjit import lax
 from xjit import numpy as jnp
+from xjit._src.pjit import jit_named
 
 
 def _pade_coefficients(m):
@@ -57,7 +58,7 @@ _SCHEMES = {  # dtype -> (max scaled norm, degree thresholds, degrees)
 }
 
 
-@named_jit("_calc_P_Q")
+@jit_named("_calc_P_Q")
 def _calc_P_Q(a):
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
         raise ValueError("expected A to be a square matrix")
@@ -75,7 +76,7 @@ def _calc_P_Q(a):
     return u + v, -u + v, n_squarings
 
 
-@named_jit("_squaring", static_argnames=("max_squarings",))
+@jit_named("_squaring", static_argnames=("max_squarings",))
 def _squaring(r, n_squarings, max_squarings):
     def step(c, i):
         return lax.cond(i < n_squarings, lambda x: _dot(x, x), lambda x: x, c), None
@@ -83,7 +84,7 @@ def _squaring(r, n_squarings, max_squarings):
     return out
 
 
-@named_jit("expm", static_argnames=("upper_triangular", "max_squarings"))
+@jit_named("expm", static_argnames=("upper_triangular", "max_squarings"))
 def expm(A, *, upper_triangular=False, max_squarings=16):
     A, = promote_dtypes_inexact(A)
     if A.ndim < 2 or A.shape[-1] != A.shape[-2]:

@@ -9,10 +9,11 @@ import numpy as np
 from xjit._src import core, dtypes
 from xjit._src.custom_derivatives import custom_jvp
 from xjit._src.ad_api import jvp as _jvp
-from xjit._src.numpy.util import named_jit, promote_args_inexact as _promote_inexact
+from xjit._src.numpy.util import promote_args_inexact as _promote_inexact
 from xjit import lax
 from xjit import numpy as jnp
 from xjit.nn import log_softmax as _nn_log_softmax, logsumexp, softmax as _nn_softmax  # noqa: F401
+from xjit._src.pjit import jit_named
 
 
 def promote_args_inexact(name, *args):
@@ -57,7 +58,7 @@ def _gammasgn(x):
     return jnp.select([pole, minus], [t(np.nan), t(-1.0)], t(1.0))
 
 
-gammasgn = named_jit("gammasgn")(_gammasgn)
+gammasgn = jit_named("gammasgn")(_gammasgn)
 
 
 def gamma(x):
