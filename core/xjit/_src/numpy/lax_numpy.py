@@ -377,7 +377,10 @@ def _to_bool(x):
     """``lax.convert_element_type(x, bool)``: nonzero test for numbers."""
     if util_dtype(x) == np.bool_:
         return x
-    return lax.ne(x, lax._convert(0, util_dtype(x), dtypes.is_weakly_typed(x)))  # weak as x
+    # JAX compares with a zero that is weak only for a weak scalar x, so the
+    # result of a non-scalar stays strongly typed
+    weak = dtypes.is_weakly_typed(x) and not util.shape_of(x)
+    return lax.ne(x, lax._convert(0, util_dtype(x), weak))
 
 
 def _logical_binop(lax_fn, name):
