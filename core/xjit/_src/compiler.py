@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import functools
 
+from xjit._src.interpreters import mlir
+
 
 def backend_compile_and_load(backend, module, executable_devices, options, host_callbacks=()):
     """Compile ``module`` (StableHLO text or a parsed module) with ``backend``
@@ -22,16 +24,8 @@ def backend_compile_and_load(backend, module, executable_devices, options, host_
 
 @functools.cache
 def _mlir_context():
-    from jaxlib.mlir import ir
-    from jaxlib.mlir._mlir_libs import _jax_mlir_ext
-    from jaxlib.mlir.dialects import stablehlo
-    ctx = ir.Context()
-    registry = ir.DialectRegistry()
-    _jax_mlir_ext.register_dialects(registry)
-    ctx.append_dialect_registry(registry)
-    ctx.load_all_available_dialects()
-    stablehlo.register_dialect(ctx)
-    return ctx
+    """One context for parsing our StableHLO text (made once: it is slow)."""
+    return mlir.make_ir_context()
 
 
 def parse_module(text):
