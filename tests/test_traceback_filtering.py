@@ -14,6 +14,15 @@ NOTE = ("--------------------\nFor simplicity, JAX has removed its internal fram
         "traceback of the following exception. Set JAX_TRACEBACK_FILTERING=off to include these.")
 
 
+@pytest.fixture(autouse=True)
+def _outside_ipython(monkeypatch):
+    # "auto" means tracebackhide under IPython and quiet_remove_frames outside
+    # it; earlier tests may leave an IPython shell in this process, so these
+    # tests pin the plain-Python case.
+    from xjit._src import traceback_util
+    monkeypatch.setattr(traceback_util, "_running_under_ipython", lambda: False)
+
+
 def _shape_error(x):
     return jnp.ones(3) + jnp.ones(4)
 
