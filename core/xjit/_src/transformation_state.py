@@ -8,7 +8,7 @@ import numpy as np
 from xjit._src import core
 from xjit._src.array import ArrayImpl
 from xjit._src.interpreters import batching
-from xjit._src.interpreters.partial_eval import JaxprTrace
+from xjit._src.interpreters.partial_eval import is_staging
 
 array_types = frozenset({np.ndarray, ArrayImpl, *(type(np.zeros((), t)[()]) for t in (
     np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
@@ -24,7 +24,7 @@ def _traces():
 
 def unsafe_am_i_under_a_jit_DO_NOT_USE() -> bool:
     """Whether a staging trace (``jit``, ``make_jaxpr``, control flow) is active."""
-    return any(isinstance(t, JaxprTrace) for t in _traces())
+    return is_staging()
 
 
 def unsafe_am_i_under_a_vmap_DO_NOT_USE() -> bool:

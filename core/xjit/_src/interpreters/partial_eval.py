@@ -262,3 +262,14 @@ def abstractify(x) -> ShapedArray:
 def is_scalar_literal(x):
     return isinstance(x, (int, float, bool, complex, np.generic)) or (
         hasattr(x, "shape") and x.shape == ())
+
+
+def is_staging() -> bool:
+    """Whether a jaxpr is being staged out (``jit``, ``make_jaxpr``, a control
+    flow body) under the current trace: values made now become tracers."""
+    t = core.trace_ctx.trace
+    while t is not None:
+        if isinstance(t, JaxprTrace):
+            return True
+        t = t.parent
+    return False

@@ -16,7 +16,7 @@ from ..eager import fastpath
 from xjit._src.pjit import jit
 from xjit._src.lax import lax
 from ..lax.structural import copy_p
-from xjit._src.interpreters.partial_eval import JaxprTrace
+from xjit._src.interpreters.partial_eval import is_staging
 from . import util
 from .util import promote_args, promote_args_inexact, promote_args_numeric, shape_of
 
@@ -612,7 +612,7 @@ def divmod(x1, x2, /):
 
 def power(x1, x2, /):
     util.check_arraylike("power", x1, x2)
-    if core.is_concrete(x2) and not (isinstance(x2, Array) and _staging()):
+    if core.is_concrete(x2) and not (isinstance(x2, Array) and is_staging()):
         try:  # a concrete integer exponent: integer_pow
             n = operator.index(x2)
         except TypeError:
@@ -630,15 +630,6 @@ def power(x1, x2, /):
     return lax.pow(p1, p2)
 
 
-def _staging():
-    """Whether a jaxpr is being staged out: JAX makes an array created there
-    (``jnp.int32(2)``) a tracer, so such exponents do not count as concrete."""
-    t = core.trace_ctx.trace
-    while t is not None:
-        if isinstance(t, JaxprTrace):
-            return True
-        t = t.parent
-    return False
 
 
 pow = power
@@ -777,7 +768,7 @@ def around(a, decimals=0, out=None):
 
 # What ``xjit.numpy`` re-exports: the public functions and types, not this
 # module's imports and helpers.
-_INTERNAL = {"Array", "ArrayImpl", "JaxprTrace", "Tracer", "annotations", "copy_p", "device_put",
+_INTERNAL = {"Array", "ArrayImpl", "is_staging", "Tracer", "annotations", "copy_p", "device_put",
              "device_put_raw", "fastpath", "host_value", "jit", "promote_args",
              "promote_args_inexact", "promote_args_numeric", "shape_of", "util_dtype"}
 __all__ = [n for n, v in list(globals().items()) if not n.startswith("_") and n not in _INTERNAL

@@ -7,7 +7,7 @@ from xjit._src import core, dtypes, tree_util
 from xjit._src.interpreters import ad
 from xjit._src.interpreters.ad import Zero
 from xjit._src.interpreters.partial_eval import (
-    DebugInfo, JaxprTrace, arg_names_of, close_jaxpr, trace_to_jaxpr)
+    DebugInfo, arg_names_of, close_jaxpr, trace_to_jaxpr)
 from xjit._src.lax import lax
 
 
@@ -113,13 +113,6 @@ def _promote_weak_inputs(vals, in_avals, out_avals):
     return vals, changed
 
 
-def _inside_staging():
-    t = core.trace_ctx.trace
-    while t is not None:
-        if isinstance(t, JaxprTrace):
-            return True
-        t = t.parent
-    return False
 
 
 # --------------------------------------------------------------------------

@@ -35,10 +35,11 @@ from xjit._src.core import ShapedArray, Tracer
 from xjit._src.interpreters import ad, batching, mlir as lowering
 from xjit._src.interpreters.ad import Zero, is_undefined_primal
 from xjit._src.interpreters.mlir import i64_array, lower_jaxpr, ttype
+from xjit._src.interpreters.partial_eval import is_staging
 from xjit._src.lax import lax
 from . import errors as errs
 from .common import (
-    _carry_fixpoint, _closed, _dce, _eval, _forwarded, _inside_staging, _move_to_front, _nonzero,
+    _carry_fixpoint, _closed, _dce, _eval, _forwarded, _move_to_front, _nonzero,
     _partition, _permute_inputs, _promote_weak_inputs, _prune_outputs, _trace_closed, jvp_jaxpr,
     trace_fun)
 
@@ -119,7 +120,7 @@ def _static_bound(x):
     """A loop bound known in Python (so ``fori_loop`` can use ``scan``)."""
     if isinstance(x, Tracer):
         return False
-    if not isinstance(x, (int, np.integer, np.ndarray)) and _inside_staging():
+    if not isinstance(x, (int, np.integer, np.ndarray)) and is_staging():
         return False  # an array made while staging is a traced value in JAX
     return True
 
