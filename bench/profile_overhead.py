@@ -6,7 +6,7 @@ costs when it is off and when it is on (issue 18).
    them (``mlir.eqn_loc`` stubbed to ``""``): the 1000-step loop of
    ``vs_jax.py`` (lowering only; a 200-step one for compiling, as XLA takes
    seconds on 1000 steps) and an MLP train step (a new function each sample,
-   so no cache applies).
+   so no cache applies), also with ``named_scope``s (in every op name).
    Samples alternate between the two, so load on the machine hits both alike.
 2. A jitted call (tiny, and the MLP step) with no profiler session, and the
    same call inside one; ``TraceAnnotation`` entered with nothing tracing.
@@ -16,6 +16,7 @@ costs when it is off and when it is on (issue 18).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import pathlib
 import statistics
 import sys
@@ -45,10 +46,12 @@ def _loop_fn(steps=1000):
     return loop
 
 
-def _mlp_step():
+def _mlp_step(scopes=False):
     def loss(params, x, y):
-        h = jnp.tanh(x @ params["w1"])
-        return jnp.mean((h @ params["w2"] - y) ** 2)
+        with jax.named_scope("hidden") if scopes else contextlib.nullcontext():
+            h = jnp.tanh(x @ params["w1"])
+        with jax.named_scope("head") if scopes else contextlib.nullcontext():
+            return jnp.mean((h @ params["w2"] - y) ** 2)
 
     def step(params, x, y):
         grads = jax.grad(loss)(params, x, y)
@@ -125,6 +128,8 @@ def main():
         _lower_time(lambda: _loop_fn(200), (x,))[1]))))
     rows.append(("lower MLP train step",
                  *_paired(n, lambda: _lower_time(_mlp_step, step_args)[0])))
+    rows.append(("lower MLP step, named_scopes",
+                 *_paired(n, lambda: _lower_time(lambda: _mlp_step(True), step_args)[0])))
     rows.append(("compile MLP train step", *_paired(max(3, n // 3), lambda: _compile_time(
         _lower_time(_mlp_step, step_args)[1]))))
     print(f"{'locations on every op':34s} {'with':>11s} {'without':>11s}  ratio")

@@ -82,10 +82,28 @@ def _x(lib, n=8):
     return lib.jnp.arange(float(n)) * 0.1
 
 
+def _dispatch(case):
+    """A dispatch workload: ``case(lib) -> (fun, args)``; the jitted call and a
+    wait for its outputs. The bench also times the bare execute of ``case``."""
+    def build(lib):
+        fun, args = case(lib)
+        f, block = lib.jax.jit(fun), lib.jax.block_until_ready
+        return lambda: block(f(*args))
+    build.case = case
+    return build
+
+
+def _case_1(lib):
+    return (lambda x: x + 1.0), (_x(lib),)
+
+
 def w_jit_dispatch(lib):
     f = lib.jax.jit(lambda x: x + 1.0)
     x = _x(lib)
     return lambda: f(x).block_until_ready()
+
+
+w_jit_dispatch.case = _case_1
 
 
 def w_trace_loop(lib):
@@ -171,9 +189,108 @@ def w_device_put(lib):
     return lambda: put(host).block_until_ready()
 
 
+def _case_3(lib):
+    return (lambda x, y, z: x * y + z), (_x(lib), _x(lib) + 1.0, _x(lib) + 2.0)
+
+
+PYTREE_LEAVES = 20
+
+
+def _tree(lib):
+    return {f"w{i:02d}": _x(lib) + float(i) for i in range(PYTREE_LEAVES)}
+
+
+def _total(d):
+    out = 0.0
+    for v in d.values():
+        out = out + v
+    return out
+
+
+def _case_tree_1(lib):
+    return _total, (_tree(lib),)
+
+
+def _case_tree_20(lib):
+    return (lambda d: {k: v + 1.0 for k, v in d.items()}), (_tree(lib),)
+
+
+def _block_fn(lib):
+    """Layernorm, single-head attention and an MLP on a (16, 64) sequence."""
+    jnp, nn = lib.jnp, need(lib.jax, "nn")
+
+    def layernorm(x):
+        m = jnp.mean(x, -1, keepdims=True)
+        v = jnp.mean((x - m) ** 2, -1, keepdims=True)
+        return (x - m) / jnp.sqrt(v + 1e-5)
+
+    def block(p, x):
+        h = layernorm(x)
+        q, k, v = h @ p["wq"], h @ p["wk"], h @ p["wv"]
+        att = need(nn, "softmax")(q @ k.T / 8.0, axis=-1)
+        x = x + (att @ v) @ p["wo"]
+        h = layernorm(x)
+        return x + need(nn, "gelu")(h @ p["w1"]) @ p["w2"]
+    return block
+
+
+def _block_params(lib):
+    r = np.random.RandomState(0)
+    shapes = dict(wq=(64, 64), wk=(64, 64), wv=(64, 64), wo=(64, 64), w1=(64, 256), w2=(256, 64))
+    return ({k: lib.jnp.asarray(r.randn(*s).astype("float32") * 0.1) for k, s in shapes.items()},
+            lib.jnp.asarray(r.randn(16, 64).astype("float32")))
+
+
+def w_compile_loop(lib):
+    x = _x(lib)
+
+    def prepare():
+        traced = lib.jax.jit(_loop_fn(lib)).trace(x)
+        return lambda: traced.lower().compile()
+    return prepare
+
+
+def w_compile_block(lib):
+    p, x = _block_params(lib)
+
+    def prepare():
+        block = _block_fn(lib)
+        traced = lib.jax.jit(lambda p, x: block(p, x)).trace(p, x)
+        return lambda: traced.lower().compile()
+    return prepare
+
+
+def w_mlp_train_step(lib):
+    jnp, jax = lib.jnp, lib.jax
+    r = np.random.RandomState(0)
+    sizes = [(32, 128), (128, 128), (128, 10)]
+    params = [(jnp.asarray(r.randn(*s).astype("float32") * 0.1), jnp.zeros(s[1], "float32"))
+              for s in sizes]
+    x = jnp.asarray(r.randn(64, 32).astype("float32"))
+    y = jnp.asarray(r.randn(64, 10).astype("float32"))
+
+    def loss(params, x, y):
+        for w, b in params[:-1]:
+            x = jnp.tanh(x @ w + b)
+        w, b = params[-1]
+        return jnp.mean((x @ w + b - y) ** 2)
+
+    @jax.jit
+    def step(params, x, y):
+        l, g = need(jax, "value_and_grad")(loss)(params, x, y)
+        return l, jax.tree_util.tree_map(lambda p, d: p - 0.01 * d, params, g)
+
+    state = [params]
+
+    def run():
+        l, state[0] = step(state[0], x, y)
+        jax.block_until_ready((l, state[0]))
+    return run
+
+
 WORKLOADS = [
     # name, builder, fresh?, target ratio (xjit/JAX), what the target means
-    ("jit dispatch (tiny fn)", w_jit_dispatch, False, 1.2),
+    ("jit dispatch (tiny fn)", w_jit_dispatch, False, 0.95),
     ("trace 1000-step loop", w_trace_loop, True, 0.67),
     ("lower 1000-step loop", w_lower_loop, True, 0.5),
     ("eager add (small)", w_eager_add, False, 1.2),
@@ -184,6 +301,12 @@ WORKLOADS = [
     ("eager chain of 5 jnp ops", w_eager_chain5, False, 1.0),
     ("jit random.normal 1M", w_jit_random_normal, False, 1.1),
     ("device_put 4 MB", w_device_put, False, 1.1),
+    ("jit dispatch 3 args", _dispatch(_case_3), False, 0.95),
+    ("jit dispatch 20-leaf tree in, 1 out", _dispatch(_case_tree_1), False, 0.95),
+    ("jit dispatch 20-leaf tree in, 20 out", _dispatch(_case_tree_20), False, 0.95),
+    ("compile 1000-step loop (with lowering)", w_compile_loop, True, 0.95),
+    ("compile transformer block (with lowering)", w_compile_block, True, 0.95),
+    ("MLP train step (value_and_grad, update)", w_mlp_train_step, False, 1.0),
 ]
 
 
@@ -219,6 +342,9 @@ def _sample_fresh(prepare, _n):
     return time.perf_counter() - t0
 
 
+FLOOR_TARGET = 1.15  # dispatch rows: xjit within this factor of the bare execute
+
+
 def measure_pair(runners, fresh, rounds, budget_s):
     """Interleaved samples for each (name -> thunk/prepare); returns name -> list of seconds."""
     sample = _sample_fresh if fresh else _sample_steady
@@ -236,6 +362,22 @@ def measure_pair(runners, fresh, rounds, budget_s):
         for name in (names if i % 2 == 0 else names[::-1]):
             times[name].append(sample(runners[name], counts[name]))
     return times
+
+
+def _floor(xlib, builder):
+    """jaxlib's bare execute of the executable xjit compiles for a dispatch
+    workload (its arguments' buffers in, result handlers, one batched wait):
+    the time no dispatcher on this jaxlib can beat."""
+    from jaxlib import _jax
+    from xjit._src import dispatch, xla_bridge
+    fun, args = builder.case(xlib)
+    lowered = xlib.jax.jit(fun).lower(*args)
+    exe = dispatch.compile_text(lowered.as_text())
+    outs = xlib.jax.tree_util.tree_leaves(xlib.jax.eval_shape(fun, *args))
+    handlers = [xla_bridge.result_handler(a) for a in outs]
+    bufs = [x._buf for x in xlib.jax.tree_util.tree_leaves(args)]
+    wait = _jax.batched_block_until_ready
+    return lambda: wait(exe.execute_sharded(bufs).consume_with_handlers(handlers))
 
 
 def _build(lib, builder, fresh):
@@ -276,12 +418,20 @@ def run(args):
             _print_row(row, args)
             continue
         fr = max(3, rounds // 3) if fresh else rounds
-        t = measure_pair({"xjit": xr, "jax": jr}, fresh, fr, budget)
+        runners = {"xjit": xr, "jax": jr}
+        if hasattr(builder, "case"):
+            runners["floor"] = _floor(xlib, builder)
+        t = measure_pair(runners, fresh, fr, budget)
         row.update(
             xjit_median_s=statistics.median(t["xjit"]), jax_median_s=statistics.median(t["jax"]),
             xjit_min_s=min(t["xjit"]), jax_min_s=min(t["jax"]))
         row["ratio"] = row["xjit_median_s"] / row["jax_median_s"]
         row["passed"] = row["ratio"] <= target
+        if "floor" in t:  # dispatch rows: also within FLOOR_TARGET of the bare execute
+            row["floor_median_s"] = statistics.median(t["floor"])
+            row["floor_ratio"] = row["xjit_median_s"] / row["floor_median_s"]
+            row["jax_floor_ratio"] = row["jax_median_s"] / row["floor_median_s"]
+            row["passed"] = row["passed"] and row["floor_ratio"] <= FLOOR_TARGET
         results.append(row)
         _print_row(row, args)
     if not args.k or args.k.lower() in INSPECT_PREFIX + "subscriber":
@@ -363,7 +513,9 @@ def _print_row(row, args):
     mark = "pass" if row["passed"] else "FAIL"
     print(f"{row['name']:42} {_fmt_t(row['xjit_median_s'])} {_fmt_t(row['jax_median_s'])} "
           f"{_fmt_t(row['xjit_min_s'])} {_fmt_t(row['jax_min_s'])} {row['ratio']:6.2f} "
-          f"<={row['target']:<5} {mark}" + (f"  ({row['note']})" if row.get("note") else ""))
+          f"<={row['target']:<5} {mark}" + (f"  ({row['note']})" if row.get("note") else "")
+          + (f"  floor {_fmt_t(row['floor_median_s']).strip()}: xjit {row['floor_ratio']:.2f}x,"
+             f" JAX {row['jax_floor_ratio']:.2f}x" if "floor_median_s" in row else ""))
     sys.stdout.flush()
 
 

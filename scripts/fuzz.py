@@ -3,6 +3,8 @@
     .venv/bin/python scripts/fuzz.py -n 2000              # live: N random programs
     .venv/bin/python scripts/fuzz.py -n 2000 --start 5000 # another slice of seeds
     .venv/bin/python scripts/fuzz.py --record 150         # rewrite tests/fuzz/corpus.json
+    .venv/bin/python scripts/fuzz.py -n 500 --start 0 --json a.json  # a chunk of a long run
+    .venv/bin/python scripts/fuzz.py --merge a.json b.json  # the chunks' summary
 
 Each program runs eagerly, under jit, under grad and under vmap, in both
 libraries; the summary counts runs that agree, give a wrong value (value,
@@ -30,7 +32,7 @@ from fuzz.regressions import REGRESSIONS  # noqa: E402
 CORPUS = os.path.join(ROOT, "tests", "fuzz", "corpus.json")
 
 
-def live(n, start, modes, verbose):
+def live(n, start, modes, verbose, out=None):
     jx, xj = runner.namespace("jax"), runner.namespace("xjit")
     counts = collections.Counter()
     mismatches = []
@@ -57,7 +59,27 @@ def live(n, start, modes, verbose):
     if not verbose:
         for m in sorted(mismatches, key=lambda m: (m[0], str(m[1]))):
             print(*m)
+    if out:
+        with open(out, "w") as f:
+            json.dump({"programs": len(progs), "counts": counts, "mismatches": mismatches}, f)
     return counts
+
+
+def merge(paths):
+    """The summary of several ``--json`` chunks (a long run made in pieces)."""
+    counts, programs_run, mismatches = collections.Counter(), 0, []
+    for path in paths:
+        with open(path) as f:
+            chunk = json.load(f)
+        counts.update(chunk["counts"])
+        programs_run += chunk["programs"]
+        mismatches += chunk["mismatches"]
+    runs = sum(v for k, v in counts.items() if k != "skipped")
+    print(f"{programs_run} programs, {runs} runs ({counts['skipped']} not applicable)")
+    for kind in runner.KINDS[:-1]:
+        print(f"{kind:20} {counts[kind]:7d} {100 * counts[kind] / max(runs, 1):7.2f}%")
+    for m in sorted(mismatches, key=lambda m: (m[0], str(m[1]))):
+        print(*m)
 
 
 def record(n):
@@ -85,13 +107,17 @@ def main():
     ap.add_argument("--record", type=int, metavar="N", help="write the corpus of N seeds")
     ap.add_argument("--show", type=int, metavar="SEED", help="print one program's JSON")
     ap.add_argument("-v", "--verbose", action="store_true", help="print mismatches as found")
+    ap.add_argument("--json", metavar="FILE", help="also write counts and mismatches to FILE")
+    ap.add_argument("--merge", nargs="+", metavar="FILE", help="summarize --json chunks")
     args = ap.parse_args()
     if args.show is not None:
         print(json.dumps(programs.generate(args.show), indent=1))
     elif args.record is not None:
         record(args.record)
+    elif args.merge:
+        merge(args.merge)
     else:
-        live(args.n, args.start, args.modes.split(","), args.verbose)
+        live(args.n, args.start, args.modes.split(","), args.verbose, args.json)
 
 
 if __name__ == "__main__":

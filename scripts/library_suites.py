@@ -24,10 +24,22 @@ scikit-learn or tensorflow) count as errors in both columns, so compare the
 "passed" columns. Prints, per library, passed/failed/error/skipped for JAX and
 for xjit and the share of JAX's passing tests that pass on xjit; --report FILE
 writes the tests that pass on JAX and not on xjit, with the first line of why.
+
+The JAX column does not change while xjit is being fixed, and large suites
+are run in slices, so each run's outcomes are merged into
+<cache>/results/<lib>-<impl>.json (a test's latest outcome wins), and
+`--reuse jax` takes the JAX column from there for the selected files instead
+of running it again. `--from-results` compares the merged outcomes of every
+file without running anything:
+
+    .venv/bin/python scripts/library_suites.py optax --only jax --files 'optax/_src/*'
+    .venv/bin/python scripts/library_suites.py optax --reuse jax --files 'optax/_src/*'
+    .venv/bin/python scripts/library_suites.py optax --from-results --report r.txt
 """
 from __future__ import annotations
 
 import argparse
+import fcntl
 import fnmatch
 import importlib.metadata
 import json
@@ -100,8 +112,11 @@ def run_pytest(impl: str, src: str, files: list[str], timeout: int) -> dict[str,
         env["PYTHONPATH"] = os.pathsep.join(
             p for p in (src, os.path.join(ROOT, "core"), env.get("PYTHONPATH")) if p)
         env.setdefault("JAX_PLATFORMS", "cpu")
-        subprocess.run(cmd, cwd=src, env=env, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
+        out = subprocess.run(cmd, cwd=src, env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True, errors="replace").stdout
+        crash = [line for line in out.splitlines() if line.startswith("INTERNALERROR")]
+        if crash:  # pytest itself broke off: say where, as junit only records that it did
+            print(f"{impl}: pytest broke off:\n" + "\n".join(crash[-15:]), file=sys.stderr)
         if not os.path.exists(xml):
             return {"<pytest did not run>": ("error", "no junit report")}
         return parse_junit(xml)
@@ -120,6 +135,39 @@ def parse_junit(path: str) -> dict[str, tuple[str, str]]:
                 break
         results[test_id] = (outcome, why)
     return results
+
+
+def results_path(cache: str, lib: str, impl: str) -> str:
+    return os.path.join(cache, "results", f"{lib}-{installed_version(lib)}-{impl}.json")
+
+
+def load_results(cache: str, lib: str, impl: str) -> dict[str, tuple[str, str]]:
+    path = results_path(cache, lib, impl)
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        return {t: tuple(v) for t, v in json.load(f).items()}
+
+
+def save_results(cache: str, lib: str, impl: str, results: dict) -> None:
+    """Merge one run's outcomes into the stored ones (the latest outcome wins),
+    under a lock, so slices may run at once."""
+    path = results_path(cache, lib, impl)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        merged = load_results(cache, lib, impl)
+        merged.update(results)
+        merged.pop("<pytest did not run>", None)
+        with open(path, "w") as f:
+            json.dump(merged, f, indent=0, sort_keys=True)
+
+
+def in_files(test_id: str, files: list[str]) -> bool:
+    """Whether a junit test id (``pkg.mod.Class::name``) comes from one of ``files``."""
+    modules = {f[:-3].replace(os.sep, ".") for f in files}
+    classname = test_id.partition("::")[0]
+    return any(classname == m or classname.startswith(m + ".") for m in modules)
 
 
 def counts(results: dict) -> dict[str, int]:
@@ -147,6 +195,10 @@ def main() -> None:
     ap.add_argument("--only", choices=["jax", "xjit"], default=None)
     ap.add_argument("--timeout", type=int, default=300, help="seconds per test")
     ap.add_argument("--report", default=None, help="write JAX-pass/xjit-fail tests here")
+    ap.add_argument("--reuse", choices=["jax", "xjit"], action="append", default=[],
+                    help="take this column from the stored results instead of running it")
+    ap.add_argument("--from-results", action="store_true",
+                    help="compare the stored results of every file; run nothing")
     args = ap.parse_args()
 
     for item in args.export:
@@ -168,9 +220,17 @@ def main() -> None:
         results = {}
         for impl in impls:
             start = time.time()
-            results[impl] = run_pytest(impl, src, files, args.timeout)
+            if args.from_results or impl in args.reuse:
+                stored = load_results(args.cache, lib, impl)
+                results[impl] = {t: r for t, r in stored.items()
+                                 if args.from_results or in_files(t, files)}
+                how = "stored"
+            else:
+                results[impl] = run_pytest(impl, src, files, args.timeout)
+                save_results(args.cache, lib, impl, results[impl])
+                how = f"{time.time() - start:.0f}s"
             print(f"{lib:8s} {impl:5s} {fmt(counts(results[impl]))}  "
-                  f"({len(files)} files, {time.time() - start:.0f}s)", flush=True)
+                  f"({len(files)} files, {how})", flush=True)
         if len(impls) == 2:
             jax_pass = {t for t, (o, _) in results["jax"].items() if o == "passed"}
             both = {t for t in jax_pass if results["xjit"].get(t, ("",))[0] == "passed"}

@@ -1,7 +1,9 @@
 """Shared pytest set-up.
 
-* Makes ``import xjit`` work without an install (adds ``core/`` to sys.path only
-  when xjit is not importable already, e.g. the editable install is missing).
+* Makes ``import xjit`` and ``import xjit_kernel_ext`` work without an install
+  (adds ``core/``, ``kernel_ext/`` to sys.path only when the package is not
+  importable already, e.g. the editable install is missing): the one place
+  tests touch sys.path.
 * The ``compare`` marker: tests that need the real JAX (``pip install -e
   '.[compare]'``) are skipped when jax is not importable.
 """
@@ -14,10 +16,10 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CORE = os.path.join(ROOT, "core")
 
-if importlib.util.find_spec("xjit") is None and os.path.isdir(os.path.join(CORE, "xjit")):
-    sys.path.insert(0, CORE)
+for _package, _folder in (("xjit", "core"), ("xjit_kernel_ext", "kernel_ext")):
+    if importlib.util.find_spec(_package) is None:
+        sys.path.insert(0, os.path.join(ROOT, _folder))
 
 
 def _have_jax() -> bool:

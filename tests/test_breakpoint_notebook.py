@@ -31,6 +31,23 @@ def f(x):
 print("result", f(jnp.zeros(3)))
 """
 
+# a breakpoint two calls deep: `u`/`d` walk inner -> outer -> the cell
+NESTED = """\
+import xjit, xjit.numpy as jnp
+
+@xjit.jit
+def inner(x):
+    y = jnp.sin(x) * 2.0
+    xjit.debug.breakpoint()
+    return y + 1.0
+
+def outer(p):
+    h = p["w"] * 3.0
+    return jnp.sum(inner(h))
+
+print("grad", xjit.grad(outer)({"w": jnp.zeros(2)})["w"])
+"""
+
 
 @pytest.fixture(scope="module")
 def kernel():
@@ -91,6 +108,59 @@ def test_breakpoint_prompts_through_jupyter_stdin(kernel):
     assert text.index("(3,)") < text.index("result [1. 1. 1.]")  # it waited for `c`
 
 
+def test_up_down_where_and_errors_as_jdb(kernel):
+    """The commands and wording of JAX's ``(jdb)``: ``u``/``d`` move between
+    the breakpoint's frame and its callers (up to the cell) and show the
+    source there; at either end they say so; ``w`` prints the stack, most
+    recent last; ``p`` evaluates in the current frame, whose traced values
+    (``h`` is a JVP tracer of the ``grad`` outside ``jit``) are concrete;
+    an error is reported on a ``***`` line and the prompt stays."""
+    kc = kernel
+    answers = ["d", "p y", "u", "p h", "p p['w']", "u", "u", "d", "p y", "d", "p undefined_name",
+               "w", "c"]
+    prompts, text, reply = _run_answering(kc, NESTED, list(answers))
+    assert reply["content"]["status"] == "ok", text
+    assert prompts == ["(jaxdb) "] * len(answers), text
+    out = text.split("Entering jaxdb:\n", 1)[1].split("grad [")[0]
+    assert "At bottommost frame." in out and "At topmost frame." in out
+    assert out.index("At bottommost frame.") < out.index("array([0., 0.], dtype=float32)")
+    assert "array([0., 0.], dtype=float32)" in out  # y = sin(0) * 2, in inner
+    assert out.count("->      return jnp.sum(inner(h))") >= 2  # u, and d back from the cell
+    assert "->  print(\"grad\", xjit.grad(outer)" in out  # the cell's top level
+    assert "*** NameError: name 'y' is not defined" in out  # p y in outer's frame
+    assert "*** NameError: name 'undefined_name' is not defined" in out
+    assert "Traceback:\n" in out
+    where = out[out.index("Traceback:"):]
+    assert where.index("print(\"grad\"") < where.index("return jnp.sum(inner(h))") \
+        < where.index("xjit.debug.breakpoint()")
+    assert "grad [6. 6.]" in text  # d/dw sum(sin(3w) * 2 + 1) at 0 = 6
+
+
+def test_without_input_requests_the_breakpoint_reports_and_continues(kernel):
+    """A frontend that answers no input requests (nbconvert, papermill,
+    `main.sh --headless`) gets the stopped frame printed and the cell goes
+    on, instead of failing in the callback."""
+    kc = kernel
+    msg_id = kc.execute(CODE, allow_stdin=False)
+    reply = kc.get_shell_msg(timeout=60)
+    while reply["parent_header"].get("msg_id") != msg_id:
+        reply = kc.get_shell_msg(timeout=60)
+    text = []
+    while True:
+        msg = kc.get_iopub_msg(timeout=5)
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        if msg["msg_type"] == "stream":
+            text.append(msg["content"]["text"])
+        if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+            break
+    text = "".join(text)
+    assert reply["content"]["status"] == "ok", text
+    assert "Entering jaxdb:" in text and "->      xjit.debug.breakpoint()" in text
+    assert "cannot answer input requests; continuing" in text
+    assert "result [1. 1. 1.]" in text
+
+
 def test_breakpoint_events_reach_the_sidebar_comm(kernel):
     """With the extension loaded, the kernel tells the sidebar (over the
     ``xjit`` comm) where the breakpoint stopped, with its locals' reprs,
@@ -113,6 +183,16 @@ def test_breakpoint_events_reach_the_sidebar_comm(kernel):
     local_reprs = {d["name"]: d["repr"] for d in stopped["locals"]}
     assert local_reprs["y"] == "array([0., 0., 0.], dtype=float32)"
     assert local_reprs["x"] == "array([0., 0., 0.], dtype=float32)"
+    # `u` moves the sidebar to the caller's frame too
+    prompts, text, reply = _run_answering(kc, NESTED, ["u", "c"])
+    assert reply["content"]["status"] == "ok" and prompts == ["(jaxdb) "] * 2, text
+    bps = [m for m in kc.comm_messages if m.get("type") == "breakpoint"]
+    for m in bps:
+        validate_outgoing(m)
+    assert [(m["status"], m["function"], m["location"]["lineno"]) for m in bps] == [
+        ("stopped", "inner", 6), ("stopped", "outer", 11), ("continued", "inner", 6)]
+    assert {d["name"]: d["repr"] for d in bps[1]["locals"]}["h"] == \
+        "array([0., 0.], dtype=float32)"
 
 
 def test_breakpoint_emits_inspect_events(monkeypatch, capsys):

@@ -3,8 +3,6 @@ axis_size, all_gather, ppermute, pshuffle, psum_scatter, all_to_all,
 pswapaxes): values against NumPy, the stored JAX 0.10.2 records (values,
 printed jaxprs, errors; see tests/differential/cases_coll.py), and the jit
 cache seeing the vmapped axes."""
-import os
-import sys
 
 import numpy as np
 import pytest
@@ -13,9 +11,9 @@ import xjit as jax
 import xjit.numpy as jnp
 from xjit import lax
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "differential"))
-from cases_coll import CASES  # noqa: E402
-from harness import differential_tests  # noqa: E402
+from util import differential_cases, differential_tests
+
+CASES = differential_cases("coll")
 
 
 KNOWN = {

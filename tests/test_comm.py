@@ -9,7 +9,6 @@ import json
 import logging
 import os
 import queue
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -17,8 +16,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT / "kernel_ext") not in sys.path:  # also works without the install
-    sys.path.insert(0, str(ROOT / "kernel_ext"))
 
 jsonschema = pytest.importorskip("jsonschema")
 

@@ -4,8 +4,6 @@ transfer guards, tracer-leak and key-reuse checking, high-dynamic-range gumbel,
 64-bit narrowing warnings and empty-array reprs; plus direct checks of what
 the records cannot show (logging, flag restoration, hot-path caches)."""
 import logging
-import os
-import sys
 
 import numpy as np
 import pytest
@@ -13,9 +11,9 @@ import pytest
 import xjit as jax
 import xjit.numpy as jnp
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "differential"))
-from cases_config import CASES  # noqa: E402
-from harness import differential_tests  # noqa: E402
+from util import differential_cases, differential_tests
+
+CASES = differential_cases("config")
 
 
 KNOWN = {}

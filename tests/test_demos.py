@@ -5,12 +5,13 @@ panels without any script of theirs."""
 import functools
 import pathlib
 import re
-import sys
 
 import pytest
 
 nbclient = pytest.importorskip("nbclient")
 import nbformat  # noqa: E402
+
+from util import load_script  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DEMOS = sorted((ROOT / "demos").glob("*.ipynb"))
@@ -48,8 +49,7 @@ def test_nan_hunt_reports_the_users_line():
 def test_tour_exports_to_small_html_with_static_panels():
     """What ``main.sh --headless`` writes: under 1 MB, every %%xjit cell's
     panel present as HTML (tabs, SVG chart), no widget model or script."""
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import run_demos
+    run_demos = load_script("run_demos")
     path = next(p for p in DEMOS if "tour" in p.stem)
     nb = _executed(path)
     magic_cells = [c for c in nb.cells if c.cell_type == "code" and c.source.startswith("%%xjit")]

@@ -1,6 +1,7 @@
 """xjit.inspect.device_profile and the source locations lowering attaches
 to every op: device time per kernel, per equation and per line of the
 user's source, joined through the HLO metadata XLA keeps."""
+import collections
 import os
 
 import numpy as np
@@ -268,3 +269,105 @@ def test_kernels_without_equations_are_reported_as_unattributed():
     assert [e.label for e in prof.equations] == ["(unattributed)"]
     assert [r.where for r in prof.lines] == ["(no source line)"]
     assert prof.ops[0].equations == ("(unattributed)",)
+
+
+@jax.jit
+def _inner(x):
+    with jax.named_scope("inner"):
+        return jnp.sin(x)  # INNER
+
+
+def scoped(w, x):
+    with jax.named_scope("encoder"):
+        h = jnp.tanh(x @ w)  # ENC
+        with jax.named_scope("deep"):
+            h = _inner(h) * 2.0  # DEEP
+    return jnp.sum(h ** 2)  # HEAD
+
+
+def test_named_scopes_are_in_op_names_forward_and_backward():
+    """``named_scope`` paths sit between ``jit(f)/`` and the equation, as in
+    JAX's op names (which also wrap them in ``jvp(...)``/``transpose(...)``
+    under ``grad``; here a gradient equation keeps its forward scope as it
+    keeps its forward line). Scopes count from each jit: one around the
+    call is not part of the names, a nested jit adds ``jit(g)``."""
+    w, x = jnp.ones((4, 4)), jnp.ones((2, 4))
+    with jax.named_scope("around_the_call"):
+        text = jax.jit(jax.grad(scoped)).lower(w, x)._entry.text
+    names = [ln.rsplit(' loc("', 1)[1].split('"')[0] for ln in text.splitlines()
+             if ' loc("' in ln]
+    assert not any("around_the_call" in n for n in names)
+    enc, deep, head = _line("ENC"), _line("DEEP"), _line("HEAD")
+    assert (f'loc("jit(scoped)/encoder/dot_general#0"("scoped"("{HERE}":{enc}:0)))' in text)
+    assert (f'loc("jit(scoped)/encoder/deep/jit(_inner)/inner/sin#4"'
+            f'("_inner"("{HERE}":{_line("INNER")}:0)))') in text
+    assert f'loc("jit(scoped)/encoder/deep/mul#6"("scoped"("{HERE}":{deep}:0)))' in text
+    by_scope = collections.defaultdict(set)
+    for n in names:
+        by_scope[n.rsplit("/", 1)[0]].add(n.rsplit("/", 1)[1].split("#")[0])
+    # the backward matmuls (a dot_general and a transpose each) keep the forward scope
+    assert {"dot_general", "transpose"} <= by_scope["jit(scoped)/encoder"]
+    assert set(by_scope) == {"jit(scoped)", "jit(scoped)/encoder", "jit(scoped)/encoder/deep",
+                             "jit(scoped)/encoder/deep/jit(_inner)/inner"}
+    # XLA keeps the names in the compiled module's metadata
+    hlo = jax.jit(scoped).lower(w, x).compile()._entry.executable.exe.hlo_modules()[0]
+    op_names = {i.op_name for i in dp._parse_hlo(hlo.to_string())[0].values() if i.op_name}
+    assert "jit(scoped)/encoder/dot_general#0" in op_names
+
+
+def test_named_scope_stays_in_its_thread():
+    import threading
+    entered, done = threading.Event(), threading.Event()
+
+    def hold():
+        with jax.named_scope("other_thread"):
+            entered.set()
+            done.wait(10)
+    t = threading.Thread(target=hold)
+    t.start()
+    entered.wait(10)
+    try:
+        jaxpr = jax.make_jaxpr(lambda x: jnp.sin(x) * 2)(1.0)
+    finally:
+        done.set()
+        t.join()
+    assert all(e.source_info.name_stack is None for e in jaxpr.eqns)
+
+
+def test_profile_totals_per_named_scope():
+    rng = np.random.RandomState(0)
+    w = jnp.asarray(rng.rand(384, 384).astype(np.float32))
+    x = jnp.asarray(rng.rand(256, 384).astype(np.float32))
+    prof = xi.device_profile(jax.grad(scoped), w, x, repeat=2)
+    assert prof.scopes[0].scope == "encoder"
+    scopes = {r.scope: r for r in prof.scopes}
+    assert set(scopes) == {"encoder", "encoder/deep", "encoder/deep/jit(_inner)",
+                           "encoder/deep/jit(_inner)/inner"}
+    # a scope's total includes its sub-scopes'; outside every scope is only the loss
+    enc = sum(e.time_s for e in prof.equations if e.scope.startswith("jit(scoped)/encoder"))
+    assert scopes["encoder"].time_s == pytest.approx(enc, rel=1e-9)
+    assert scopes["encoder"].time_s > scopes["encoder/deep"].time_s > 0
+    assert scopes["encoder"].share >= 0.8, prof  # the matmuls, forward and backward
+    assert "sin#4" in scopes["encoder/deep/jit(_inner)/inner"].equations
+    assert "By named scope:" in repr(prof) and "encoder/deep" in repr(prof)
+    assert prof._repr_html_().count("<table>") == 4
+
+
+def test_locations_change_names_and_metadata_only_not_the_program(monkeypatch):
+    """Profiling off costs nothing at run time: the compiled program with
+    locations on every op is instruction for instruction the one without
+    (XLA only names instructions after them and keeps them as metadata).
+    bench/profile_overhead.py measures the lowering and compile side."""
+    from xjit._src.interpreters import mlir
+
+    def program(fun):
+        w, x = jnp.ones((64, 64)), jnp.ones((32, 64))
+        hlo = jax.jit(fun).lower(w, x).compile()._entry.executable.exe.hlo_modules()[0]
+        ms = [dp._INSTRUCTION.match(ln) for ln in hlo.to_string().splitlines()]
+        return [(m[2], m[3]) for m in ms if m], hlo.to_string()
+
+    located, text = program(jax.grad(scoped))
+    monkeypatch.setattr(mlir, "eqn_loc", lambda module_ctx, eqn: "")
+    bare, bare_text = program(jax.grad(lambda w, x: scoped(w, x)))
+    assert located == bare and len(located) > 10
+    assert 'op_name="jit(scoped)/encoder/' in text and "op_name=" not in bare_text

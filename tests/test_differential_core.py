@@ -1,10 +1,7 @@
 """The engine core against stored JAX 0.10.2 behaviour (see tests/differential)."""
-import os
-import sys
+from util import differential_cases, differential_tests
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "differential"))
-from cases_core import CASES  # noqa: E402
-from harness import differential_tests  # noqa: E402
+CASES = differential_cases("core")
 
 
 test_matches_jax, test_stored_expectations_match_live_jax = differential_tests(

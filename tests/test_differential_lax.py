@@ -1,12 +1,9 @@
 """The lax additions (special functions, shape/convolution helpers, small
 primitives) and new top-level names against stored JAX 0.10.2 behaviour (see
 tests/differential): values, dtypes, weak types, printed jaxprs and errors."""
-import os
-import sys
+from util import differential_cases, differential_tests
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "differential"))
-from cases_lax import CASES  # noqa: E402
-from harness import differential_tests  # noqa: E402
+CASES = differential_cases("lax")
 
 
 KNOWN = {

@@ -1,12 +1,9 @@
 """``xjit.scipy`` (special, stats, linalg) against stored JAX 0.10.2 behaviour
 (see tests/differential/cases_scipy.py): values, dtypes, weak types,
 gradients, printed jaxprs and errors."""
-import os
-import sys
+from util import differential_cases, differential_tests
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "differential"))
-from cases_scipy import CASES  # noqa: E402
-from harness import differential_tests  # noqa: E402
+CASES = differential_cases("scipy")
 
 
 # Printed-jaxpr and message differences that come from layers outside

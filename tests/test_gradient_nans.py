@@ -85,3 +85,24 @@ def test_pdb_post_mortem_prints_a_concrete_local():
 def test_no_nan_no_stop():
     with jax.debug_nans(True):
         assert float(jax.jit(jax.grad(_f))(4.0)) == 0.0
+
+
+def _distance(w, x):
+    diff = x - w
+    sq = jnp.sum(diff ** 2)
+    return jnp.sqrt(sq)
+
+
+@pytest.mark.parametrize("wrap", [lambda g: g, jax.jit], ids=["eager", "jit"])
+def test_nan_made_on_another_line_stops_at_the_infinite_derivative(wrap):
+    """The norm at 0: sqrt's derivative is inf on one line and meets the zero
+    derivative of ``diff ** 2`` on the line before, where the NaN appears."""
+    p = jnp.array([1.0, 3.0])
+    with jax.debug_nans(True), pytest.raises(FloatingPointError) as e:
+        wrap(jax.value_and_grad(_distance))(p, p)
+    assert str(e.value).startswith("invalid value (nan) in the gradient of sqrt at sq = 0.0 "
+                                   "(backward pass): its derivative there is inf")
+    tb = _last_frame(e.value)
+    assert tb.tb_frame.f_code is _distance.__code__
+    assert tb.tb_lineno == _distance.__code__.co_firstlineno + 3
+    np.testing.assert_array_equal(np.asarray(tb.tb_frame.f_locals["diff"]), [0.0, 0.0])

@@ -98,6 +98,15 @@ def root_fn(x):
         return lax.fori_loop(0, 30, lambda i, y: y - f(y) / (2.0 * y), y0)
     return lax.custom_root(lambda y: y * y - a, jnp.ones_like(a), solve,
                            lambda g, y: y / g(1.0))
+
+def root_closure(x):
+    a = jnp.abs(x) + 0.5
+    def solve(f, y0):
+        return lax.fori_loop(0, 30, lambda i, y: y - f(y) / (2.0 * y), y0)
+    # tangent_solve closes over the differentiated a (and its rule is wrong
+    # on purpose: JAX differentiates through f's closure only)
+    return lax.custom_root(lambda y: y * y - a, jnp.ones_like(a), solve,
+                           lambda g, y: y / (2.0 * a))
 '''
 
 FUNCTIONS = {
@@ -117,6 +126,7 @@ FUNCTIONS = {
     "pure_callback_custom_jvp": "callback_rule",
     "custom_linear_solve": "linear_solve_fn",
     "custom_root": "root_fn",
+    "custom_root_closure": "root_closure",
     "scan_with_custom_rules": "scan_custom",
     "cond_with_custom_jvp": "cond_custom",
     "fori_loop_with_custom_rules": "fori_custom",
@@ -133,9 +143,6 @@ _SCAN_CUSTOM_JVP_2ND = (
 KNOWN = {
     "scan_with_custom_rules:grad_grad": _SCAN_CUSTOM_JVP_2ND,
     "fori_loop_with_custom_rules:grad_grad": _SCAN_CUSTOM_JVP_2ND,
-    "custom_root:value": "JAX traces tangent_solve at every custom_root call, so its bad "
-                         "tangent (g(1.0) for a vector root) raises without any derivative; "
-                         "xjit runs tangent_solve only when differentiating, and raises then",
 }
 
 test_matches_jax, test_every_case_recorded, test_records_match_live_jax = recorded.tests(

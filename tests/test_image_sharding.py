@@ -1,5 +1,6 @@
 """xjit.image against hand-computed resampling, xjit.sharding on one device and
-DLPack exchange with NumPy (JAX-recorded cases: test_differential_misc.py)."""
+DLPack exchange with NumPy (JAX-recorded cases:
+test_differential_image_sharding.py)."""
 import numpy as np
 import pytest
 

@@ -1,16 +1,11 @@
 """Dependencies run one way: the import graph of ``xjit`` (imports inside
 functions included) has no edge up the layers of ``scripts/import_graph.py``
 and no import cycle longer than ``MAX_CYCLE`` modules."""
-import importlib.util
-import os
+from util import load_script
 
 MAX_CYCLE = 10
 
-_spec = importlib.util.spec_from_file_location(
-    "import_graph", os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                 "scripts", "import_graph.py"))
-import_graph = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(import_graph)
+import_graph = load_script("import_graph")
 
 GRAPH = import_graph.graph()
 

@@ -61,3 +61,29 @@ def test_with_a_subscriber_dead_functions_are_bounded_then_purged():
         _run(1, x)
         gc.collect()
         assert not events._dead
+
+
+def test_functions_report_temp_and_peak_memory_of_their_executable():
+    """The Functions table's memory columns: XLA's memory analysis of the
+    latest executable, on the function's info, its compile event and its
+    summary for the sidebar."""
+    from xjit_kernel_ext import protocol, serialize
+    from xjit_kernel_ext.cells import CellMap
+
+    @jax.jit
+    def chain(a):
+        return (jnp.tanh(a @ a) @ a).sum()
+    a = jnp.ones((128, 128))
+    seen = []
+    with xi.subscribe(seen.append, kinds={"compile"}):
+        chain(a)
+        info = next(i for i in xi.functions() if i.name == "chain")
+    mem = chain.lower(a).compile().memory_analysis()
+    assert (info.temp_bytes, info.peak_bytes) == (mem.temp_size_in_bytes,
+                                                  mem.peak_memory_in_bytes)
+    assert info.peak_bytes >= 128 * 128 * 4  # the argument at least
+    assert seen[-1].details["peak_bytes"] == info.peak_bytes
+    summary = serialize.function(info, CellMap(None))
+    assert (summary["temp_bytes"], summary["peak_bytes"]) == (info.temp_bytes, info.peak_bytes)
+    protocol.validate_outgoing(protocol.message("batch", seq=1, events=[], executes=[],
+                                                functions=[summary], dropped=0))

@@ -2,7 +2,7 @@
 (eig and friends, cond, tensor solves, window functions, polynomials,
 statistics, histograms, vector products, vectorize, einsum_path, periodic
 interp): against stored JAX 0.10.2 behaviour (tests/differential/
-cases_mathx.py) and against NumPy/known values."""
+cases_linalg_polynomials_statistics.py) and against NumPy/known values."""
 
 import numpy as np
 import pytest
@@ -13,7 +13,7 @@ from xjit import lax
 
 from util import differential_cases, differential_tests
 
-CASES = differential_cases("mathx")
+CASES = differential_cases("linalg_polynomials_statistics")
 
 
 # Printed-jaxpr differences that come from jnp functions outside this area
@@ -29,7 +29,7 @@ KNOWN = {
 
 
 test_matches_jax, test_stored_expectations_match_live_jax = differential_tests(
-    "mathx", CASES, KNOWN, every=20)
+    "linalg_polynomials_statistics", CASES, KNOWN, every=20)
 
 
 # -- against NumPy and known values

@@ -135,3 +135,48 @@ def test_lines_read_in_file_order_with_context_and_gaps(tmp_path):
     html = profile_html(prof, short_file)
     assert html.count("data-xjit-line=") == 6 and html.count("⋮") == 1
     assert "width:60.0%" in html and "width:30.0%" in html
+
+
+def _dense(w, x):
+    import xjit.numpy as jnp
+    return jnp.tanh(x @ w)
+
+
+def test_profiled_runs_go_to_the_sidebar_as_device_events():
+    """The runs of a profile reach the sidebar's timeline as ``device``
+    events (a lane under the function's), placed in Unix time."""
+    import time
+    import xjit.inspect as xi
+    import xjit.numpy as jnp
+    from xjit_kernel_ext import XjitChannel, protocol
+
+    class Comm:
+        def __init__(self):
+            self.sent = []
+
+        def send(self, data):
+            self.sent.append(protocol.validate_outgoing(data))
+
+        on_msg = on_close = lambda self, cb: None
+
+    t0 = time.time()
+    prof = xi.device_profile(_dense, jnp.ones((64, 64)), jnp.ones((32, 64)), repeat=3)
+    assert len(prof.run_spans) == 3
+    assert all(t0 <= s <= e <= time.time() for s, e, _ in prof.run_spans)
+    assert sum(b for *_, b in prof.run_spans) / 3 == pytest.approx(prof.device_s, rel=1e-6)
+    comm = Comm()
+    ch = XjitChannel(comm_manager=False)
+    ch.attach(comm)
+    ch.publish_device(7, "dense_fn", prof)
+    assert ch.flush()
+    batch = comm.sent[-1]
+    device = [e for e in batch["events"] if e["kind"] == "device"]
+    assert [e["time"] for e in device] == pytest.approx([e for _, e, _ in prof.run_spans])
+    assert [e["duration_s"] for e in device] == pytest.approx([e - s for s, e, _ in prof.run_spans])
+    assert [e["details"]["device_s"] for e in device] == [b for *_, b in prof.run_spans]
+    assert {(e["fun_id"], e["fun_name"]) for e in device} == {(7, "dense_fn")}
+    top = prof.lines[0]
+    assert device[0]["location"]["lineno"] == top.lineno
+    assert device[0]["details"]["note"].endswith(top.source)
+    # a state snapshot (a panel attaching later) carries them too
+    assert sum(e["kind"] == "device" for e in ch.state()["events"]) == 3

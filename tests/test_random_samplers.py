@@ -3,8 +3,6 @@ multivariate normal, categorical without replacement, gumbel 'highest' and
 the rest of JAX's public list): bit-identical to JAX 0.10.2 for the stored
 cases (tests/differential/cases_random.py, including 64-bit mode), plus
 distribution checks against known moments, vmap over keys, and gradients."""
-import os
-import sys
 
 import numpy as np
 import pytest
@@ -12,9 +10,10 @@ import pytest
 import xjit as jax
 import xjit.numpy as jnp
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "differential"))
-from cases_random import CASES  # noqa: E402
-from harness import compare, compare_live, load, params, run_case, sample  # noqa: E402
+from differential.harness import compare, compare_live, load, params, run_case, sample
+from util import differential_cases
+
+CASES = differential_cases("random")
 
 EXPECTED = load("random")
 R = jax.random

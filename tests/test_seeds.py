@@ -1,13 +1,12 @@
 """Every example of the reference documents, against JAX 0.10.2's recorded
 behaviour (tests/differential/cases_seeds.py)."""
-import os
-import sys
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "differential"))
-from cases_seeds import CASES  # noqa: E402
-from harness import compare, load, params, run_case  # noqa: E402
+from differential.harness import compare, load, params, run_case
+from util import differential_cases
+
+CASES = differential_cases("seeds")
 
 EXPECTED = load("seeds")
 

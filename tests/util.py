@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import os
 import warnings
 
 import numpy as np
@@ -15,11 +17,27 @@ def differential_cases(name):
     return importlib.import_module(f"differential.cases_{name}").CASES
 
 
+def load_script(name):
+    """``scripts/<name>.py`` as a module (the scripts are not a package)."""
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts",
+                        f"{name}.py")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def assert_close(got, want, tol=1e-4):
     """Same shape, and values within ``tol`` (relative and absolute)."""
     got = np.asarray(got)
     assert got.shape == np.shape(want), (got.shape, np.shape(want))
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+def close(a, b, rtol=2e-5, atol=1e-6):
+    """Values within tolerance, compared in float64 (shapes may broadcast)."""
+    np.testing.assert_allclose(np.asarray(a, np.float64), np.asarray(b, np.float64), rtol=rtol,
+                               atol=atol)
 
 
 def eval_expr(code, **env):

@@ -43,6 +43,7 @@ log = logging.getLogger("xjit_kernel_ext")
 RECENT_EVENTS = 500  # kept for state snapshots (the schema allows 1000)
 EVENT_KINDS = frozenset({"trace", "lower", "compile", "cache_miss", "nan"})
 BREAKPOINT_KINDS = frozenset({"breakpoint", "breakpoint_continue"})
+MAX_DEVICE_RUNS = 20  # device events sent per profile (its latest runs)
 
 
 class XjitChannel:
@@ -346,6 +347,24 @@ class XjitChannel:
         for fid, name in todo.items():
             if fid in infos:
                 self.publish_findings(str(name), findings_for(infos[fid]))
+
+    # -- device profiles -------------------------------------------------------------
+    def publish_device(self, fun_id: int, fun_name: str, prof) -> None:
+        """The runs of a ``DeviceProfile`` (``%%xjit --profile``) as ``device``
+        events, which the sidebar's timeline draws in a lane under the
+        function's own."""
+        top = prof.lines[0] if prof.lines else None
+        where = self.cells.location(top.filename if top else None, top.lineno if top else None)
+        note = f"{top.share:.0%} at {top.where}: {top.source}" if top else ""
+        for start, end, busy in prof.run_spans[-MAX_DEVICE_RUNS:]:
+            d = {"kind": "device", "time": float(end), "fun_name": str(fun_name),
+                 "fun_id": max(int(fun_id), 0), "location": where,
+                 "duration_s": max(float(end - start), 0.0), "reasons": [],
+                 "details": {"device_s": float(busy), "note": note[:500]}}
+            with self._lock:
+                self.recent.append(d)
+            self.batcher.add_event(d)
+        self._wake.set()
 
     # -- findings ------------------------------------------------------------------
     def publish_findings(self, fun_name: str, findings) -> None:

@@ -134,7 +134,7 @@ class XjitMagics(Magics):
         ns = self.shell.user_ns
         with _Collector() as col:
             if opts["nans"]:
-                with xjit.debug_nans(True), xjit.debug_infs(True):
+                with xjit.debug_nans(True):  # as jax_debug_nans: an inf is not an error
                     value = self._run(source, ns, first_line)
             else:
                 value = self._run(source, ns, first_line)
@@ -154,7 +154,8 @@ class XjitMagics(Magics):
     @cell_magic
     def xjit(self, line, cell):
         """Run the cell, then show Jaxpr / Lint / Timing panels for each jitted
-        function it used. Options: --nans, --repeat N, --no-lint, --quiet,
+        function it used. Options: --nans (as ``jax_debug_nans`` for the
+        cell), --repeat N, --no-lint, --quiet,
         --profile (a Profile tab: device time per source line and kernel)."""
         __tracebackhide__ = True  # noqa: F841
         opts = _parse(line)

@@ -85,10 +85,16 @@ def measure(fid, listing, repeat: int) -> Steady:
     return Steady(*_rerun(fid, listing, repeat, xi.profile))
 
 
-def device_profile(fid, listing, repeat: int):
+def device_profile(info, listing, repeat: int):
     """``(xjit.inspect.DeviceProfile or None, why not)``: the device time
-    of ``repeat`` runs under XLA's profiler, per kernel and source line."""
-    return _rerun(fid, listing, repeat, xi.device_profile)
+    of ``repeat`` runs under XLA's profiler, per kernel and source line;
+    its runs go to the sidebar's timeline too."""
+    prof, note = _rerun(info.fun_id, listing, repeat, xi.device_profile)
+    from . import channel
+    ch = channel()
+    if prof is not None and ch is not None:
+        ch.publish_device(info.fun_id, info.name, prof)
+    return prof, note
 
 
 class _Entry:
@@ -119,7 +125,7 @@ class PanelBook:
         else:
             entry.panel.update_timing(timing(info, entry.steady))
         if profile and entry.profile is None:  # once per generation, like the listing
-            entry.profile = device_profile(info.fun_id, entry.panel.data.listing, repeat)
+            entry.profile = device_profile(info, entry.panel.data.listing, repeat)
         if profile or entry.panel.data.profiled:
             entry.panel.set_profile(*(entry.profile if profile else (None, "")))
         self.by_name[info.name] = entry.panel
@@ -142,7 +148,8 @@ def timing(info, steady: Steady) -> Timing:
         t.steady_s, t.steady_runs, t.flops = prof.run_median_s, prof.repeat, prof.flops
         t.memory = {k: v for k, v in (("argument bytes", prof.argument_bytes),
                                       ("output bytes", prof.output_bytes),
-                                      ("temp bytes", prof.temp_bytes)) if v is not None}
+                                      ("temp bytes", prof.temp_bytes),
+                                      ("peak bytes", prof.peak_bytes)) if v is not None}
         if math.isfinite(prof.run_s) and prof.repeat > 1:
             t.steady_min_s = prof.run_s
     t.note = steady.note

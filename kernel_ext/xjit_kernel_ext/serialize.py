@@ -79,7 +79,13 @@ def function(info, cells: CellMap) -> dict:
         "run_s": _seconds(info.run_s),
         "recompile_reasons": [str(r) for r in (info.recompile_reasons or [])],
         "budget_warning": str(info.budget_warning) if info.budget_warning else None,
+        "temp_bytes": _bytes(info.temp_bytes),
+        "peak_bytes": _bytes(info.peak_bytes),
     }
+
+
+def _bytes(n):
+    return int(n) if isinstance(n, int) and not isinstance(n, bool) and n >= 0 else None
 
 
 def finding(f, fun_name: str, cells: CellMap) -> dict:

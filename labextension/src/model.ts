@@ -31,6 +31,7 @@ export interface ITimelineItem {
   end: number;
   count: number;
   duration_s: number | null;
+  note?: string; // device runs: where their time went
 }
 
 export interface ISelection {
@@ -219,7 +220,8 @@ export class PanelModel {
         start: Math.min(start, e.time),
         end: e.time,
         count: 1,
-        duration_s: e.duration_s
+        duration_s: e.kind === 'device' ? Number(e.details.device_s) : e.duration_s,
+        ...(e.kind === 'device' ? { note: String(e.details.note || '') } : {})
       });
     }
   }

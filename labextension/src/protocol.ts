@@ -19,7 +19,7 @@ export interface ILocation {
   execution_count: number | null;
 }
 
-export type EventKind = 'trace' | 'lower' | 'compile' | 'cache_miss' | 'nan';
+export type EventKind = 'trace' | 'lower' | 'compile' | 'cache_miss' | 'nan' | 'device';
 
 export interface IEvent {
   kind: EventKind;
@@ -55,6 +55,8 @@ export interface IFunctionSummary {
   run_s: number | null;
   recompile_reasons: string[];
   budget_warning?: string | null;
+  temp_bytes?: number | null;
+  peak_bytes?: number | null;
 }
 
 export interface IFinding {

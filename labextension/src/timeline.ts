@@ -5,8 +5,11 @@
  * lower, compile, cache miss in the upper half; calls, aggregated into one
  * bar from first to last, in the lower half), each as long as the work took
  * and at least a few pixels wide. A legend names the colours. The most
- * recently active `MAX_LANES` functions are shown. Text (names, hover
- * titles) is set with `textContent`.
+ * recently active `MAX_LANES` functions are shown. A function profiled
+ * with `%%xjit --profile` gets a device lane under its own: each run from
+ * its first kernel's start to its last kernel's end (its title: the kernels'
+ * summed time and the line that took most). Text (names, hover titles) is
+ * set with `textContent`.
  */
 import { ITimelineItem } from './model';
 
@@ -20,6 +23,9 @@ export const KINDS: { kind: ITimelineItem['kind']; label: string }[] = [
   { kind: 'execute', label: 'run' },
   { kind: 'nan', label: 'NaN' }
 ];
+
+/** In the legend only while a device lane is shown. */
+export const DEVICE_KIND = { kind: 'device' as const, label: 'device' };
 
 export const MAX_LANES = 12;
 const CHAR_W = 6; // px per character of a lane label (10px sans-serif, roughly)
@@ -63,7 +69,8 @@ function fmtSeconds(s: number | null): string {
 
 export function describe(item: ITimelineItem): string {
   const what = item.kind === 'execute' ? `${item.count} call(s)` : item.kind;
-  return `${item.fun_name}: ${what}, ${fmtSeconds(item.duration_s)}`;
+  const note = item.note ? ` (${item.note})` : '';
+  return `${item.fun_name}: ${what}, ${fmtSeconds(item.duration_s)}${note}`;
 }
 
 interface ILane {
@@ -73,14 +80,18 @@ interface ILane {
   last: number;
 }
 
-/** Items grouped into lanes: one per function, NaN reports in their own. */
+/** Items grouped into lanes: one per function, NaN reports in their own,
+ * a function's device runs in a lane right under its own. */
 export function lanes(items: ITimelineItem[], max = MAX_LANES): ILane[] {
   const byKey = new Map<string, ILane>();
   for (const item of items) {
-    const key = item.kind === 'nan' ? 'nan' : `f${item.fun_id}`;
+    const device = item.kind === 'device';
+    const key = item.kind === 'nan' ? 'nan' : `${device ? 'd' : 'f'}${item.fun_id}`;
     let lane = byKey.get(key);
     if (!lane) {
-      lane = { key, label: item.kind === 'nan' ? 'NaN' : item.fun_name, items: [], last: -Infinity };
+      const label =
+        item.kind === 'nan' ? 'NaN' : device ? `${item.fun_name} device` : item.fun_name;
+      lane = { key, label, items: [], last: -Infinity };
       byKey.set(key, lane);
     }
     lane.items.push(item);
@@ -88,7 +99,9 @@ export function lanes(items: ITimelineItem[], max = MAX_LANES): ILane[] {
   }
   const all = Array.from(byKey.values());
   const nan = all.filter(l => l.key === 'nan');
-  let fns = all.filter(l => l.key !== 'nan');
+  // a device lane goes under its function's lane, or alone where that has none
+  const alone = (l: ILane) => l.key[0] === 'd' && !byKey.has('f' + l.key.slice(1));
+  let fns = all.filter(l => l.key[0] === 'f' || alone(l));
   if (fns.length > max) {
     const keep = new Set(
       fns
@@ -98,7 +111,15 @@ export function lanes(items: ITimelineItem[], max = MAX_LANES): ILane[] {
     );
     fns = fns.filter(l => keep.has(l));
   }
-  return fns.concat(nan);
+  const out: ILane[] = [];
+  for (const lane of fns) {
+    out.push(lane);
+    const device = lane.key[0] === 'f' ? byKey.get('d' + lane.key.slice(1)) : undefined;
+    if (device) {
+      out.push(device);
+    }
+  }
+  return out.concat(nan);
 }
 
 function fit(label: string, px: number): string {
@@ -118,7 +139,8 @@ export function renderTimeline(
   const legend: { kind: ITimelineItem['kind']; label: string; x: number; y: number }[] = [];
   let lx = layout.labelWidth;
   let ly = legendY;
-  for (const k of KINDS) {
+  const hasDevice = shown.some(l => l.key[0] === 'd');
+  for (const k of hasDevice ? [...KINDS, DEVICE_KIND] : KINDS) {
     const w = 12 + k.label.length * CHAR_W + 8;
     if (lx + w > layout.width && lx > layout.labelWidth) {
       lx = layout.labelWidth;
@@ -167,7 +189,7 @@ export function renderTimeline(
       const x0 = x(item.start);
       const w = Math.max(x(item.end) - x0, 3);
       const lower = item.kind === 'execute';
-      const whole = item.kind === 'nan';
+      const whole = item.kind === 'nan' || item.kind === 'device';
       const rect = el('rect', {
         x: x0.toFixed(1),
         y: top + 2 + (lower ? half : 0),

@@ -65,6 +65,16 @@ export function fmtSeconds(s: number | null): string {
   return `${s.toFixed(2)}s`;
 }
 
+export function fmtBytes(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB'];
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) {
+    n /= 1024;
+    i += 1;
+  }
+  return i === 0 ? `${n}B` : `${n.toFixed(1)}${units[i]}`;
+}
+
 const STATUS_TEXT: { [key: string]: string } = {
   'no-kernel': 'No notebook kernel. Open a notebook to see its jitted functions.',
   waiting: 'Waiting for the kernel extension: run  %load_ext xjit  in the notebook.',
@@ -202,6 +212,12 @@ export class PanelView {
           stat('xjit-compile', 'compile', fmtSeconds(f.compile_s)),
           stat('xjit-run', 'run', fmtSeconds(f.run_s))
         ]),
+        typeof f.peak_bytes === 'number'
+          ? h('div', { class: 'xjit-stats xjit-memory' }, [
+              stat('xjit-peak', 'peak', fmtBytes(f.peak_bytes)),
+              stat('xjit-temp', 'temp', fmtBytes(f.temp_bytes ?? 0))
+            ])
+          : null,
         f.cache_misses > 1 && f.recompile_reasons.length
           ? h('div', {
               class: 'xjit-reason',

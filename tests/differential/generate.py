@@ -1,18 +1,18 @@
-"""Regenerate the stored expectations from the JAX oracle:
+"""Regenerate the stored expectations from the JAX oracle, from the repository
+root (needs the `compare` extra, jax==0.10.2):
 
-    python tests/differential/generate.py core   # needs the `compare` extra (jax==0.10.2)
+    python -m tests.differential.generate core power
 """
 import importlib
 import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(__file__))
-from harness import HERE, run_case  # noqa: E402
+from .harness import HERE, run_case
 
 if __name__ == "__main__":
     for name in sys.argv[1:]:
-        cases = importlib.import_module(f"cases_{name}").CASES
+        cases = importlib.import_module(f".cases_{name}", __package__).CASES
         out = {case: run_case(code, "jax") for case, code in cases}
         with open(os.path.join(HERE, f"expected_{name}.json"), "w") as f:
             json.dump(out, f, indent=1, sort_keys=True)

@@ -111,24 +111,41 @@ def jvp(fun, primals, tangents, has_aux=False):
     store = []
     flat = _flatten_fun(lambda *a: fun(*a), p_tree, store)
     if has_aux:
-        flat = _flatten_fun(lambda *a: _aux_pair(fun(*a)), p_tree, store)
+        hidden = []
+        flat = _flatten_fun(lambda *a: _aux_pair(fun(*a), hidden), p_tree, store)
     tangents_in = [Zero(ad.tangent_aval(core.aval_of(p))) if core.aval_of(t).dtype == dtypes.float0
                    else t for p, t in zip(p_leaves, t_leaves)]
     outs, touts = ad.jvp_flat(flat, p_leaves, tangents_in)
     touts = [_instantiate(t, p) for t, p in zip(touts, outs)]
     out_tree = store[0]
     if has_aux:
-        (o_tree, a_tree), n = _aux_trees(out_tree)
+        (o_tree, _), n = _aux_trees(out_tree)
         out = tree_util.tree_unflatten(o_tree, outs[:n])
         tout = tree_util.tree_unflatten(o_tree, touts[:n])
-        aux = tree_util.tree_unflatten(a_tree, [_strip(x) for x in outs[n:]])
+        aux = _restore_aux(hidden, outs[n:])
         return out, tout, aux
     return tree_util.tree_unflatten(out_tree, outs), tree_util.tree_unflatten(out_tree, touts)
 
 
-def _aux_pair(out):
+def _aux_pair(out, hidden):
     out, aux = _split_aux(out, True)
-    return (out, aux)
+    return (out, _hide_aux(aux, hidden))
+
+
+def _hide_aux(aux, hidden):
+    """The aux leaves that are JAX values, to return through the trace. The
+    others ('hi', a class) are kept in ``hidden``: JAX hands them back as they were."""
+    leaves, tree = tree_util.tree_flatten(aux)
+    traced = [core.valid_jaxtype(x) for x in leaves]
+    hidden.append((tree, traced, [None if t else x for t, x in zip(traced, leaves)]))
+    return [x for t, x in zip(traced, leaves) if t]
+
+
+def _restore_aux(hidden, outs):
+    """The aux pytree from ``_hide_aux``'s record and the traced leaves' outputs."""
+    tree, traced, others = hidden[0]
+    it = (_strip(x) for x in outs)
+    return tree_util.tree_unflatten(tree, [next(it) if t else x for t, x in zip(traced, others)])
 
 
 def _aux_trees(tree):
@@ -144,14 +161,14 @@ def linearize(fun, *primals, has_aux=False):
     for p in p_leaves:
         _check_valid_arg(p)
     p_leaves = _as_arrays(p_leaves)
-    store = []
-    body = (lambda *a: _aux_pair(fun(*a))) if has_aux else fun
+    store, hidden = [], []
+    body = (lambda *a: _aux_pair(fun(*a), hidden)) if has_aux else fun
     outs, lin = ad.linearize_flat(_flatten_fun(body, p_tree, store), p_leaves)
     out_tree = store[0]
     n = len(outs)
     if has_aux:
-        (out_tree, a_tree), n = _aux_trees(out_tree)
-        aux = tree_util.tree_unflatten(a_tree, [_strip(x) for x in outs[n:]])
+        (out_tree, _), n = _aux_trees(out_tree)
+        aux = _restore_aux(hidden, outs[n:])
 
     # a Partial whose leaves are the residuals, as JAX returns it
     f_jvp = tree_util.Partial(functools.partial(
@@ -193,14 +210,14 @@ def _vjp(fun, primals, has_aux, fun_name=None):
     for p in p_leaves:
         _check_valid_arg(p)
     p_leaves = _as_arrays(p_leaves)
-    store = []
-    body = (lambda *a: _aux_pair(fun(*a))) if has_aux else fun
+    store, hidden = [], []
+    body = (lambda *a: _aux_pair(fun(*a), hidden)) if has_aux else fun
     outs, lin = ad.linearize_flat(_flatten_fun(body, p_tree, store), p_leaves)
     out_tree = store[0]
     n, aux = len(outs), None
     if has_aux:
-        (out_tree, a_tree), n = _aux_trees(out_tree)
-        aux = tree_util.tree_unflatten(a_tree, [_strip(x) for x in outs[n:]])
+        (out_tree, _), n = _aux_trees(out_tree)
+        aux = _restore_aux(hidden, outs[n:])
     return p_leaves, p_tree, outs[:n], out_tree, lin, aux
 
 
@@ -420,8 +437,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
             out = f_dyn(tree_util.tree_unflatten(in_tree, list(xs)))
             out, aux = _split_aux(out, has_aux)
             _check_output("grad", out, holomorphic)
-            store.append(aux)
-            return [out] + tree_util.tree_leaves(aux)
+            return [out] + (_hide_aux(aux, store) if has_aux else [])
 
         outs, lin = ad.linearize_flat(flat, leaves)
         out = outs[0]
@@ -431,8 +447,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
         g = tree_util.tree_unflatten(in_tree, grads)
         out = _to_device(out)
         if has_aux:
-            aux_leaves, aux_tree = tree_util.tree_flatten(store[0])
-            aux = tree_util.tree_unflatten(aux_tree, [_strip(x) for x in outs[1:]])
+            aux = _restore_aux(store, outs[1:])
             return (out, aux), g
         return out, g
 
@@ -600,12 +615,11 @@ def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
 
 
 def stop_gradient(x):
-    """``x`` with no gradient flowing through it (integer leaves pass as is)."""
+    """``x`` with no gradient flowing through it (PRNG keys pass as is)."""
     from .interpreters.ad import stop_gradient_p
 
     def stop(v):
-        dt = core.aval_of(v).dtype
-        if dt.kind in "fc" or dtypes.is_float(dt):
-            return stop_gradient_p.bind(v)
-        return v
+        if dtypes.issubdtype(core.aval_of(v).dtype, dtypes.extended):
+            return v
+        return stop_gradient_p.bind(v)
     return tree_util.tree_map(stop, x)

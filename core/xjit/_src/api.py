@@ -8,6 +8,13 @@ from xjit._src import xla_bridge as backend, core, dtypes, tree_util
 from .array import ArrayImpl
 from .dispatch import device_put as _device_put_one
 from .stages import ShapeDtypeStruct  # noqa: F401  (lives with jit's stages, which build it)
+# The transformations, where JAX's ``jax._src.api`` has them (its tutorials call ``api.jit``).
+from .pjit import jit, make_jaxpr  # noqa: F401
+from .interpreters.batching import vmap  # noqa: F401
+from .ad_api import (  # noqa: F401
+    grad, hessian, jacfwd, jacrev, jvp, linearize, value_and_grad, vjp)
+from .api_transforms import jacobian, linear_transpose  # noqa: F401
+from .config import disable_jit  # noqa: F401
 
 
 def device_put(x, device=None, *, donate=False, may_alias=None):
@@ -26,9 +33,19 @@ def device_get(x):
 
 
 def block_until_ready(x):
-    for leaf in tree_util.tree_leaves(x):
-        if isinstance(leaf, ArrayImpl):
-            leaf.block_until_ready()
+    """Wait for every array in ``x`` with one jaxlib call."""
+    leaves = tree_util.tree_leaves(x)
+    try:
+        bufs = [leaf._buf for leaf in leaves]
+    except AttributeError:  # tracers or other non-array leaves among them
+        bufs = [leaf._buf for leaf in leaves if isinstance(leaf, ArrayImpl)]
+    try:
+        _jax.batched_block_until_ready(bufs)
+    except Exception:
+        for leaf in leaves:  # JAX's error for a deleted array names it
+            if isinstance(leaf, ArrayImpl):
+                leaf.block_until_ready()
+        raise
     return x
 
 

@@ -8,9 +8,11 @@ compile time). Eagerly, the callable simply runs on host copies.
 """
 from __future__ import annotations
 
+import traceback
+
 import numpy as np
 
-from xjit._src import xla_bridge as backend, core, dtypes, tree_util
+from xjit._src import xla_bridge as backend, core, dtypes, errors, tree_util
 from xjit._src.interpreters import ad, batching, mlir as lowering
 from xjit._src.array import ArrayImpl
 from xjit._src.interpreters.mlir import ttype
@@ -63,7 +65,13 @@ def _make_callback_prim(name, has_side_effect):
         return list(result_avals)
 
     def impl(*args, callback, result_avals, **_):
-        outs = _check_results(name, callback(*map(_host, args)), result_avals)
+        try:
+            outs = _check_results(name, callback(*map(_host, args)), result_avals)
+        except Exception as e:
+            # JAX runs an eager callback in a compiled program too, whose runtime
+            # reports what the callback raised as this error (jit's path here as well)
+            raise errors.JaxRuntimeError("INTERNAL: CpuCallback error calling callback: "
+                                         + traceback.format_exc().rstrip()) from e
         from xjit._src.dispatch import device_put
         return [device_put(o) for o in outs]
 

@@ -277,3 +277,26 @@ recompile_budget = config.define(
 recompile_budget_error = config.define_bool(
     "xjit_recompile_budget_error", False,
     "Raise instead of warning when a function exceeds xjit_recompile_budget.")
+
+
+backends_initialized = False  # set by xla_bridge once the PJRT clients exist
+
+
+def _check_before_backends(name, value):
+    """Device-count flags shape the clients, so they are fixed once those exist."""
+    if isinstance(value, str) and value.lstrip("-").isdigit():  # from the environment
+        value = int(value)
+    if not isinstance(value, int):
+        raise ValueError("new int config value must be None or of type int, got "
+                         f"{value} of type {type(value)}")
+    if backends_initialized and value != config._values[name]:
+        raise RuntimeError(f"{name} config should be updated before backends are initialized "
+                           "i.e. before any JAX operation is executed. You should initialize "
+                           "this config immediately after `import jax`.")
+    return value
+
+
+num_cpu_devices = config.define(
+    "jax_num_cpu_devices", -1, "Number of CPU devices (-1: one, or what "
+    "--xla_force_host_platform_device_count says). Set before any operation runs.",
+    validate=_check_before_backends)

@@ -197,13 +197,17 @@ def register_internal_dir(path: str):
 
 class SourceInfo:
     """Where an equation came from: the innermost user frame (file, line,
-    function), plus the chain of user frames above it."""
+    function), plus the chain of user frames above it, and the
+    ``named_scope``s it was staged under (a ``source_info_util.NameStack``,
+    None for none; lowering puts it in the op's name)."""
 
-    __slots__ = ("filename", "lineno", "function", "frames", "_code", "_lasti")
+    __slots__ = ("filename", "lineno", "function", "frames", "_code", "_lasti", "name_stack")
 
-    def __init__(self, filename, lineno, function, frames=(), code=None, lasti=-1):
+    def __init__(self, filename, lineno, function, frames=(), code=None, lasti=-1,
+                 name_stack=None):
         self.filename, self.lineno, self.function, self.frames = filename, lineno, function, frames
         self._code, self._lasti = code, lasti  # for the column, worked out only when asked
+        self.name_stack = name_stack
 
     @property
     def column(self) -> int:
@@ -230,12 +234,22 @@ def _is_internal(filename: str) -> bool:
     return r
 
 
+class _NameStack(threading.local):
+    """The ``named_scope``s entered in this thread (``source_info_util``
+    pushes and pops them; None: none)."""
+    value = None
+
+
+name_stack = _NameStack()
+
+
 def current_source_info() -> SourceInfo | None:
     f = sys._getframe(1)
     while f is not None:
         code = f.f_code
         if not _is_internal(code.co_filename):
-            return SourceInfo(code.co_filename, f.f_lineno, code.co_name, (), code, f.f_lasti)
+            return SourceInfo(code.co_filename, f.f_lineno, code.co_name, (), code, f.f_lasti,
+                              name_stack.value)
         f = f.f_back
     return None
 
@@ -263,7 +277,7 @@ class Var:
         self.aval = aval
 
     def __repr__(self):
-        return f"Var({self.aval.str_short()})"
+        return f"Var(id={id(self)}):{self.aval.str_short(False)}"
 
 
 class DropVar(Var):
@@ -617,6 +631,13 @@ class Trace:
 
     def is_valid(self):
         return True
+
+    @property
+    def main(self):
+        """JAX's deprecated ``Trace.main`` (its tag): what tells one transformation's
+        tracers from another's (equinox's filter_jvp compares ``x._trace.main``).
+        Each xjit transformation has its own trace object, so that is the trace."""
+        return self
 
 
 class EvalTrace(Trace):

@@ -3,13 +3,17 @@ traced code (jit, grad, vmap), through host callbacks."""
 from __future__ import annotations
 
 import cmd
+import dataclasses
 import linecache
+import pprint
 import string
 import sys
+import traceback
+import warnings
 
 import numpy as np
 
-from xjit._src import core, tree_util
+from xjit._src import core, traceback_util, tree_util
 from xjit._src.interpreters import mlir as lowering
 from .array import ArrayImpl
 from xjit._src.callback import debug_effect_rules, emit_callback
@@ -111,113 +115,247 @@ def debug_callback(callback, *args, ordered: bool = False, partitioned: bool = F
 # -- breakpoint
 
 
+@dataclasses.dataclass
+class DebuggerFrame:
+    """One Python frame as the debugger shows it: its locals with every
+    traced value replaced by the runtime value."""
+    filename: str
+    lineno: int
+    function: str
+    locals: dict
+    globals: dict
+
+
+def _user_frames(frame, filter_frames: bool, num_frames: int | None) -> list:
+    """The breakpoint's frame and its callers, innermost first, without
+    xjit's own frames (``filter_frames``), up to the script's or notebook
+    cell's top level (what runs that is the interpreter or the kernel)."""
+    out = []
+    while frame is not None and (num_frames is None or len(out) < num_frames):
+        if not filter_frames or traceback_util.include_frame(frame):
+            out.append(frame)
+            if frame.f_code.co_name == "<module>":
+                break
+        frame = frame.f_back
+    return out
+
+
+def _usable(tracer) -> bool:
+    """Whether the traced computation can take ``tracer`` as an operand: it
+    belongs to the current trace or one below it, and that trace is alive."""
+    t = core.trace_ctx.trace
+    while t is not None:
+        if t is tracer._trace:
+            return t.is_valid()
+        t = t.parent
+    return False
+
+
+class _Unavailable:
+    """A caller's traced value that belongs to no trace running here."""
+
+    def __repr__(self):
+        return "<traced value of another transformation>"
+
+
+def _split_locals(f_locals, flat):
+    """Locals as (static values, {name: (treedef, leaves with None where a
+    traced leaf goes)}); the traced leaves are appended to ``flat``."""
+    statics, traced = {}, {}
+    for name, val in f_locals.items():
+        try:
+            with warnings.catch_warnings():  # e.g. a generator is a leaf, with a warning
+                warnings.simplefilter("ignore")
+                leaves, tree = tree_util.tree_flatten(val)
+        except Exception:  # a container that cannot be flattened stays as it is
+            statics[name] = val
+            continue
+        if not any(isinstance(x, core.Tracer) for x in leaves):
+            statics[name] = val
+            continue
+        kept = []
+        for x in leaves:
+            if isinstance(x, core.Tracer) and _usable(x):
+                flat.append(x)
+                kept.append(None)
+            else:
+                kept.append(_Unavailable() if isinstance(x, core.Tracer) else x)
+        traced[name] = (tree, kept)
+    return statics, traced
+
+
+def _concrete_locals(statics, traced, values) -> dict:
+    env = dict(statics)
+    it = iter(values)
+    for name, (tree, kept) in traced.items():
+        env[name] = tree_util.tree_unflatten(tree, [next(it) if x is None else x for x in kept])
+    return env
+
+
 class _Debugger(cmd.Cmd):
-    """A small pdb-like prompt over one frame's runtime values."""
+    """The ``(jaxdb)`` prompt over the stopped frames, with the commands of
+    JAX's ``(jdb)``: p, pp, u(p), d(own), l(ist), w(here)/bt, c(ont(inue)),
+    q(uit), and any other line evaluated as an expression in the frame."""
 
     prompt = "(jaxdb) "
 
-    def __init__(self, filename, lineno, function, env, stdin=None, stdout=None):
+    def __init__(self, frames: list, stdin=None, stdout=None, on_frame=None):
         super().__init__(stdin=stdin or sys.stdin, stdout=stdout or sys.stdout)
         # Commands come through input() unless a stream was passed: readline in
         # a terminal, and in a Jupyter kernel an input_request on the stdin
-        # channel (a kernel's sys.stdin is no tty and reads EOF at once, which
-        # cmd takes as "continue"). cmd turns EOFError from input() into "EOF".
+        # channel. cmd turns EOFError from input() into "EOF".
         self.use_rawinput = stdin is None
-        self.filename, self.lineno, self.function, self.env = filename, lineno, function, env
+        self.frames, self.index, self.on_frame = frames, 0, on_frame
+
+    @property
+    def frame(self) -> DebuggerFrame:
+        return self.frames[self.index]
+
+    def _say(self, text):
+        self.stdout.write(text + "\n")
 
     def preloop(self):
-        self.stdout.write(f"Entering jaxdb:\n> {self.filename}({self.lineno}){self.function}()\n")
-        self._list()
+        self._say("Entering jaxdb:")
+        self._context()
 
-    def _list(self, around=5):
-        for n in range(max(1, self.lineno - around), self.lineno + around + 1):
-            line = linecache.getline(self.filename, n)
-            if not line:
-                continue
-            mark = "->" if n == self.lineno else "  "
-            self.stdout.write(f"{n:4d} {mark} {line.rstrip()}\n")
+    def _context(self, around=2):
+        """``> file(line)`` and the source around it, ``->`` at the line."""
+        f = self.frame
+        lines = [f"> {f.filename}({f.lineno})"]
+        for n in range(max(1, f.lineno - around - 1), f.lineno + around + 1):
+            line = linecache.getline(f.filename, n)
+            if line:
+                lines.append(("->  " if n == f.lineno else "    ") + line.rstrip("\n"))
+        self._say("\n".join(lines))
 
-    def _eval(self, expr):
+    def _evaluate(self, expr):
+        env = dict(self.frame.globals)
+        env.update(self.frame.locals)
+        return eval(expr, {}, env)
+
+    def _show(self, expr, fmt=repr):
         try:
-            return repr(eval(expr, self.env.get("__globals__", {}), self.env))
-        except Exception as e:  # show the user's error, keep the prompt alive
-            return f"*** {type(e).__name__}: {e}"
-
-    def do_p(self, arg):
-        """p expr: print the value of expr."""
-        self.stdout.write(self._eval(arg) + "\n")
-
-    do_pp = do_p
-
-    def do_l(self, arg):
-        """l: list source around the breakpoint."""
-        self._list()
-
-    do_list = do_l
-
-    def do_w(self, arg):
-        """w: show where the breakpoint is."""
-        self.stdout.write(f"> {self.filename}({self.lineno}){self.function}()\n")
-
-    do_where = do_w
-
-    def do_c(self, arg):
-        """c: continue execution."""
-        return True
-
-    do_continue = do_cont = do_c
-
-    def do_q(self, arg):
-        """q: quit (continue execution; the computation cannot be aborted midway)."""
-        return True
-
-    do_quit = do_exit = do_q
-
-    def do_EOF(self, arg):
-        return True
+            self._say(fmt(self._evaluate(expr)))
+        except Exception:  # the user's error, and the prompt stays
+            self._say("*** " + traceback.format_exception_only(*sys.exc_info()[:2])[-1].strip())
 
     def default(self, line):
-        self.stdout.write(self._eval(line) + "\n")
+        self._show(line)
+
+    def do_p(self, arg):
+        """p expression: evaluate it in the current frame and print its repr."""
+        self._show(arg)
+
+    def do_pp(self, arg):
+        """pp expression: evaluate it in the current frame and pretty-print it."""
+        self._show(arg, pprint.pformat)
+
+    def _move(self, to, limit_message):
+        if 0 <= to < len(self.frames):
+            self.index = to
+            if self.on_frame is not None:
+                self.on_frame(self.frame)
+        else:
+            self._say(limit_message)
+        self._context()
+
+    def do_up(self, arg):
+        """u(p): move to the caller's frame."""
+        self._move(self.index + 1, "At topmost frame.")
+
+    do_u = do_up
+
+    def do_down(self, arg):
+        """d(own): move back towards the breakpoint's frame."""
+        self._move(self.index - 1, "At bottommost frame.")
+
+    do_d = do_down
+
+    def do_list(self, arg):
+        """l(ist): the source around the current line."""
+        self._context(around=5)
+
+    do_l = do_list
+
+    def do_where(self, arg):
+        """w(here): the stack, most recent frame last ('bt' too)."""
+        lines = ["Traceback:"]
+        for f in reversed(self.frames):
+            lines.append(f'  File "{f.filename}", line {f.lineno}')
+            lines.append("    " + (linecache.getline(f.filename, f.lineno).strip() or "<no source>"))
+        self._say("\n".join(lines))
+
+    do_w = do_bt = do_where
+
+    def do_continue(self, arg):
+        """c(ont(inue)): let the program go on."""
+        return True
+
+    do_c = do_cont = do_continue
+
+    def do_quit(self, arg):
+        """q(uit): stop the program (the jitted call raises)."""
+        sys.exit(0)
+
+    do_q = do_exit = do_quit
+
+    def do_EOF(self, arg):
+        """End of input: nobody can type here, so the program goes on."""
+        self._say("")
+        return True
 
     def emptyline(self):
         return False
 
 
-def _announce(kind, filename, lineno, function, env):
-    """Tell ``xjit.inspect`` subscribers (the notebook sidebar) that a
-    breakpoint stopped or resumed, with the frame's locals as reprs."""
+def _announce(kind, frame: DebuggerFrame):
+    """Tell ``xjit.inspect`` subscribers (the notebook sidebar) which frame a
+    breakpoint stopped in, or moved to, or that it resumed, with the
+    frame's locals as reprs."""
     from xjit._src.inspect import events
     if not events.state.subscribers:
         return
-    local_reprs = {k: repr(v)[:2000] for k, v in env.items() if k != "__globals__"}
-    events.emit(events.Event(kind, events.now(), function, 0, filename, lineno,
-                             details={"function": function, "locals": local_reprs}))
+    local_reprs = {k: repr(v)[:2000] for k, v in frame.locals.items()}
+    events.emit(events.Event(kind, events.now(), frame.function, 0, frame.filename, frame.lineno,
+                             details={"function": frame.function, "locals": local_reprs}))
+
+
+def _run_debugger(frames):
+    try:
+        _Debugger(frames, on_frame=lambda f: _announce("breakpoint", f)).cmdloop()
+    except NotImplementedError:  # IPython's StdinNotImplementedError: no input requests here
+        sys.stdout.write("\n(jaxdb) this frontend cannot answer input requests; continuing\n")
 
 
 def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=False, token=None,
                **kwargs):
-    """Stop at this line at runtime and inspect the frame's values."""
-    frame = core.user_frame()
-    if frame is None:
+    """Stop here at runtime, with the values of this frame and its callers'
+    (``num_frames`` of them; xjit's own frames skipped unless
+    ``filter_frames=False``), at the ``(jaxdb)`` prompt. In a notebook the
+    prompt reads through Jupyter's input requests."""
+    caller = sys._getframe(1)
+    frames = _user_frames(caller, filter_frames, num_frames)
+    if not frames:
         raise RuntimeError("xjit.debug.breakpoint found no calling frame")
-    names, flat, statics = [], [], {}
-    for name, val in frame.f_locals.items():
-        if isinstance(val, (core.Tracer, ArrayImpl)):
-            names.append(name)
-            flat.append(val)
-        else:
-            statics[name] = val
-    filename, lineno, function = frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name
-    globs = frame.f_globals
+    flat, layout = [], []
+    for f in frames:
+        # a module's locals are its globals: read live, not copied
+        statics, traced = ({}, {}) if f.f_locals is f.f_globals else _split_locals(f.f_locals, flat)
+        layout.append((f.f_code.co_filename, f.f_lineno, f.f_code.co_name, statics, traced,
+                       f.f_globals))
+    counts = [sum(x is None for _, kept in traced.values() for x in kept)
+              for *_, traced, _ in layout]
 
     def stop(*values):
-        env = dict(statics)
-        env.update(zip(names, values))
-        env["__globals__"] = globs
-        _announce("breakpoint", filename, lineno, function, env)
+        shown, start = [], 0
+        for (filename, lineno, function, statics, traced, globs), n in zip(layout, counts):
+            env = _concrete_locals(statics, traced, values[start:start + n])
+            shown.append(DebuggerFrame(filename, lineno, function, env, globs))
+            start += n
+        _announce("breakpoint", shown[0])
         try:
-            _Debugger(filename, lineno, function, env).cmdloop()
+            _run_debugger(shown)
         finally:
-            _announce("breakpoint_continue", filename, lineno, function, env)
+            _announce("breakpoint_continue", shown[0])
 
     debug_callback(lambda *v: stop(*v), *flat, ordered=ordered)

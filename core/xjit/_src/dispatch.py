@@ -46,6 +46,18 @@ def compile_text(text: str, device=None):
     return exe
 
 
+_avals: dict = {}  # aval -> the one equal aval that executables' outputs carry
+
+
+def intern_aval(aval):
+    """The canonical object equal to ``aval``. Cache keys made of interned
+    avals match by identity, without running ``ShapedArray.__eq__`` per leaf."""
+    try:
+        return _avals.setdefault(aval, aval)
+    except TypeError:  # an unhashable abstract value
+        return aval
+
+
 class Executable:
     """A loaded executable with one result handler per output."""
 
@@ -53,6 +65,7 @@ class Executable:
 
     def __init__(self, exe, out_avals, text, device):
         check_allocations(out_avals, device)
+        out_avals = [intern_aval(a) for a in out_avals]
         self.exe, self.out_avals, self.text, self.device = exe, out_avals, text, device
         self.handlers = [backend.result_handler(a, device) for a in out_avals]
 
@@ -216,6 +229,6 @@ def device_put(x, device=None):
         return ArrayImpl(backend.transfer_to_device(x.aval, x._value, device, True), x.aval)
     if isinstance(x, core.Tracer):
         return x
-    aval = core.aval_of(x)
+    aval = intern_aval(core.aval_of(x))
     return ArrayImpl(backend.transfer_to_device(aval, host_value(x, aval.dtype), device, True),
                      aval)

@@ -100,6 +100,8 @@ class Mesh(_AxisTypeQueries):
     local_mesh = property(lambda self: self)
 
     def _key(self):
+        if not self.axis_names:  # the empty mesh (get_mesh() outside set_mesh)
+            return ()
         return (self.axis_names, self.axis_types, self.devices.shape,
                 tuple(d.id for d in self.devices.flat))
 
@@ -119,6 +121,8 @@ class Mesh(_AxisTypeQueries):
         return f"Mesh(axis_sizes={self.axis_sizes}, axis_names={self.axis_names}{types})"
 
     def __str__(self):
+        if not self.axis_names:
+            return "Mesh()"
         sizes = ", ".join(f"{n!r}: {s}" for n, s in self.shape_tuple)
         return f"Mesh({sizes}, axis_types={self.axis_types})"
 

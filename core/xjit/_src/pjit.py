@@ -16,7 +16,7 @@ import time
 import warnings
 import weakref
 
-from xjit._src import core, dispatch, monitoring, traceback_util, tree_util
+from xjit._src import core, dispatch, monitoring, pxla, traceback_util, tree_util
 from xjit._src.interpreters import batching, mlir as lowering
 from xjit._src.array import ArrayImpl
 from xjit._src.config import config
@@ -130,7 +130,8 @@ class TraceEntry:
     """One traced signature: its jaxpr and, once compiled, its executable."""
 
     __slots__ = ("closed", "out_tree", "executable", "donated", "trace_s", "lower_s",
-                 "compile_s", "text", "in_avals", "name", "fid", "single_out", "ref_consts")
+                 "compile_s", "text", "in_avals", "name", "fid", "single_out", "ref_consts",
+                 "execute", "handlers", "out_avals")
 
     def __init__(self, closed, out_tree, donated, trace_s, in_avals, name):
         self.closed, self.out_tree, self.donated = closed, out_tree, donated
@@ -145,13 +146,19 @@ class TraceEntry:
     def compile(self):
         if self.executable is None:
             t0 = time.perf_counter()
-            self.text = lowering.lower_module(self.name, self.closed, self.donated)
+            if self.text is None:  # ``lower()`` may have made it already
+                self.text = lowering.lower_module(self.name, self.closed, self.donated)
+                self.lower_s = time.perf_counter() - t0
             t1 = time.perf_counter()
             self._warn_unusable_donations()
             device = dispatch.backend.default_device()
-            self.executable = dispatch.Executable(
+            exe = dispatch.Executable(
                 dispatch.compile_text(self.text, device), self.closed.out_avals, self.text, device)
-            self.lower_s, self.compile_s = t1 - t0, time.perf_counter() - t1
+            # what a call reads, one attribute away
+            self.execute, self.handlers = exe.exe.execute_sharded, exe.handlers
+            self.out_avals = exe.out_avals
+            self.executable = exe
+            self.compile_s = time.perf_counter() - t1
             if monitoring.has_duration_listeners():
                 monitoring.record_event_duration_secs(monitoring.LOWER_DURATION, self.lower_s,
                                                       fun_name=self.name)
@@ -176,6 +183,8 @@ class TraceEntry:
 class JitFunction:
     """What ``jit(fun)`` returns."""
 
+    _shardings = None  # (in_shardings, out_shardings) when given: the call runs in pxla
+
     def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(),
                  donate_argnames=(), inline=False, keep_unused=False):
         if not callable(fun):
@@ -194,9 +203,12 @@ class JitFunction:
         if both:
             raise ValueError(f"static_argnames and donate_argnames cannot intersect. Argument "
                              f"names {both} appear in both static_argnames and donate_argnames")
-        # Calls with only positional Array arguments skip flattening and the
-        # full key: ``_fast`` maps (trace_key, *avals) -> TraceEntry. Both
-        # caches are shared by every jit of the same function and options.
+        # Calls with only positional arguments whose leaves are arrays (or
+        # Python scalars) skip the full key: ``_fast`` maps (trace_key,
+        # *avals) for flat arrays, else (trace_key, args' treedef, *avals), to
+        # a TraceEntry. It is filled only while no flag that checks each call
+        # (disable_jit, debug_nans, ...; all in trace_key) is on. The caches
+        # are shared by every jit of the same function and options.
         self._cache, self._fast = _shared_caches(
             fun, (self._static_argnums, self._static_argnames, self._donate_argnums,
                   self._donate_argnames))
@@ -257,6 +269,15 @@ class JitFunction:
         for i in range(total):
             args.append(next(it_s) if i in self._static_argnums else next(it_d))
         return tuple(args), {**dkw, **dict(skw)}
+
+    def abstract_call(self, key):
+        """(args, kwargs) of a call with the signature ``key`` (as the monitoring
+        hook reports it): arrays as ShapeDtypeStruct, static arguments as given."""
+        from xjit._src.stages import ShapeDtypeStruct
+        treedef, static_key, _, *avals = key
+        leaves = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in avals]
+        dyn, dkw = tree_util.tree_unflatten(treedef, leaves)
+        return self._merge(dyn, dkw, static_key)
 
     def _donated_leaves(self, dyn, dkw):
         if not self._donate_argnums and not self._donate_argnames:
@@ -353,39 +374,65 @@ class JitFunction:
         try:  # free until something raises (Python 3.11's zero-cost try)
             if not kwargs and core.trace_ctx.trace is core.eval_trace:
                 key = [config.trace_key]
-                scalars = False
-                for x in args:
-                    t = type(x)
-                    if t is ArrayImpl:
-                        key.append(x.aval)
-                    elif t in _PY_SCALARS:
-                        key.append(core.aval_of(x))
-                        scalars = True
-                    else:
+                bufs = []
+                leaves = args
+                for x in args:  # a loop beats flattening and mapping for a few arrays
+                    if type(x) is not ArrayImpl:
+                        entry, leaves, bufs = self._fast_tree(args)
                         break
+                    key.append(x.aval)
+                    bufs.append(x._buf)
                 else:
                     entry = self._fast.get(tuple(key))
-                    if entry is not None and not _flags["jax_disable_jit"]:
-                        bufs = (_buffers(args, key[1:], entry) if scalars
-                                else [x._buf for x in args])
-                        if entry.single_out and not (_flags["jax_debug_nans"]
-                                                     or _flags["jax_debug_infs"]):
-                            if _observing.per_call and self._fid:  # inspected: count the call
-                                if _observing.timed:
-                                    return self._execute_observed(entry, args, bufs, args, kwargs)
-                                self._ncalls[0] += 1
-                            exe = entry.executable  # the hottest path: _execute, inlined
-                            try:
-                                out = exe.exe.execute_sharded(bufs).consume_with_handlers(
-                                    exe.handlers)[0]
-                            except dispatch._jax.JaxRuntimeError as e:
-                                raise dispatch._runtime_error(e, args) from None
-                            return ArrayImpl(out, exe.out_avals[0])
-                        return self._execute(entry, args, bufs, args, kwargs)
+                if entry is not None:
+                    if _observing.per_call and self._fid:  # inspected: count the call
+                        if _observing.timed:
+                            return self._execute_observed(entry, leaves, bufs, args, kwargs)
+                        self._ncalls[0] += 1
+                    try:
+                        outs = entry.execute(bufs).consume_with_handlers(entry.handlers)
+                    except dispatch._jax.JaxRuntimeError as e:
+                        raise dispatch._runtime_error(e, leaves) from None
+                    if entry.single_out:
+                        return ArrayImpl(outs[0], entry.out_avals[0])
+                    return entry.out_tree.unflatten(map(ArrayImpl, outs, entry.out_avals))
             return self._call(args, kwargs)
         except Exception as e:  # the API boundary: hand the user a traceback without xjit
             traceback_util.filter_exception(e, sys._getframe())
             raise
+
+    def _fast_tree(self, args):
+        """The fast path's (entry, leaves, buffers) for positional arguments
+        that are pytrees of arrays and Python scalars; entry is None otherwise."""
+        leaves, treedef = _flatten(args)
+        key = [config.trace_key, treedef]
+        bufs = []
+        scalars = False
+        for x in leaves:
+            t = type(x)
+            if t is ArrayImpl:
+                key.append(x.aval)
+                bufs.append(x._buf)
+            elif t in _PY_SCALARS:
+                key.append(core.aval_of(x))
+                scalars = True
+            else:
+                return None, leaves, None
+        entry = self._fast.get(tuple(key))
+        if scalars and entry is not None:
+            bufs = _buffers(leaves, key[2:], entry)
+        return entry, leaves, bufs
+
+    def _remember_fast(self, args, leaves, avals, entry):
+        """Serve later calls like this one from ``_fast``, under the key that
+        ``__call__`` (flat arrays) or ``_fast_tree`` (anything else) builds."""
+        if len(self._fast) >= _FAST_CACHE_SIZE:
+            self._fast.clear()
+        avals = [dispatch.intern_aval(a) for a in avals]
+        if len(leaves) == len(args) and all(type(x) is ArrayImpl for x in args):
+            self._fast[(config.trace_key, *avals)] = entry
+        else:
+            self._fast[(config.trace_key, _flatten(args)[1], *avals)] = entry
 
     def _call(self, args, kwargs):
         if _flags["jax_disable_jit"]:
@@ -398,6 +445,10 @@ class JitFunction:
             raise self._invalid_argument(dyn, dkw, leaves) from None
         key = (treedef, static_key, _context_key(), *avals)
         trace = core.trace_ctx.trace
+        if trace is core.eval_trace and pxla.needs_spmd(self, leaves):  # many devices
+            out = pxla.call(self, key, dyn, dkw, static_key, leaves, treedef, avals)
+            if out is not None:
+                return out
         entry, tracer_consts, ref_consts = self._entry(key, dyn, dkw, static_key, leaves,
                                                        treedef, avals)
         if trace is not core.eval_trace and self._inline:  # the body joins the enclosing trace
@@ -410,12 +461,16 @@ class JitFunction:
                               name=self._name, donated_invars=entry.donated)
             return tree_util.tree_unflatten(entry.out_tree, outs)
         if entry.executable is None:
+            mesh = pxla.jaxpr_mesh(entry.closed)  # shard_map over many devices inside
+            if mesh is not None:
+                return pxla.call(self, key, dyn, dkw, static_key, leaves, treedef, avals, mesh)
             entry.compile()
         if _flags["jax_debug_key_reuse"] and check_key_reuse is not None:  # never on the fast path
             check_key_reuse(entry.closed, leaves)
-        elif not static_key and not kwargs and len(leaves) == len(args) and \
-                all(type(x) is ArrayImpl or type(x) in _PY_SCALARS for x in args):
-            self._fast[(config.trace_key, *avals)] = entry
+        elif not static_key and not kwargs and not any(
+                _flags[f] for f in _CHECKED_FLAGS) and all(
+                type(x) is ArrayImpl or type(x) in _PY_SCALARS for x in leaves):
+            self._remember_fast(args, leaves, avals, entry)
         bufs = _buffers(leaves, avals, entry)
         return self._execute(entry, leaves, bufs, args, kwargs)
 
@@ -423,15 +478,13 @@ class JitFunction:
         """Run a compiled entry on device buffers and rebuild the output tree."""
         if _observing.per_call or _flags["jax_debug_nans"] or _flags["jax_debug_infs"]:
             return self._execute_observed(entry, leaves, bufs, args, kwargs)
-        exe = entry.executable  # the common case, with Executable.run inlined
-        try:
-            outs = exe.exe.execute_sharded(bufs).consume_with_handlers(exe.handlers)
+        try:  # the common case, with Executable.run inlined
+            outs = entry.execute(bufs).consume_with_handlers(entry.handlers)
         except dispatch._jax.JaxRuntimeError as e:
             raise dispatch._runtime_error(e, leaves) from None
         if entry.single_out:
-            return ArrayImpl(outs[0], exe.out_avals[0])
-        return tree_util.tree_unflatten(entry.out_tree,
-                                        [ArrayImpl(b, a) for b, a in zip(outs, exe.out_avals)])
+            return ArrayImpl(outs[0], entry.out_avals[0])
+        return entry.out_tree.unflatten(map(ArrayImpl, outs, entry.out_avals))
 
     def _execute_observed(self, entry, leaves, bufs, args, kwargs):
         """``_execute`` while inspect listens or NaN/Inf checks are on."""
@@ -504,6 +557,11 @@ def _shared_caches(fun, options):
 
 
 _PY_SCALARS = frozenset((int, float, bool, complex))
+_flatten = tree_util.flatten
+_FAST_CACHE_SIZE = 256  # signatures per function; past it the fast cache starts over
+# Flags under which every call goes through ``_call`` (they are all part of
+# ``config.trace_key``, so a fast entry made without them never matches with them).
+_CHECKED_FLAGS = ("jax_disable_jit", "jax_debug_nans", "jax_debug_infs", "jax_debug_key_reuse")
 
 
 def _buffers(leaves, avals, entry):
@@ -586,9 +644,14 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
                                  donate_argnums=donate_argnums, donate_argnames=donate_argnames,
-                                 inline=inline, keep_unused=keep_unused)
-    return JitFunction(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-                       inline, keep_unused)
+                                 inline=inline, keep_unused=keep_unused,
+                                 in_shardings=in_shardings, out_shardings=out_shardings)
+    jf = JitFunction(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+                     inline, keep_unused)
+    if in_shardings is not None or out_shardings is not None:  # see pxla
+        jf._shardings = (in_shardings, out_shardings)
+        jf._cache, jf._fast = {}, {}  # not shared with jits of fun without shardings
+    return jf
 
 
 def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstracted_axes=None):

@@ -23,6 +23,7 @@ import numpy as np
 from xjit._src import core, dtypes
 from xjit._src.interpreters import ad, batching, mlir as lowering
 from .core import ShapedArray
+from .lax import elementwise as ew
 from .lax import slicing as sl
 from .lax import structural as st
 from xjit._src.interpreters.mlir import i64_array, ttype
@@ -433,6 +434,54 @@ for _p, _fix in ((st.broadcast_in_dim_p, _fix_bid), (st.reshape_p, None), (st.sq
                  (sl.dynamic_slice_p, _fix_dynamic_slice),
                  (sl.dynamic_update_slice_p, _fix_dus), (st.select_n_p, _fix_select)):
     _key_aware(_p, _fix)
+
+
+def _key_comparison(prim, word_op, all_words):
+    """Let ``eq``/``ne`` take two key arrays of one PRNG type, as JAX's do:
+    keys are equal when all their key data words are (``ne``: when any word
+    differs), so the lowering compares the physical data with ``word_op`` and
+    reduces the trailing key-data dimensions with and/or."""
+    eval_rule, lower_rule = core.abstract_eval_rules[prim], lowering.rules[prim]
+
+    def abstract_eval(x, y):
+        if not (_is_key_aval(x) or _is_key_aval(y)):
+            return eval_rule(x, y)
+        if x.dtype != y.dtype:  # JAX fails in its lowering; say what is wrong here
+            raise TypeError(f"lax.{prim.name} requires arguments to have the same dtypes, "
+                            f"got {x.dtype.name}, {y.dtype.name}.")
+        from .lax.elementwise import broadcast_shapes_binary
+        return ShapedArray(broadcast_shapes_binary(prim.name, x, y), np.dtype(bool))
+
+    def lower(ctx, ai, ao, x, y):
+        if not _is_key_aval(ai[0]):
+            return lower_rule(ctx, ai, ao, x, y)
+        out = ao[0]
+        words = _physical(out.update(dtype=ai[0].dtype))
+        args = []
+        for a, v in zip(ai, (x, y)):
+            pa = _physical(a)
+            if not a.shape and out.shape:  # a scalar key against an array of keys
+                dims = i64_array(range(len(out.shape), len(words.shape)))
+                v = ctx.op("stablehlo.broadcast_in_dim", [v], [ttype(pa)], ttype(words),
+                           attrs=f"broadcast_dimensions = {dims}")
+                pa = words
+            args.append((pa, v))
+        bits = words.update(dtype=np.dtype(bool))
+        cmp = lower_rule(ctx, [a for a, _ in args], [bits], *(v for _, v in args))
+        init = ctx.constant(np.array(all_words), bits.update(shape=()))
+        region = ctx.region([bits.update(shape=())] * 2, lambda a, b: [(
+            ctx.op(word_op, [a, b], [ttype(bits.update(shape=()))] * 2,
+                   ttype(bits.update(shape=()))), bits.update(shape=()))])
+        return ctx.op("stablehlo.reduce", [cmp, init], [ttype(bits), ttype(bits.update(shape=()))],
+                      ttype(out), regions=[region],
+                      attrs=f"dimensions = {i64_array(range(len(out.shape), len(bits.shape)))}")
+
+    core.abstract_eval_rules[prim] = abstract_eval
+    lowering.rules[prim] = lower
+
+
+_key_comparison(ew.eq_p, "stablehlo.and", True)
+_key_comparison(ew.ne_p, "stablehlo.or", False)
 
 
 # --------------------------------------------------------------------------

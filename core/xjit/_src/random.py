@@ -20,6 +20,7 @@ import numpy as np
 from . import core, dtypes, prng
 from .config import config
 from xjit._src.pjit import jit
+from xjit._src.ad_api import stop_gradient
 from xjit._src.lax import lax
 from .lax import structural as st
 from .numpy import lax_numpy as jnp
@@ -515,8 +516,9 @@ def _truncated_normal(key, lower, upper, shape, dtype):
     b = lax.erf(upper / sqrt2)
     u = uniform(key, shape, dtype, minval=a, maxval=b)
     out = sqrt2 * lax.erf_inv(u)
-    return jnp.clip(out, lax.nextafter(lower, np.array(np.inf, dtype)[()]),
-                    lax.nextafter(upper, np.array(-np.inf, dtype)[()]))
+    # nextafter has no derivative (as in JAX): the clip bounds are constants
+    return jnp.clip(out, lax.nextafter(stop_gradient(lower), np.array(np.inf, dtype)[()]),
+                    lax.nextafter(stop_gradient(upper), np.array(-np.inf, dtype)[()]))
 
 
 def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):

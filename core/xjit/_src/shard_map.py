@@ -10,12 +10,19 @@ are put back together by their ``out_specs``. On a concrete mesh (whose axes
 all have size 1 here) every shard is the whole array; on an ``AbstractMesh``
 the shards are real slices, computed one batch at a time. ``pmap`` is built on
 this, as in JAX.
+
+On a concrete mesh of several devices whose axes are all manual, the body
+instead runs on every device as one SPMD program (``shard_map_spmd``), its
+collectives lowered to XLA's; the batched form remains for abstract meshes,
+partly manual meshes, and the rules of that program under jvp and vmap.
 """
 from __future__ import annotations
 
 import functools
+import math
 
 from xjit._src import tree_util
+from xjit._src.lax.sharding_constraint import with_sharding_constraint
 from xjit._src.mesh import AbstractMesh, get_abstract_mesh
 from xjit._src.sharding import Mesh, NamedSharding, PartitionSpec
 from xjit._src.traceback_util import api_boundary
@@ -104,22 +111,65 @@ def _dim_axes(spec, ndim, manual, which):
     return out
 
 
-def _shard_input(x, spec, sizes, order, manual):
+def _check_divisible(shape, spec, sizes, manual, fun_name):
+    """The manual axes each dimension is split over, checked to divide it."""
+    dims = _dim_axes(spec, len(shape), manual, "in")
+    for d, axes in enumerate(dims):
+        parts = math.prod(sizes[a] for a in axes)
+        if shape[d] % parts:
+            raise ValueError(
+                f"shard_map applied to the function {fun_name!r} was given argument arrays "
+                "with axis sizes that are not evenly divisible by the corresponding mesh "
+                f"axis sizes:\n\nThe value of shape {tuple(shape)} with in_specs {spec} has "
+                f"dimension {d} of size {shape[d]}, not divisible by the {parts} shards of "
+                f"mesh axes {axes}.")
+    return dims
+
+
+def _out_spec_leaves(out_specs, out, out_tree, manual):
+    _check_specs(out_specs, "out", manual)
+    try:
+        return tree_util.broadcast_prefix(out_specs, out, is_leaf=_is_spec_leaf)
+    except ValueError:
+        raise ValueError(f"shard_map out_specs {out_specs} is not a tree prefix of the "
+                         f"outputs' structure {out_tree}") from None
+
+
+def _spmd(f, mesh, manual, leaves, in_tree, specs, out_specs, check_vma, fun_name):
+    """shard_map over a mesh of several devices: one SPMD program."""
+    from xjit._src import core, shard_map_spmd
+    sizes = dict(mesh.shape_tuple)
+    avals = [core.aval_of(x) for x in leaves]
+    for a, spec in zip(avals, specs):
+        _check_divisible(a.shape, spec, sizes, manual, fun_name)
+    box = []
+
+    def per_shard(*xs):
+        out = f(*tree_util.tree_unflatten(in_tree, list(xs)))
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        box.append((out, out_tree))
+        return out_leaves
+
+    closed, tracer_consts = shard_map_spmd.trace_body(per_shard, mesh, avals, specs)
+    out, out_tree = box[-1]
+    out_specs = [s or PartitionSpec() for s in _out_spec_leaves(out_specs, out, out_tree,
+                                                                 manual)]
+    outs = shard_map_spmd.shard_map_p.bind(
+        *tracer_consts, *leaves, jaxpr=closed, mesh=mesh,
+        in_specs=(PartitionSpec(),) * len(tracer_consts) + tuple(specs),
+        out_specs=tuple(out_specs), manual_axes=frozenset(manual), check_vma=check_vma)
+    return tree_util.tree_unflatten(out_tree, outs)
+
+
+def _shard_input(x, spec, sizes, order, manual, fun_name):
     """``x`` with its partitioned dimensions split and the mesh axes moved to the
     front in ``order``; returns the array and the axes it carries."""
     import xjit.numpy as jnp
     x = jnp.asarray(x)
-    dims = _dim_axes(spec, x.ndim, manual, "in")
+    dims = _check_divisible(x.shape, spec, sizes, manual, fun_name)
     shape, labels = [], []
     for d, axes in enumerate(dims):
-        parts = 1
-        for a in axes:
-            parts *= sizes[a]
-        if x.shape[d] % parts:
-            raise ValueError(
-                f"shard_map applied to a value of shape {x.shape} with in_specs {spec}: "
-                f"dimension {d} of size {x.shape[d]} is not divisible by the "
-                f"{parts} shards of mesh axes {axes}")
+        parts = math.prod(sizes[a] for a in axes)
         shape += [sizes[a] for a in axes] + [x.shape[d] // parts]
         labels += list(axes) + [("dim", d)]
     carried = [a for a in order if a in labels]
@@ -153,7 +203,7 @@ def _unshard_output(y, spec, sizes, order, manual):
     return jnp.reshape(y, final_shape)
 
 
-def _shard_map(f, mesh, in_specs, out_specs, axis_names, check_vma):
+def _shard_map(f, mesh, in_specs, out_specs, axis_names, check_vma, emulate=False):
     if not callable(f):
         raise TypeError("shard_map requires a callable for its first argument, "
                         f"but got {f} of type {type(f)}.")
@@ -175,10 +225,14 @@ def _shard_map(f, mesh, in_specs, out_specs, axis_names, check_vma):
             except ValueError:
                 raise ValueError(f"shard_map in_specs {in_specs} is not a tree prefix of the "
                                  f"arguments' structure {in_tree}") from None
+        fun_name = getattr(f, "__name__", repr(f))
+        if (not emulate and isinstance(m, Mesh) and m.size > 1
+                and manual == frozenset(m.axis_names) and all(s is not None for s in specs)):
+            return _spmd(f, m, manual, leaves, in_tree, specs, out_specs, check_vma, fun_name)
         dynamic = [i for i, s in enumerate(specs) if s is not None]
         shards, carried = [], []
         for i in dynamic:
-            x, axes = _shard_input(leaves[i], specs[i], sizes, order, manual)
+            x, axes = _shard_input(leaves[i], specs[i], sizes, order, manual, fun_name)
             shards.append(x)
             carried.append(axes)
         out_tree_box = []
@@ -200,15 +254,13 @@ def _shard_map(f, mesh, in_specs, out_specs, axis_names, check_vma):
                         axis_size=sizes[name])
         out_leaves = body(*shards)
         out, out_tree = out_tree_box[-1]
-        _check_specs(out_specs, "out", manual)
-        try:
-            out_spec_leaves = tree_util.broadcast_prefix(out_specs, out, is_leaf=_is_spec_leaf)
-        except ValueError:
-            raise ValueError(f"shard_map out_specs {out_specs} is not a tree prefix of the "
-                             f"outputs' structure {out_tree}") from None
+        out_spec_leaves = _out_spec_leaves(out_specs, out, out_tree, manual)
         results = []
         for y, s in zip(out_leaves, out_spec_leaves):
-            results.append(_unshard_output(y, s or PartitionSpec(), sizes, order, manual))
+            y = _unshard_output(y, s or PartitionSpec(), sizes, order, manual)
+            if isinstance(m, Mesh) and m.size > 1 and not emulate:  # laid out by out_specs
+                y = with_sharding_constraint(y, NamedSharding(m, s or PartitionSpec()))
+            results.append(y)
         return tree_util.tree_unflatten(out_tree, results)
 
     return wrapped

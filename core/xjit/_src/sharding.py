@@ -12,8 +12,13 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
+import math
+
+import numpy as np
 
 from jaxlib import _jax
+from jaxlib import xla_client as xc
 
 from xjit._src import core
 from xjit._src import mesh as mesh_lib
@@ -71,6 +76,10 @@ class DuplicateSpecError(Exception):
     pass
 
 
+class IndivisibleError(ValueError):
+    """A dimension that the mesh axes it is split over do not divide."""
+
+
 def _device_map(sharding, shape):
     return {d: (slice(None),) * len(shape) for d in sharding.device_set}
 
@@ -107,10 +116,15 @@ class SingleDeviceSharding(backend.Sharding):
         pass
 
 
-class NamedSharding(backend.Sharding):
-    """An array laid out over a mesh by a PartitionSpec (one device here)."""
+class NamedSharding(Sharding):
+    """An array laid out over a mesh by a PartitionSpec: dimension ``d`` is
+    split over the mesh axes ``spec[d]`` (major to minor), and replicated over
+    the axes no dimension names. jaxlib's C++ arrays read the devices
+    (``_internal_device_list``, in the mesh's flat order), the memory kind and
+    the HLO sharding (``_to_xla_hlo_sharding``) from it."""
 
     def __init__(self, mesh, spec, *, memory_kind=None):
+        super().__init__()
         if not isinstance(spec, PartitionSpec):
             raise TypeError("spec of NamedSharding must be a PartitionSpec, got "
                             f"{type(spec).__name__}")
@@ -125,23 +139,25 @@ class NamedSharding(backend.Sharding):
                     f"most one positional dimension, but {spec} has duplicate entries for "
                     f"`{name}`")
             seen.add(name)
-        # An abstract mesh has no devices: such a sharding describes a type
-        # (ShapeDtypeStruct(..., sharding=...)) and sits on the default device.
-        abstract = isinstance(mesh, AbstractMesh)
-        super().__init__(backend.devices()[0] if abstract else mesh.devices.flat[0])
         self.mesh = mesh
         self.spec = spec
+        # An abstract mesh has no devices: such a sharding describes a type
+        # (ShapeDtypeStruct(..., sharding=...)) and sits on the default device.
+        devices = (backend.devices()[0],) if isinstance(mesh, AbstractMesh) else \
+            tuple(mesh.devices.flat)
+        self._device = devices[0]
+        self._devices = devices
+
+    # Class-level properties, not instance attributes: importing the real jax
+    # (jaxlib does, to make a one-device sharding) puts properties of these
+    # names on jaxlib's Sharding base class, which would shadow the instance's.
+    _device_assignment = property(lambda self: self._devices)
+    _internal_device_list = property(lambda self: _device_list(self._devices))
 
     memory_kind = property(lambda self: "device")
-    num_devices = property(lambda self: self.mesh.size)
+    num_devices = property(lambda self: len(self._device_assignment))
     device_set = property(lambda self: set(self._device_assignment))
     addressable_devices = device_set
-
-    @property
-    def _device_assignment(self):
-        if isinstance(self.mesh, AbstractMesh):
-            return (self._device,)
-        return tuple(self.mesh.devices.flat)
     is_fully_addressable = property(lambda self: True)
 
     @property
@@ -167,23 +183,110 @@ class NamedSharding(backend.Sharding):
                              f"{len(self.spec)}, but was applied to a value of rank "
                              f"{len(shape)}.{extra}")
 
+    def _dim_axes(self, ndim):
+        """For each of ``ndim`` dimensions, the mesh axes it is split over."""
+        out = []
+        for d in range(ndim):
+            p = self.spec[d] if d < len(self.spec) else None
+            out.append(() if p is None or p is PartitionSpec.UNCONSTRAINED else
+                       (tuple(p) if isinstance(p, tuple) else (p,)))
+        return out
+
+    def shard_shape(self, global_shape):
+        sizes = self.mesh.shape
+        shape = []
+        for d, axes in enumerate(self._dim_axes(len(global_shape))):
+            n = math.prod(sizes[a] for a in axes)
+            if global_shape[d] % n:
+                raise IndivisibleError(
+                    f"Sharding {self} implies that array axis {d} is partitioned "
+                    f"{n} times, but the dimension size is {global_shape[d]} (full shape: "
+                    f"{tuple(global_shape)}, per-dimension tiling factors: "
+                    f"{[math.prod(sizes[a] for a in ax) for ax in self._dim_axes(len(global_shape))]}"
+                    " should evenly divide the shape)")
+            shape.append(global_shape[d] // n)
+        return tuple(shape)
+
     def devices_indices_map(self, global_shape):
-        return _device_map(self, global_shape)
+        """Each device's slice of an array of ``global_shape``."""
+        shard = self.shard_shape(global_shape)
+        names = self.mesh.axis_names
+        sizes = self.mesh.axis_sizes
+        dim_axes = self._dim_axes(len(global_shape))
+        out = {}
+        for pos, device in zip(np.ndindex(*sizes) if sizes else [()], self._device_assignment):
+            coord = dict(zip(names, pos))
+            index = []
+            for d, axes in enumerate(dim_axes):
+                if not axes:
+                    index.append(slice(None))
+                    continue
+                k = 0
+                for a in axes:  # the shard's number along d: axes major to minor
+                    k = k * self.mesh.shape[a] + coord[a]
+                index.append(slice(k * shard[d], (k + 1) * shard[d]))
+            out[device] = tuple(index)
+        return out
 
     addressable_devices_indices_map = devices_indices_map
 
-    def shard_shape(self, global_shape):
-        return tuple(global_shape)
+    def _to_xla_hlo_sharding(self, num_dimensions):
+        return hlo_sharding(self.mesh, self._dim_axes(num_dimensions))
+
+
+@functools.lru_cache(maxsize=256)
+def _device_list(devices):
+    return _jax.DeviceList(devices)
+
+
+def hlo_sharding(mesh, dim_axes):
+    """XLA's sharding of a value whose dimension ``d`` is split over the mesh
+    axes ``dim_axes[d]``: a tile per device, devices numbered by their
+    position in the mesh's flat order, the unnamed axes replicated."""
+    names = list(mesh.axis_names)
+    used = [a for axes in dim_axes for a in axes]
+    if not any(mesh.shape[a] > 1 for a in used):
+        return xc.HloSharding.replicate()
+    rest = [a for a in names if a not in used]
+    tiles = [math.prod(mesh.shape[a] for a in axes) for axes in dim_axes]
+    replicated = math.prod(mesh.shape[a] for a in rest)
+    perm = [names.index(a) for a in used + rest]
+    if replicated > 1:
+        return xc.HloSharding.iota_tile(tiles + [replicated], list(mesh.axis_sizes), perm,
+                                        [xc.OpSharding.Type.REPLICATED])
+    return xc.HloSharding.iota_tile(tiles, list(mesh.axis_sizes), perm)
+
+
+def spec_from_hlo(mesh, hlo, ndim):
+    """The PartitionSpec over ``mesh`` whose HLO sharding is ``hlo`` (as JAX
+    reports an output's sharding: trailing unsplit dimensions dropped), or
+    None when no spec over ``mesh`` lays a value out that way."""
+    if hlo.is_replicated():
+        return PartitionSpec()
+    names = [a for a in mesh.axis_names if mesh.shape[a] > 1]
+    for choice in itertools.product(range(ndim + 1), repeat=len(names)):
+        for order in itertools.permutations(range(len(names))):
+            dim_axes = [[] for _ in range(ndim)]
+            for i in order:
+                if choice[i] < ndim:
+                    dim_axes[choice[i]].append(names[i])
+            if hlo_sharding(mesh, dim_axes) == hlo:
+                parts = [None if not ax else ax[0] if len(ax) == 1 else tuple(ax)
+                         for ax in dim_axes]
+                while parts and parts[-1] is None:
+                    parts.pop()
+                return PartitionSpec(*parts)
+    return None
 
 
 def place(x, sharding):
-    """``device_put(x, sharding)``: the array on the sharding's device, carrying
-    ``sharding`` as its ``.sharding``."""
+    """``device_put(x, sharding)``: the array on the sharding's devices,
+    carrying ``sharding`` as its ``.sharding``."""
     from .array import ArrayImpl
     from .dispatch import device_put
     if getattr(sharding, "num_devices", 1) != 1:
-        raise ValueError(f"xjit runs on one device; {sharding} spans "
-                         f"{sharding.num_devices} devices")
+        from .sharded_array import place_sharded
+        return place_sharded(x, sharding)
     arr = device_put(x, sharding._device)
     try:
         getattr(sharding, "check_compatible_aval", lambda shape: None)(arr.shape)
@@ -233,7 +336,7 @@ def _named(sharding, api):
                     f"`jax.set_mesh`. Got {sharding}")
             mesh = abstract
         return NamedSharding(mesh, sharding)
-    if isinstance(sharding, backend.Sharding):
+    if isinstance(sharding, Sharding):
         return sharding
     raise TypeError(f"{api} expects a PartitionSpec or a Sharding, got {sharding!r} of type "
                     f"{type(sharding).__name__}")

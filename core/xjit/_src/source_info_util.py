@@ -68,7 +68,7 @@ class NameStack:
         return f"NameStack(stack={tuple(s.name for s in self.stack)!r})"
 
 
-_stack = [NameStack()]
+_EMPTY = NameStack()
 
 
 def new_name_stack(name: str = "") -> NameStack:
@@ -76,21 +76,24 @@ def new_name_stack(name: str = "") -> NameStack:
 
 
 def current_name_stack() -> NameStack:
-    return _stack[-1]
+    """This thread's scopes (``core.name_stack``, which every new
+    ``SourceInfo`` records)."""
+    return core.name_stack.value or _EMPTY
 
 
 @contextlib.contextmanager
 def _pushed(stack):
-    _stack.append(stack)
+    saved = core.name_stack.value
+    core.name_stack.value = stack if len(stack) else None
     try:
         yield stack
     finally:
-        _stack.pop()
+        core.name_stack.value = saved
 
 
 def extend_name_stack(name: str):
     """Context manager adding scope ``name`` (what ``named_scope`` does)."""
-    return _pushed(_stack[-1].extend(name))
+    return _pushed(current_name_stack().extend(name))
 
 
 def set_name_stack(name_stack: NameStack):
@@ -102,7 +105,7 @@ def reset_name_stack():
 
 
 def transform_name_stack(name: str):
-    return _pushed(_stack[-1].transform(name))
+    return _pushed(current_name_stack().transform(name))
 
 
 def current() -> SourceInfo | None:
@@ -110,7 +113,8 @@ def current() -> SourceInfo | None:
     f = core.user_frame()
     if f is None:
         return None
-    return SourceInfo(f.f_code.co_filename, f.f_lineno, f.f_code.co_name, (), f.f_code, f.f_lasti)
+    return SourceInfo(f.f_code.co_filename, f.f_lineno, f.f_code.co_name, (), f.f_code, f.f_lasti,
+                      core.name_stack.value)
 
 
 def new_source_info() -> SourceInfo:

@@ -100,8 +100,13 @@ class Lowered:
         self._jitted, self._entry, self._in_tree = jitted, entry, in_tree
 
     def as_text(self, dialect=None, *, debug_info=False):
-        """The StableHLO module in MLIR's pretty form."""
-        return _pretty_mlir(self._entry.text)
+        """The StableHLO module in MLIR's pretty form; with ``debug_info``, as
+        lowered, each operation with its equation's source location."""
+        return self._entry.text if debug_info else _pretty_mlir(self._entry.text)
+
+    @property
+    def args_info(self):
+        return _args_info(self._entry, self._in_tree)
 
     def compiler_ir(self, dialect=None):
         """The lowered module: StableHLO as an MLIR module, or with ``dialect="hlo"``
@@ -129,6 +134,14 @@ class Compiled:
 
     def as_text(self):
         return self._entry.executable.exe.get_hlo_text()
+
+    def runtime_executable(self):
+        """jaxlib's loaded executable."""
+        return self._entry.executable.exe
+
+    @property
+    def args_info(self):
+        return _args_info(self._entry, self._in_tree)
 
     def cost_analysis(self):
         try:
@@ -215,6 +228,14 @@ class ArgInfo:
 
     def __repr__(self):
         return f"ArgInfo(_aval={self._aval!r}, donated={self.donated})"
+
+
+def _args_info(entry, in_tree):
+    """The (args, kwargs) pytree of ``ArgInfo``s of a traced signature's
+    dynamic arguments."""
+    donated = entry.donated or (False,) * len(entry.in_avals)
+    return tree_util.tree_unflatten(in_tree, [ArgInfo(a, bool(d))
+                                              for a, d in zip(entry.in_avals, donated)])
 
 
 @typing.runtime_checkable

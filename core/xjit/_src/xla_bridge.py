@@ -15,6 +15,7 @@ import numpy as np
 from jaxlib import _jax
 from jaxlib import xla_client as xc
 
+from xjit._src import config as config_module
 from xjit._src.config import config
 
 
@@ -84,7 +85,8 @@ def _gpu_client():
 
 class Backends:
     def __init__(self):
-        self.clients = {"cpu": xc.make_cpu_client()}
+        num_cpu = config.jax_num_cpu_devices
+        self.clients = {"cpu": xc.make_cpu_client(num_devices=num_cpu if num_cpu >= 0 else None)}
         wanted = (config.jax_platforms or "").split(",")
         if wanted == [""] or "cuda" in wanted or "gpu" in wanted:
             gpu = _gpu_client()
@@ -128,6 +130,7 @@ def backends() -> Backends:
         with _backends_lock:
             if _backends is None:
                 _backends = Backends()
+                config_module.backends_initialized = True
             b = _backends
     return b
 

@@ -25,7 +25,7 @@ import time
 
 import numpy as np
 
-from xjit._src import profiler, tree_util
+from xjit._src import profiler, traceback_util, tree_util
 
 # -- the optimized HLO module's text ------------------------------------------
 
@@ -210,6 +210,17 @@ class EqnTime:
 
 
 @dataclasses.dataclass(frozen=True)
+class ScopeTime:
+    """One scope path of the op names (``named_scope``s, and a nested
+    ``jit(g)`` or loop body as in JAX's), relative to the jitted function,
+    with the device time of its equations and of its sub-scopes'."""
+    scope: str      # "block/attn"
+    time_s: float
+    share: float
+    equations: tuple  # EqnTime.label of each equation under it
+
+
+@dataclasses.dataclass(frozen=True)
 class LineTime:
     filename: str | None
     lineno: int | None
@@ -236,12 +247,14 @@ class DeviceProfile:
     """Device time of ``repeat`` runs of one compiled function, per run.
 
     ``device_s`` is the kernels' summed time, which ``ops``, ``equations``
-    and ``lines`` each divide up exactly; ``span_s`` the time from a run's
-    first kernel start to its last kernel end (below ``device_s`` when
-    kernels overlap, above when the device idles between them; the busy
-    time where the profiler gives kernels no run id); ``wall_s``
-    the host time of a call until its outputs were ready. All are means
-    over the runs, so they compare."""
+    and ``lines`` each divide up exactly (``scopes`` too, less the time
+    outside every scope, but a scope's total includes its sub-scopes');
+    ``span_s`` the time from a run's first kernel start to its last kernel
+    end (below ``device_s`` when kernels overlap, above when the device
+    idles between them; the busy time where the profiler gives kernels no
+    run id); ``wall_s`` the host time of a call until its outputs were
+    ready. All are means over the runs, so they compare. ``run_spans``
+    places each run in Unix time (the sidebar's device lane)."""
     fun_name: str
     module: str
     platform: str
@@ -253,6 +266,8 @@ class DeviceProfile:
     equations: list
     lines: list
     xspace: bytes = dataclasses.field(repr=False)
+    scopes: list = dataclasses.field(default_factory=list)
+    run_spans: list = dataclasses.field(default_factory=list)  # (start, end, device s), Unix s
 
     def export(self, log_dir) -> str:
         """Write the underlying trace where XProf/TensorBoard looks for it
@@ -289,10 +304,15 @@ class DeviceProfile:
             yield filename, rows
 
     def _tables(self, limit):
-        """(title, column heads, rows of (seconds, share, *cells)) per view."""
+        """(title, column heads, rows of (seconds, share, *cells)) per view
+        (by scope only where the function has scopes)."""
+        scopes = [("By named scope", ["scope", "equations"],
+                   [(r.time_s, r.share, r.scope, " ".join(r.equations))
+                    for r in self.scopes[:limit]])] if self.scopes else []
         return (
             ("By source line", ["line", "source"],
              [(r.time_s, r.share, r.where, r.source) for r in self.lines[:limit]]),
+            *scopes,
             ("By kernel", ["kernel", "equations"],
              [(r.time_s, r.share, r.name, " ".join(r.equations)) for r in self.ops[:limit]]),
             ("By equation", ["equation", "line"],
@@ -372,9 +392,9 @@ def device_profile(fun, *args, repeat: int = 5, **kwargs) -> DeviceProfile:
     if not isinstance(repeat, int) or repeat < 1:
         raise ValueError(f"repeat must be a positive integer, got {repeat!r}")
     jf = fun if isinstance(fun, JitFunction) else JitFunction(fun)
-    compiled = jf.lower(*args, **kwargs).compile()
-    entry = compiled._entry
-    calls = [_fresh_args(entry, args, kwargs) for _ in range(repeat + 1)]
+    lowered = jf.lower(*args, **kwargs)
+    compiled = lowered.compile()
+    calls = [_fresh_args(compiled, args, kwargs) for _ in range(repeat + 1)]
     _wait(compiled(*calls[0][0], **calls[0][1]))
     walls = []
 
@@ -386,28 +406,30 @@ def device_profile(fun, *args, repeat: int = 5, **kwargs) -> DeviceProfile:
     options = profiler.ProfileOptions()
     options.python_tracer_level = 0  # every Python call an event: host overhead, no device time
     xspace = profiler.collect_xspace(run, options)
-    hlo = entry.executable.exe.hlo_modules()[0]
-    return _attribute(xspace, hlo.name, hlo.to_string(), _mlir_locations(entry.text), jf._name,
-                      entry.executable.device, repeat, statistics.fmean(walls))
+    exe = compiled.runtime_executable()
+    hlo = exe.hlo_modules()[0]
+    return _attribute(xspace, hlo.name, hlo.to_string(),
+                      _mlir_locations(lowered.as_text(debug_info=True)),
+                      getattr(compiled, "__name__", type(fun).__name__),
+                      exe.local_devices()[0], repeat, statistics.fmean(walls))
 
 
-def _fresh_args(entry, args, kwargs):
+def _fresh_args(compiled, args, kwargs):
     """The call's arguments, as host copies where arguments are donated (a
     run consumes them, and the caller's arrays must survive)."""
-    if not any(entry.donated):
+    if not any(i.donated for i in tree_util.tree_leaves(compiled.args_info)):
         return args, kwargs
     return tree_util.tree_map(lambda x: np.array(x) if hasattr(x, "dtype") else x,
                               (args, kwargs))
 
 
-def _kernel_events(xspace: bytes, module: str):
+def _kernel_events(data, module: str):
     """[instruction name, run id, start ns, self ns, end ns] of each kernel
     of ``module``. Kernels are on the device planes where there are any
     (GPU: CUPTI's kernel events; the host's launches are not device time),
     else on the host's (CPU: the thunk events of the client's threads). An
     event's self time excludes the events nested in it on its line (a while
     loop's thunk contains its body's)."""
-    data = profiler.ProfileData.from_serialized_xspace(xspace)
     device, host = [], []
     for plane in data.planes:
         lines = list(plane.lines)
@@ -437,14 +459,17 @@ def _kernel_events(xspace: bytes, module: str):
 def _attribute(xspace, module, hlo_text, locations, fun_name, device, repeat,
                wall_s) -> DeviceProfile:
     instrs, comps = _parse_hlo(hlo_text)
-    events = _kernel_events(xspace, module)
+    data = profiler.ProfileData.from_serialized_xspace(xspace)
+    events = _kernel_events(data, module)
     runs = collections.defaultdict(list)
+    run_busy = collections.Counter()
     op_ns = collections.Counter()
     op_count = collections.Counter()
     for name, run_id, start, self_ns, end in events:
         op_ns[name] += self_ns
         op_count[name] += 1
         runs[run_id].append((start, end))
+        run_busy[run_id] += self_ns
     total_ns = sum(op_ns.values())
     eqn_ns = collections.Counter()
     eqn_kernels = collections.defaultdict(dict)
@@ -475,8 +500,8 @@ def _attribute(xspace, module, hlo_text, locations, fun_name, device, repeat,
     ops = [OpTime(n, instrs[n].opcode if n in instrs else "?", ns * per, share(ns),
                   op_count[n] // repeat, op_eqns[n]) for n, ns in op_ns.most_common()]
     equations = []
-    line_ns = collections.Counter()
-    line_eqns = collections.defaultdict(list)
+    line_ns, scope_ns = collections.Counter(), collections.Counter()
+    line_eqns, scope_eqns = collections.defaultdict(list), collections.defaultdict(list)
     for key, ns in eqn_ns.most_common():
         src = eqn_info.get(key) or (None, None, None)
         scope, prim, number = key if key is not None else ("", "(unattributed)", -1)
@@ -484,10 +509,34 @@ def _attribute(xspace, module, hlo_text, locations, fun_name, device, repeat,
         equations.append(eq)
         line_ns[src] += ns
         line_eqns[src].append(eq.label)
+        parts = scope.split("/")[1:]  # after "jit(f)"; each enclosing scope counts it
+        for i in range(1, len(parts) + 1):
+            scope_ns["/".join(parts[:i])] += ns
+            scope_eqns["/".join(parts[:i])].append(eq.label)
     lines = [LineTime(*src, ns * per, share(ns), tuple(line_eqns[src]))
              for src, ns in line_ns.most_common()]
+    scopes = [ScopeTime(name, ns * per, share(ns), tuple(scope_eqns[name]))
+              for name, ns in scope_ns.most_common()]
     return DeviceProfile(fun_name, module, device.platform, repeat, total_ns * per,
-                         _span_ns(runs, repeat) * 1e-9, wall_s, ops, equations, lines, xspace)
+                         _span_ns(runs, repeat) * 1e-9, wall_s, ops, equations, lines, xspace,
+                         scopes, _run_spans(runs, run_busy, _start_ns(data)))
+
+
+def _start_ns(data) -> int:
+    """The session's start in Unix ns (event times are relative to it)."""
+    for plane in data.planes:
+        for key, value in plane.stats:
+            if key == "profile_start_time":
+                return int(value)
+    return 0
+
+
+def _run_spans(runs, run_busy, start_ns):
+    """(first kernel start, last kernel end, kernels' time) of each run,
+    Unix seconds, in time order (one span for all where there are no run ids)."""
+    spans = [((start_ns + min(s for s, _ in iv)) * 1e-9, (start_ns + max(e for _, e in iv)) * 1e-9,
+              run_busy[rid] * 1e-9) for rid, iv in runs.items()]
+    return sorted(spans)
 
 
 def _span_ns(runs, repeat):
@@ -578,11 +627,10 @@ def _fmt_bytes(n):
 def memory_profile(backend: str | None = None) -> MemoryProfile:
     """Where the live device memory of ``backend`` was allocated, per source line."""
     import gzip
-    from xjit._src import core
     raw = gzip.decompress(profiler.device_memory_profile(backend))
     per_line = collections.defaultdict(lambda: [0, 0])
     for nbytes, frames in _pprof_buffers(raw):
-        site = next(((f, ln, fn) for fn, f, ln in frames if not core._is_internal(f)),
+        site = next(((f, ln, fn) for fn, f, ln in frames if traceback_util.include_filename(f)),
                     (None, None, None))
         per_line[site][0] += nbytes
         per_line[site][1] += 1

@@ -21,7 +21,7 @@ import warnings
 import weakref
 from typing import Callable
 
-from xjit._src import core, monitoring
+from xjit._src import core, monitoring, traceback_util
 from xjit._src.config import config
 from xjit._src.inspect import explain, observe
 
@@ -76,6 +76,8 @@ class FunctionInfo:
     eqn_lines: list = dataclasses.field(default_factory=list)
     compiles: list = dataclasses.field(default_factory=list)
     budget_warning: str | None = None
+    temp_bytes: int | None = None  # the latest executable's scratch memory (memory_analysis)
+    peak_bytes: int | None = None  # and its peak of live buffers during a run
 
 
 class RecompileBudgetError(RuntimeError):
@@ -196,7 +198,7 @@ def _purge_dead():
 class _Observer:
     def register(self, jit_fun, name, code) -> int:
         filename = code.co_filename if code is not None else None
-        if filename and core._is_internal(filename):
+        if filename and not traceback_util.include_filename(filename):
             return 0, None  # xjit's own jitted helpers are not reported
         if _purge_pending and not state.active:
             _purge_dead()
@@ -263,6 +265,12 @@ class _Observer:
                 cost = entry.executable.exe.cost_analysis() or {}
                 details = {"flops": cost.get("flops"), "bytes_accessed": cost.get("bytes accessed")}
             except Exception:  # not every backend reports costs
+                pass
+            try:
+                mem = entry.executable.exe.get_compiled_memory_stats()
+                info.temp_bytes, info.peak_bytes = mem.temp_size_in_bytes, mem.peak_memory_in_bytes
+                details.update(temp_bytes=info.temp_bytes, peak_bytes=info.peak_bytes)
+            except Exception:  # nor memory statistics
                 pass
             emit(Event("compile", now(), info.name, fid, info.filename, info.lineno,
                        duration_s=entry.compile_s, details=details))
@@ -379,15 +387,10 @@ def timings(closed) -> dict:
 def abstract_args(fid):
     """(args, kwargs) of the latest traced call of ``fid`` with every array
     replaced by a ShapeDtypeStruct (static arguments kept)."""
-    from xjit._src import tree_util
-    from xjit._src.stages import ShapeDtypeStruct
     jf, key = function(fid), last_key.get(fid)
     if jf is None or key is None:
         raise KeyError(f"no traced call recorded for function id {fid}")
-    treedef, static_key, _, *avals = key
-    leaves = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in avals]
-    dyn, dkw = tree_util.tree_unflatten(treedef, leaves)
-    return jf._merge(dyn, dkw, static_key)
+    return jf.abstract_call(key)
 
 
 def jaxpr_text_and_lines(closed):

@@ -150,6 +150,9 @@ class _Watch:
     kind = "nan"
 
 
+ANY_LINE = ("", -1)  # every line: the NaN's own line made no non-finite derivative
+
+
 class _Probing:
     on = False
 
@@ -159,7 +162,8 @@ _watch, _probing = _Watch(), _Probing()
 
 def _check_derivative(prim, params, args):
     frame = core.user_frame()
-    if frame is None or (frame.f_code.co_filename, frame.f_lineno) != _watch.line:
+    if frame is None or (_watch.line is not ANY_LINE
+                         and (frame.f_code.co_filename, frame.f_lineno) != _watch.line):
         return
     idx = [i for i, a in enumerate(args) if dtypes.is_inexact(core.aval_of(a).dtype)]
     if not idx or any(_bad_kind(_host(args[i])) for i in idx):
@@ -238,11 +242,20 @@ def _concretize_locals(frame):
 def stop_at_forward_line(fun, args, kwargs, err):
     """Re-run ``fun`` eagerly and raise at the forward line named by a
     backward-pass error ``err``, if a primitive there has a non-finite
-    derivative; returns if none has."""
-    _watch.line, _watch.kind = err.xjit_forward_line, "inf" if "(inf)" in str(err) else "nan"
+    derivative. If none has, the NaN is an infinite derivative made on
+    another line meeting a zero (``sqrt`` of a sum of squares at 0): stop at
+    the first primitive of the forward pass whose derivative is not finite.
+    Raises the backward pass's error again if there is none."""
+    _watch.kind = "inf" if "(inf)" in str(err) else "nan"
     try:
-        with config.override("jax_disable_jit", True):
-            fun(*args, **kwargs)
+        for line in (err.xjit_forward_line, ANY_LINE):
+            _watch.line = line
+            try:
+                with config.override("jax_disable_jit", True):
+                    fun(*args, **kwargs)
+            except FloatingPointError as again:  # the backward pass's NaN again: look wider
+                if line is ANY_LINE or getattr(again, "xjit_forward_line", None) is None:
+                    raise
     finally:
         _watch.line = None
 

@@ -23,7 +23,7 @@ import weakref
 
 import numpy as np
 
-from xjit._src import core
+from xjit._src import core, traceback_util
 
 _MUTATORS = frozenset(("append", "extend", "insert", "add", "update", "setdefault",
                        "__setitem__", "appendleft", "put"))
@@ -172,14 +172,14 @@ def _path_str(root, steps):
 
 def _user_module(m):
     f = getattr(m, "__file__", None)
-    return bool(f) and not core._is_internal(f) and not f.startswith(_LIBRARY_PREFIXES)
+    return bool(f) and traceback_util.include_filename(f) and not f.startswith(_LIBRARY_PREFIXES)
 
 
 _LIBRARY_PREFIXES = tuple({sys.prefix, sys.base_prefix, sys.exec_prefix})
 
 
 def _user_function(v):
-    return isinstance(v, types.FunctionType) and not core._is_internal(v.__code__.co_filename)
+    return isinstance(v, types.FunctionType) and traceback_util.include_filename(v.__code__.co_filename)
 
 
 def _namespaces(fun):

@@ -31,6 +31,7 @@ class Profile:
     argument_bytes: int | None = None
     output_bytes: int | None = None
     temp_bytes: int | None = None
+    peak_bytes: int | None = None  # XLA's peak of live buffers during a run
 
     @property
     def first_call_s(self):
@@ -118,3 +119,4 @@ def _fill_analysis(prof, compiled):
         prof.argument_bytes = mem.argument_size_in_bytes
         prof.output_bytes = mem.output_size_in_bytes
         prof.temp_bytes = mem.temp_size_in_bytes
+        prof.peak_bytes = mem.peak_memory_in_bytes

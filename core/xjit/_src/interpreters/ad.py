@@ -61,7 +61,7 @@ class Zero:
         self.aval = aval
 
     def __repr__(self):
-        return f"Zero({self.aval.str_short()})"
+        return f"Zero({self.aval})"
 
     @staticmethod
     def from_primal_value(x):
@@ -536,7 +536,17 @@ batching.batch_rules[add_any_p] = _add_any_batcher
 
 stop_gradient_p = Primitive("stop_gradient")
 core.abstract_eval_rules[stop_gradient_p] = lambda x: x
-core.impl_rules[stop_gradient_p] = lambda x: x
+
+
+def _stop_gradient_impl(x):
+    """The identity; a NumPy value comes out with its canonical dtype, as from
+    any primitive (under vmap too: lax.stop_gradient of an int64 input)."""
+    if isinstance(x, (np.ndarray, np.generic)):
+        return np.asarray(x, core.aval_of(x).dtype)
+    return x
+
+
+core.impl_rules[stop_gradient_p] = _stop_gradient_impl
 lowering.rules[stop_gradient_p] = lambda ctx, ai, ao, x: x
 defjvp_zero(stop_gradient_p)
 batching.defvectorized(stop_gradient_p)

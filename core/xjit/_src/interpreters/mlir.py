@@ -173,10 +173,13 @@ class ModuleContext:
     def __init__(self):
         self.host_callbacks: list = []
         self.platform = None
-        self.op_prefix = ""  # "jit(f)/", the start of every op name
+        self.op_prefix = ""  # "jit(f)/", the start of every op name (of this jaxpr level)
+        self.lowering_eqn = None  # the equation whose rule is running (nested jaxprs' scope)
+        self.keep_loc = False  # lowering an equation's implementation: its ops keep its loc
         self.eqn_count = 0  # equations lowered so far: the next one's number
         self.functions: list[str] = []  # private functions (bindings-built rules)
         self.function_names: dict = {}  # rule signature -> function name
+        self.spmd = None  # a program over many devices: its mesh (xjit._src.pxla.SpmdModule)
 
     platforms = property(lambda self: (self.platform or _default_platform(),))
     context = property(lambda self: ir_context())
@@ -201,22 +204,52 @@ def _mlir_string(s: str) -> str:
 
 
 def eqn_loc(module_ctx: ModuleContext, eqn) -> str:
-    """The MLIR location every op of ``eqn`` carries: ``loc("jit(f)/tanh#12"
-    ("fn"("file.py":13:0)))``, the primitive and the equation's number in
-    lowering order as the op name, the user's function and line as its place.
-    XLA keeps both as each HLO instruction's metadata (``op_name``,
-    ``source_file``/``source_line``), through fusion, so profiles
-    (``xjit.inspect.device_profile``, XProf) name the equation and line."""
+    """The MLIR location every op of ``eqn`` carries: ``loc("jit(f)/block/
+    tanh#12"("fn"("file.py":13:0)))``: its ``named_scope`` path, the
+    primitive and the equation's number in lowering order as the op name,
+    the user's function and line as its place. XLA keeps both as each HLO
+    instruction's metadata (``op_name``, ``source_file``/``source_line``),
+    through fusion, so profiles (``xjit.inspect.device_profile``, XProf)
+    name the scope, equation and line."""
     k = module_ctx.eqn_count
     module_ctx.eqn_count = k + 1
     src = eqn.source_info
-    if src is None or src.filename is None:
+    if src is None:
         return f' loc("{module_ctx.op_prefix}{eqn.primitive.name}#{k}")'
+    name = f"{_scope_prefix(module_ctx.op_prefix, src)}{eqn.primitive.name}#{k}"
+    if src.filename is None:
+        return f' loc("{name}")'
     f = _escaped_files.get(src.filename)
     if f is None:
         f = _escaped_files[src.filename] = _mlir_string(src.filename)
-    return (f' loc("{module_ctx.op_prefix}{eqn.primitive.name}#{k}"'
-            f'("{src.function}"("{f}":{src.lineno}:0)))')
+    return f' loc("{name}"("{src.function}"("{f}":{src.lineno}:0)))'
+
+
+_scope_names: dict = {}  # NameStack -> its escaped "a/b/" (few distinct per program)
+
+
+def _scope_prefix(prefix: str, src) -> str:
+    """``prefix`` followed by the equation's ``named_scope`` path."""
+    stack = src.name_stack
+    if stack is None:
+        return prefix
+    scope = _scope_names.get(stack)
+    if scope is None:
+        if len(_scope_names) > 4096:  # scopes named per step: keep the cache bounded
+            _scope_names.clear()
+        scope = _scope_names[stack] = _mlir_string(f"{stack}/") if len(stack) else ""
+    return prefix + scope
+
+
+def _nested_prefix(prefix: str, eqn) -> str:
+    """The op-name prefix of a jaxpr lowered inside ``eqn``'s rule (a
+    nested jit's, a loop body's): the equation's scope path, then
+    ``jit(g)/`` or the primitive's name, as JAX names inner ops."""
+    src = eqn.source_info
+    head = _scope_prefix(prefix, src) if src is not None else prefix
+    call = (f"jit({_mlir_string(str(eqn.params.get('name')))})" if eqn.primitive.name == "jit"
+            else eqn.primitive.name)
+    return f"{head}{call}/"
 
 
 def lower_jaxpr(ctx: LoweringContext, jaxpr: core.Jaxpr, consts, args) -> list[str]:
@@ -234,8 +267,15 @@ def lower_jaxpr(ctx: LoweringContext, jaxpr: core.Jaxpr, consts, args) -> list[s
     for v, a in zip(jaxpr.invars, args):
         env[v] = a
     outer_loc = ctx.loc
+    module_ctx = ctx.module_ctx
+    outer_prefix, outer_eqn = module_ctx.op_prefix, module_ctx.lowering_eqn
+    keep_loc = module_ctx.keep_loc
+    if outer_eqn is not None and not keep_loc:
+        module_ctx.op_prefix = _nested_prefix(outer_prefix, outer_eqn)
     for eqn in jaxpr.eqns:
-        ctx.loc = eqn_loc(ctx.module_ctx, eqn)
+        if not keep_loc:
+            ctx.loc = eqn_loc(module_ctx, eqn)
+            module_ctx.lowering_eqn = eqn
         prim = eqn.primitive
         rule = rules.get(prim)
         if rule is None:
@@ -251,6 +291,7 @@ def lower_jaxpr(ctx: LoweringContext, jaxpr: core.Jaxpr, consts, args) -> list[s
         else:
             env[eqn.outvars[0]] = out
     ctx.loc = outer_loc
+    module_ctx.op_prefix, module_ctx.lowering_eqn = outer_prefix, outer_eqn
     return [read(v) for v in jaxpr.outvars]
 
 
@@ -258,15 +299,20 @@ def lower_jaxpr(ctx: LoweringContext, jaxpr: core.Jaxpr, consts, args) -> list[s
 prepare_rules: list = []
 
 
-def lower_module(name: str, closed: core.ClosedJaxpr, donated=(), arg_names=None) -> str:
+def lower_module(name: str, closed: core.ClosedJaxpr, donated=(), arg_names=None,
+                 spmd=None) -> str:
     """The text of a StableHLO module whose ``main`` computes ``closed``.
 
     ``donated[i]`` marks input i as donated: it is aliased to the first
-    not-yet-aliased output with the same type (``tf.aliasing_output``)."""
+    not-yet-aliased output with the same type (``tf.aliasing_output``).
+    ``spmd`` (``xjit._src.pxla.SpmdModule``) makes it a program over many
+    devices: its partition count, mesh declaration and per-argument and
+    per-result sharding attributes."""
     for rule in prepare_rules:
         closed = rule(closed)
     jaxpr = closed.jaxpr
     ctx = LoweringContext()
+    ctx.module_ctx.spmd = spmd
     ctx.module_ctx.op_prefix = f"jit({_mlir_string(name)})/"
     in_avals = [v.aval for v in jaxpr.invars]
     out_avals = [v.aval for v in jaxpr.outvars]
@@ -276,14 +322,19 @@ def lower_module(name: str, closed: core.ClosedJaxpr, donated=(), arg_names=None
     params = []
     for i, (a, av) in enumerate(zip(args, in_avals)):
         attr = f" {{tf.aliasing_output = {aliases[i]} : i32}}" if i in aliases else ""
+        if spmd is not None:
+            attr = spmd.arg_attr(i, attr)
         params.append(f"{a}: {ttype(av)}{attr}")
-    results = ", ".join(f'{ttype(av)} {{jax.result_info = "result"}}' for av in out_avals)
+    results = ", ".join(f'{ttype(av)} {{jax.result_info = "result"'
+                        f'{spmd.result_attr(j) if spmd is not None else ""}}}'
+                        for j, av in enumerate(out_avals))
     body = "\n".join(ctx.lines)
     ret = (f'    "func.return"({", ".join(outs)}) : '
            f'({", ".join(ttype(av) for av in out_avals)}) -> ()')
     mod_name = "jit_" + "".join(c if c.isalnum() or c == "_" else "_" for c in name)
-    text = (f"module @{mod_name} attributes {{mhlo.num_partitions = 1 : i32, "
-            f"mhlo.num_replicas = 1 : i32}} {{\n"
+    text = (f"module @{mod_name} attributes {{mhlo.num_partitions = "
+            f"{1 if spmd is None else spmd.num_partitions} : i32, "
+            f"mhlo.num_replicas = 1 : i32}} {{\n{'' if spmd is None else spmd.mesh_decl}"
             f"  func.func public @main({', '.join(params)}) -> ({results}) {{\n"
             f"{body}\n{ret}\n  }}\n{''.join(ctx.module_ctx.functions)}}}\n")
     if not ctx.module_ctx.host_callbacks:
@@ -347,9 +398,8 @@ def register_lowering(prim, rule, platform=None):
     if platform is not None:
         wanted = _PLATFORM_ALIASES.get(platform, (platform,))
         if _default_platform() not in wanted:
-            return rule
+            return
     rules[prim] = rule if isinstance(rule, LoweredFun) else BindingsRule(prim, rule)
-    return rule
 
 
 class LoweredFun:
@@ -389,7 +439,12 @@ class LoweredFun:
             return _call_from_bindings(self, ctx, args, params)
         avals_in, avals_out, operands = args[0], args[1], args[2:]
         jaxpr, consts = self._jaxpr(avals_in, params)
-        outs = lower_jaxpr(ctx, jaxpr, consts, list(operands))
+        module_ctx = ctx.module_ctx
+        keep_loc, module_ctx.keep_loc = module_ctx.keep_loc, True  # the ops are the equation's
+        try:
+            outs = lower_jaxpr(ctx, jaxpr, consts, list(operands))
+        finally:
+            module_ctx.keep_loc = keep_loc
         return outs if self.multiple_results else outs[0]
 
 

@@ -225,12 +225,14 @@ def trace_to_jaxpr(fun, in_avals, debug_info=None, check_leaks=False):
     parent = core.trace_ctx.trace
     trace = JaxprTrace(parent, debug_info)
     args = [trace.new_arg(a) for a in in_avals]
-    try:
+    scopes, core.name_stack.value = core.name_stack.value, None  # named_scope paths start
+    try:                                                         # at each staged jaxpr, as JAX's
         with core.set_current_trace(trace):
             outs = fun(*args)
             jaxpr, consts = trace.to_jaxpr(outs)
     finally:
         trace.active = False
+        core.name_stack.value = scopes
     if check_leaks and _flags["jax_check_tracer_leaks"]:  # user-facing traces only
         del args, outs
         from xjit._src.leak_check import check

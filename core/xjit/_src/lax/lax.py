@@ -133,6 +133,16 @@ def asarray_device(x):
     return x
 
 
+def jit_output(x):
+    """``x`` as a jnp function that JAX jits returns it: on the device, and
+    under vmap with the batched host value on the device too (a NumPy int64
+    input comes out int32, where lax's pass-throughs keep it as it is)."""
+    if isinstance(x, batching.BatchTracer):
+        val = jit_output(x.val)
+        return x if val is x.val else batching.BatchTracer(x._trace, val, x.batch_dim)
+    return asarray_device(x)
+
+
 def _dtype_of(x):
     return x.aval.dtype if isinstance(x, (Tracer, ArrayImpl)) else None
 
@@ -672,9 +682,7 @@ def tile(operand, reps):
     return tile_p.bind(operand, reps=reps)
 
 
-def with_sharding_constraint(x, shardings):
-    """Identity: with one device every value already has its only sharding."""
-    return x
+from xjit._src.lax.sharding_constraint import with_sharding_constraint  # noqa: E402,F401
 
 
 def composite(decomposition, name, version=0):

@@ -82,6 +82,15 @@ def _tri_solve_lower(ctx, ai, ao, a, b, *, left_side, lower, transpose_a, conjug
                      unit_diagonal):
     if conjugate_a and not transpose_a and ai[0].dtype.kind == "c":
         a = lowering.rules[_conj_p()](ctx, ai[:1], ai[:1], a, input_dtype=ai[0].dtype)
+    if backend.default_backend() == "cpu" and ai[0].dtype.name in _PREFIX:
+        # LAPACK's trsm, as JAX on CPU: XLA's expander multiplies by inverted
+        # diagonal blocks, so an infinite pivot gives NaN where trsm gives 0
+        trans = (ord("C") if conjugate_a else ord("T")) if transpose_a else ord("N")
+        config = (f"diag = {ord('U' if unit_diagonal else 'N')} : ui8, "
+                  f"side = {ord('L' if left_side else 'R')} : ui8, trans_x = {trans} : ui8, "
+                  f"uplo = {ord('L' if lower else 'U')} : ui8")
+        return _lapack_call(ctx, "triangular_solve", "trsm", [a, b], list(ai), list(ao),
+                            config=config)[0]
     mode = ("ADJOINT" if conjugate_a else "TRANSPOSE") if transpose_a else "NO_TRANSPOSE"
     return ctx.op("stablehlo.triangular_solve", [a, b], [ttype(ai[0]), ttype(ai[1])], ttype(ao[0]),
                   attrs=f"left_side = {str(left_side).lower()}, lower = {str(lower).lower()}, "

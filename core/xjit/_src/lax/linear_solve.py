@@ -203,20 +203,32 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
         raise TypeError(f"f() output pytree structure must match initial_guess, got {out_tree} "
                         f"and {g_tree}.")
 
+    # solve and tangent_solve may close over traced values too (JAX stages
+    # both): their closures become explicit arguments of ``root`` whose
+    # tangents are ignored, so the rule never sees an outer tracer.
+    solve_conv, solve_params = closure_convert(lambda x: solve(lambda y: f_conv(y, *params), x),
+                                               initial_guess)
+
+    def linearize_and_solve(x, b):
+        _, f_lin = linearize(lambda y: f_conv(y, *params), x)
+        return tangent_solve(f_lin, b)
+    ls_conv, ls_params = closure_convert(linearize_and_solve, initial_guess, initial_guess)
+    n_f, n_s = len(params), len(solve_params)
+
     @custom_jvp
-    def root(params, guess):
-        return solve(lambda x: f_conv(x, *params), guess)
+    def root(consts, guess):
+        return solve_conv(guess, *consts[n_f:n_f + n_s])
 
     @root.defjvp
     def root_jvp(primals, tangents):
-        params, guess = primals
-        out = root(params, guess)
+        consts, guess = primals
+        params, ls_consts = consts[:n_f], consts[n_f + n_s:]
+        out = root(consts, guess)
         sol, aux = out if has_aux else (out, None)
-        _, rhs = jvp(lambda *p: f_conv(sol, *p), tuple(params), tuple(tangents[0]))
-        _, f_lin = linearize(lambda x: f_conv(x, *params), sol)
-        sol_dot = tree_util.tree_map(operator.neg, tangent_solve(f_lin, rhs))
+        _, rhs = jvp(lambda *p: f_conv(sol, *p), tuple(params), tuple(tangents[0][:n_f]))
+        sol_dot = tree_util.tree_map(operator.neg, ls_conv(sol, rhs, *ls_consts))
         if has_aux:
             return (sol, aux), (sol_dot, tree_util.tree_map(lax.zeros_like_array, aux))
         return sol, sol_dot
 
-    return root(list(params), initial_guess)
+    return root([*params, *solve_params, *ls_params], initial_guess)

@@ -35,10 +35,15 @@ def _check_axis_names(axes, api_name):
                             f"{api_name} under `jax.shard_map`.")
 
 
-def _unbound(api_name):
-    """Lowering of a collective whose names survived to compile time: nothing
-    binds them there (a vmap would have batched them away)."""
+def _unbound(api_name, spmd_rule=None):
+    """Lowering of a collective whose names survived to compile time: inside
+    ``shard_map``'s manual computation over a mesh (``spmd_rule``), XLA's
+    collective; elsewhere nothing binds them (a vmap would have batched them
+    away)."""
     def rule(ctx, ai, ao, *args, **params):
+        manual = getattr(ctx.module_ctx, "manual", None)
+        if spmd_rule is not None and manual is not None:
+            return spmd_rule(ctx, manual, ai, ao, *args, **params)
         names = _names(params.get("axes", params.get("axis_name")))
         name = next(n for n in names if not isinstance(n, int))
         raise NameError(f"Found an unbound axis name: {name}. To fix this, please call "
@@ -74,6 +79,138 @@ def _no_eager(exc):
 
 
 # --------------------------------------------------------------------------
+# Collectives inside shard_map's manual computation (``ctx.module_ctx.manual``
+# is its ``(mesh, manual axes)``): XLA's collectives between the devices that
+# differ only along the named axes. Devices are numbered by their position in
+# the mesh, as the program's partitions are.
+
+
+def _groups(mesh, names):
+    """The device groups of a collective over ``names``: one per position on
+    the other axes, each listing the devices along ``names`` (major to minor)."""
+    axes = list(mesh.axis_names)
+    inner = [axes.index(n) for n in names]
+    outer = [i for i in range(len(axes)) if i not in inner]
+    ids = np.arange(mesh.size).reshape(mesh.axis_sizes).transpose(outer + inner)
+    return ids.reshape(-1, math.prod(mesh.axis_sizes[i] for i in inner))
+
+
+def _dense_i64(a):
+    rows = ", ".join("[" + ", ".join(map(str, r)) + "]" for r in a.tolist())
+    return f"dense<[{rows}]> : tensor<{a.shape[0]}x{a.shape[1]}xi64>"
+
+
+def _channel(ctx):
+    module_ctx = ctx.module_ctx
+    n = getattr(module_ctx, "channels", 0) + 1
+    module_ctx.channels = n
+    return f"channel_handle = #stablehlo.channel_handle<handle = {n}, type = 1>"
+
+
+def _collective_attrs(ctx, mesh, names, groups):
+    if groups is not None:
+        raise NotImplementedError("axis_index_groups inside shard_map over a mesh")
+    return (f"{_channel(ctx)}, replica_groups = {_dense_i64(_groups(mesh, names))}, "
+            "use_global_device_ids")
+
+
+_REDUCER_OPS = {"psum": "stablehlo.add", "pmax": "stablehlo.maximum",
+                "pmin": "stablehlo.minimum"}
+
+
+def _reducer_region(ctx, name, dtype):
+    op = _REDUCER_OPS[name]
+    if dtype == np.bool_:
+        op = "stablehlo.and" if name == "pmin" else "stablehlo.or"
+    scalar = ShapedArray((), dtype)
+    t = lowering.ttype(scalar)
+    return ctx.region([scalar, scalar], lambda a, b: [(ctx.op(op, [a, b], [t, t], t), scalar)])
+
+
+def _spmd_allreduce(name):
+    def rule(ctx, manual, ai, ao, x, *, axes, axis_index_groups):
+        mesh, _ = manual
+        t = lowering.ttype(ai[0])
+        return ctx.op("stablehlo.all_reduce", [x], [t], t,
+                      attrs=_collective_attrs(ctx, mesh, axes, axis_index_groups),
+                      regions=[_reducer_region(ctx, name, ai[0].dtype)])
+    return rule
+
+
+def _spmd_axis_index(ctx, manual, ai, ao, *, axis_name):
+    mesh, _ = manual
+    (name,) = _names(axis_name)
+    k = list(mesh.axis_names).index(name)
+    stride = math.prod(mesh.axis_sizes[k + 1:])
+    u = "tensor<ui32>"
+    pid = ctx.op("stablehlo.partition_id", [], [], u)
+    q = ctx.op("stablehlo.divide", [pid, ctx.constant(np.uint32(stride))], [u, u], u)
+    r = ctx.op("stablehlo.remainder", [q, ctx.constant(np.uint32(mesh.axis_sizes[k]))],
+               [u, u], u)
+    return ctx.op("stablehlo.convert", [r], [u], "tensor<i32>")
+
+
+def _spmd_ppermute(ctx, manual, ai, ao, x, *, axis_name, perm):
+    mesh, _ = manual
+    groups = _groups(mesh, _names(axis_name))
+    pairs = np.array([[g[s], g[d]] for g in groups for s, d in perm], dtype=np.int64)
+    t = lowering.ttype(ai[0])
+    attrs = f"{_channel(ctx)}, source_target_pairs = {_dense_i64(pairs.reshape(-1, 2))}"
+    return ctx.op("stablehlo.collective_permute", [x], [t], t, attrs=attrs)
+
+
+def _reshape(ctx, x, a_in, a_out):
+    return ctx.op("stablehlo.reshape", [x], [lowering.ttype(a_in)], lowering.ttype(a_out))
+
+
+def _spmd_all_gather(ctx, manual, ai, ao, x, *, all_gather_dimension, axis_name,
+                     axis_index_groups, axis_size, tiled):
+    mesh, _ = manual
+    a = ai[0]
+    if not tiled:  # gather along a new unit dimension
+        shape = list(a.shape)
+        shape.insert(all_gather_dimension, 1)
+        b = ShapedArray(tuple(shape), a.dtype)
+        x, a = _reshape(ctx, x, a, b), b
+    attrs = (f"all_gather_dim = {all_gather_dimension} : i64, "
+             f"{_collective_attrs(ctx, mesh, _names(axis_name), axis_index_groups)}")
+    return ctx.op("stablehlo.all_gather", [x], [lowering.ttype(a)], lowering.ttype(ao[0]),
+                  attrs=attrs)
+
+
+def _spmd_reduce_scatter(ctx, manual, ai, ao, x, *, axis_name, scatter_dimension,
+                         axis_index_groups, axis_size, tiled):
+    mesh, _ = manual
+    shape = list(ai[0].shape)
+    shape[scatter_dimension] //= axis_size
+    mid = ShapedArray(tuple(shape), ai[0].dtype)
+    attrs = (f"scatter_dimension = {scatter_dimension} : i64, "
+             f"{_collective_attrs(ctx, mesh, _names(axis_name), axis_index_groups)}")
+    out = ctx.op("stablehlo.reduce_scatter", [x], [lowering.ttype(ai[0])], lowering.ttype(mid),
+                 attrs=attrs, regions=[_reducer_region(ctx, "psum", ai[0].dtype)])
+    return out if tiled else _reshape(ctx, out, mid, ao[0])
+
+
+def _spmd_all_to_all(ctx, manual, ai, ao, x, *, axis_name, split_axis, concat_axis,
+                     axis_index_groups, tiled):
+    mesh, _ = manual
+    names = _names(axis_name)
+    if axis_index_groups is not None:
+        raise NotImplementedError("axis_index_groups inside shard_map over a mesh")
+    groups = _groups(mesh, names)
+    attrs = (f"{_channel(ctx)}, concat_dimension = {concat_axis} : i64, "
+             f"replica_groups = {_dense_i64(groups)}, split_count = {groups.shape[1]} : i64, "
+             f"split_dimension = {split_axis} : i64")
+    return ctx.op("stablehlo.all_to_all", [x], [lowering.ttype(ai[0])], lowering.ttype(ao[0]),
+                  attrs=attrs)
+
+
+_SPMD_RULES = {"axis_index": _spmd_axis_index, "ppermute": _spmd_ppermute,
+               "all_gather": _spmd_all_gather, "reduce_scatter": _spmd_reduce_scatter,
+               "all_to_all": _spmd_all_to_all}
+
+
+# --------------------------------------------------------------------------
 # All-reduce: psum, pmax, pmin
 
 
@@ -95,8 +232,13 @@ def _allreduce_lower(name):
 
     def rule(ctx, ai, ao, x, axes, axis_index_groups):
         named = [a for a in axes if not isinstance(a, int)]
+        pos = tuple(a for a in axes if isinstance(a, int))
+        if named and pos:  # positional axes first, as an ordinary reduction
+            mid = ShapedArray(ao[0].shape, ai[0].dtype)
+            x, ai = reduce(ctx, ai, [mid], x, axes=pos), [mid]
         if named:
-            return _unbound("psum")(ctx, ai, ao, x, axes=tuple(named))
+            return _unbound("psum", _spmd_allreduce(name))(
+                ctx, ai, ao, x, axes=tuple(named), axis_index_groups=axis_index_groups)
         return reduce(ctx, ai, ao, x, axes=tuple(axes))
     return rule
 
@@ -149,9 +291,11 @@ def _linear_jvp(prim):
 
 
 def _named_collective(name, abstract_eval, *, unbound_name=None, linear=False):
-    """A collective over the names in its ``axis_name`` parameter: only a vmap
-    binding those names can apply it (lowering it means the name is unbound)."""
-    p = lowering.define_primitive(name, abstract_eval, _unbound(unbound_name or name))
+    """A collective over the names in its ``axis_name`` parameter: a vmap
+    binding those names applies it by batching, shard_map's manual
+    computation by XLA's collective (``_SPMD_RULES[name]``)."""
+    p = lowering.define_primitive(name, abstract_eval,
+                                  _unbound(unbound_name or name, _SPMD_RULES.get(name)))
     batching.collective_axes[p] = lambda params: _names(params["axis_name"])
     if linear:
         ad.jvp_rules[p] = _linear_jvp(p)
@@ -507,7 +651,12 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
 def _all_to_all_eval(x, *, axis_name, split_axis, concat_axis, axis_index_groups, tiled):
     names = _names(axis_name)
     _check_axis_names(names, "all_to_all")
-    return ShapedArray(x.shape, x.dtype)
+    n = len(axis_index_groups[0]) if axis_index_groups else \
+        math.prod(batching.axis_size(a) for a in names)
+    shape = list(x.shape)
+    shape[split_axis] //= n
+    shape[concat_axis] *= n
+    return ShapedArray(tuple(shape), x.dtype)
 
 
 all_to_all_p = _named_collective("all_to_all", _all_to_all_eval, linear=True)

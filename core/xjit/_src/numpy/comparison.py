@@ -51,8 +51,7 @@ def array_equal(a1, a2, equal_nan=False):
     a1, a2 = asarray(a1), asarray(a2)
     if a1.shape != a2.shape:
         return asarray(False)
-    a1, a2 = util.promote_dtypes(a1, a2)
-    eq = lax.eq(a1, a2)
+    eq = equal(a1, a2)  # JAX's ``a1 == a2``: keys compare too
     if equal_nan:
         eq = lax.bitwise_or(eq, lax.bitwise_and(isnan(a1), isnan(a2)))
     return _all(eq)

@@ -422,7 +422,7 @@ def _int_identity_unop(lax_fn, name):
         util.check_arraylike(name, x)
         (x,) = util.promote_dtypes(x)
         if util_dtype(x).kind in "iub":
-            return x
+            return lax.jit_output(x)
         return lax_fn(x)
     fn.__name__ = name
     return fastpath(1)(fn)
@@ -456,7 +456,7 @@ asinh, acosh, atanh = arcsinh, arccosh, arctanh
 
 def positive(x, /):
     (x,) = util.promote_dtypes(x)
-    return x
+    return lax.jit_output(x)
 
 
 def absolute(x, /):
@@ -710,7 +710,7 @@ def astype(x, dtype, /, *, copy=False, device=None):
 def real(x, /):
     util.check_arraylike("real", x)
     x = asarray(x)
-    return lax.real(x) if util_dtype(x).kind == "c" else x
+    return lax.real(x) if util_dtype(x).kind == "c" else lax.jit_output(x)
 
 
 def imag(x, /):

@@ -1,7 +1,7 @@
 """``jnp.linalg`` over the ``lax.linalg`` decompositions.
 
-Solves go through LU (row permutation applied as an exact one-hot product,
-no gather needed), determinants through LU (closed forms for 2x2 and 3x3, as
+Solves go through LU and LAPACK's triangular solves, as JAX on CPU (so
+infinities and singular matrices give JAX's values), determinants through LU (closed forms for 2x2 and 3x3, as
 JAX uses), pseudo-inverses and least squares through the SVD."""
 from __future__ import annotations
 
@@ -11,12 +11,14 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import dtypes
+from ..custom_derivatives import custom_jvp
 from xjit._src.lax import lax
 from ..lax import linalg as lax_linalg
 from ..lax import linalg_general as lax_linalg_general
 from ..lax.sorting import sort as lax_sort
 from . import util
 from .lax_numpy import asarray, eye, util_dtype, where
+from .advanced_indexing import take_along_axis
 from .diagonals import _diagonal_2d
 from .reductions import max as _max, min as _min, sum as _sum
 from .tensor_contractions import matmul
@@ -66,14 +68,9 @@ def _real_dtype(dt):
 
 
 def _permute_rows(perm, b):
-    """``b[..., perm, :]`` as a one-hot matrix product (exact)."""
-    n = perm.shape[-1]
-    onehot = lax.eq(lax.expand_dims(perm, (perm.ndim,)),
-                    lax.broadcast_in_dim(lax.iota(np.int32, n), perm.shape + (n,), (perm.ndim,)))
-    p = lax._convert(onehot, util_dtype(b), False)
-    nb = perm.ndim - 1
-    batch = tuple(range(nb))
-    return lax.dot_general(p, b, (((nb + 1,), (nb,)), (batch, batch)), precision="highest")
+    """``b[..., perm, :]``, a gather (a one-hot product would turn an
+    infinite entry into NaNs across its column)."""
+    return take_along_axis(b, lax.expand_dims(perm, (perm.ndim,)), axis=-2)
 
 # -- solves and inverses
 
@@ -177,6 +174,72 @@ def det(a):
     return _det(a)
 
 
+def _slogdet_closed_impl(a):
+    """n = 1 or 2: the determinant's closed form, as JAX (no LU, whose
+    elimination would turn an infinite entry into NaN)."""
+    e = lambda i, j: _entry(a, i, j)  # noqa: E731
+    det = e(0, 0) if a.shape[-1] == 1 else lax.sub(lax.mul(e(0, 0), e(1, 1)),
+                                                   lax.mul(e(0, 1), e(1, 0)))
+    return lax.sign(det), lax.log(lax.abs(det))
+
+
+def _slogdet_lu_impl(a):
+    """LU: the sign from the pivots' parity (and, for real matrices, the
+    negative pivots', so a NaN pivot leaves the sign at +-1 as in JAX)."""
+    dt = util_dtype(a)
+    diag, odd = _lu_diag_parity(a)
+    axis = (diag.ndim - 1,)
+    absd = lax.abs(diag)
+    zero = lax.reduce_or(lax.eq(absd, lax.full_like(absd, 0)), axis)
+    if dt.kind == "c":
+        sign = lax.reduce_prod(lax.div(diag, lax._convert(absd, dt, False)), axis)
+    else:
+        sign = lax.full(odd.shape, 1, dt)
+        negs = _sum(lax.lt(diag, lax.full_like(diag, 0)), axis=-1, dtype=np.int32)
+        odd = lax.ne(odd, lax.eq(lax.rem(negs, np.int32(2)), np.int32(1)))
+    sign = lax.select(odd, lax.neg(sign), sign)
+    sign = lax.select(zero, lax.full_like(sign, 0), sign)
+    logabs = lax.reduce_sum(lax.log(absd), axis)
+    return sign, lax.select(zero, lax.full_like(logabs, -np.inf), logabs)
+
+
+def _slogdet_tangents(x, sign, ans_dot):
+    """The tangents of (sign, logabsdet) from d log det: the sign's is zero for
+    real matrices, its phase's change for complex ones."""
+    if util_dtype(x).kind == "c":
+        re = lax.real(ans_dot)
+        return lax.mul(lax.sub(ans_dot, lax._convert(re, util_dtype(ans_dot), False)), sign), re
+    return lax.full_like(sign, 0), ans_dot
+
+
+def _slogdet_closed_jvp(primals, tangents):
+    (x,), (g,) = primals, tangents
+    sign, ans = _slogdet_closed(x)
+    e, t = (lambda i, j: _entry(x, i, j)), (lambda i, j: _entry(g, i, j))  # noqa: E731
+    if x.shape[-1] == 1:
+        ans_dot = lax.div(t(0, 0), e(0, 0))
+    else:
+        det = lax.sub(lax.mul(e(0, 0), e(1, 1)), lax.mul(e(0, 1), e(1, 0)))
+        ddet = lax.sub(lax.sub(lax.mul(t(0, 0), e(1, 1)), lax.mul(t(0, 1), e(1, 0))),
+                       lax.sub(lax.mul(t(1, 0), e(0, 1)), lax.mul(t(1, 1), e(0, 0))))
+        ans_dot = lax.div(ddet, det)
+    return (sign, ans), _slogdet_tangents(x, sign, ans_dot)
+
+
+def _slogdet_lu_jvp(primals, tangents):
+    """d log|det x| = trace(x^-1 dx)."""
+    (x,), (g,) = primals, tangents
+    sign, ans = _slogdet_lu(x)
+    d = _diagonal_2d(_solve(x, g), 0)
+    return (sign, ans), _slogdet_tangents(x, sign, lax.reduce_sum(d, (d.ndim - 1,)))
+
+
+_slogdet_closed = custom_jvp(_slogdet_closed_impl)
+_slogdet_closed.defjvp(_slogdet_closed_jvp)
+_slogdet_lu = custom_jvp(_slogdet_lu_impl)
+_slogdet_lu.defjvp(_slogdet_lu_jvp)
+
+
 @jit_named("slogdet")
 def _slogdet(a):
     (a,) = _inexact("slogdet", a)
@@ -185,16 +248,8 @@ def _slogdet(a):
     dt = util_dtype(a)
     if a.shape[-1] == 0:
         return SlogdetResult(lax.full(a.shape[:-2], 1, dt), lax.full(a.shape[:-2], 0, _real_dtype(dt)))
-    diag, odd = _lu_diag_parity(a)
-    absd = lax.abs(diag)
-    logabs = lax.reduce_sum(lax.log(absd), (diag.ndim - 1,))
-    unit = lax.div(diag, lax._convert(absd, dt, False)) if dt.kind == "c" else lax.sign(diag)
-    sign = lax.reduce_prod(unit, (diag.ndim - 1,))
-    sign = lax.select(odd, lax.neg(sign), sign)
-    zero = lax.reduce_or(lax.eq(absd, lax.full_like(absd, 0)), (diag.ndim - 1,))
-    sign = lax.select(zero, lax.full_like(sign, 0), sign)
-    logabs = lax.select(zero, lax.full_like(logabs, -np.inf), logabs)
-    return SlogdetResult(sign, logabs)
+    rule = _slogdet_closed if a.shape[-1] <= 2 else _slogdet_lu
+    return SlogdetResult(*rule(a))
 
 
 def slogdet(a, *, method=None):

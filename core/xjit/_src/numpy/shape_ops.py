@@ -57,7 +57,7 @@ def ravel(a, order="C"):
     if order == "K":
         raise NotImplementedError("Ravel not implemented for order='K'.")
     a = asarray(a)
-    return reshape(a, (a.size,), order)
+    return lax.jit_output(reshape(a, (a.size,), order))
 
 
 def transpose(a, axes=None):
@@ -73,7 +73,9 @@ def permute_dims(a, axes):
 
 
 def matrix_transpose(x):
-    nd = x.ndim
+    nd = np.ndim(x)
+    if nd < 2:
+        raise ValueError(f"x must be at least two-dimensional for matrix_transpose; got ndim={nd}")
     return transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
 
 
@@ -105,7 +107,7 @@ def squeeze(a, axis=None):
             if a.shape[i] != 1:
                 raise ValueError("cannot select an axis to squeeze out which has size not equal to "
                                  f"one, got shape={a.shape} and dimensions={axes}")
-    return lax.squeeze(a, axes)
+    return lax.jit_output(lax.squeeze(a, axes))
 
 
 def expand_dims(a, axis):

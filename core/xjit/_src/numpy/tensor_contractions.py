@@ -14,7 +14,7 @@ import numpy as np
 from .. import dtypes
 from xjit._src.lax import lax
 from . import util
-from .lax_numpy import asarray, multiply, util_dtype
+from .lax_numpy import asarray, multiply, subtract, util_dtype
 from .shape_ops import moveaxis, ravel
 from xjit._src.sharding import accepts_out_sharding
 from xjit._src.pjit import jit_named
@@ -211,7 +211,6 @@ def vecmat(x1, x2, /, *, precision=None, preferred_element_type=None):
 def _cross(a, b, axisa, axisb, axisc, axis):
     if axis is not None:
         axisa = axisb = axisc = axis
-    a, b = util.promote_dtypes(a, b)
     a, b = moveaxis(asarray(a), axisa, -1), moveaxis(asarray(b), axisb, -1)
     if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
         raise ValueError("Dimension must be either 2 or 3 for cross product")
@@ -221,14 +220,14 @@ def _cross(a, b, axisa, axisb, axisc, axis):
             return lax.full(x.shape[:-1], 0, util_dtype(x))
         return lax.squeeze(lax.slice_along(x, i, i + 1, axis=x.ndim - 1), (x.ndim - 1,))
 
-    shape = util.broadcast_shapes(a.shape[:-1], b.shape[:-1])
-    a0, a1, a2 = (util.broadcast_to(comp(a, i), shape) for i in range(3))
-    b0, b1, b2 = (util.broadcast_to(comp(b, i), shape) for i in range(3))
-    z = lax.sub(lax.mul(a0, b1), lax.mul(a1, b0))
+    # jnp's products, not lax's: a boolean factor selects (False * inf is 0)
+    a0, a1, a2 = (comp(a, i) for i in range(3))
+    b0, b1, b2 = (comp(b, i) for i in range(3))
+    z = subtract(multiply(a0, b1), multiply(a1, b0))
     if a.shape[-1] == 2 and b.shape[-1] == 2:
         return z
-    c = [lax.sub(lax.mul(a1, b2), lax.mul(a2, b1)), lax.sub(lax.mul(a2, b0), lax.mul(a0, b2)), z]
-    out = lax.concatenate([lax.expand_dims(x, (x.ndim,)) for x in c], len(shape))
+    c = [subtract(multiply(a1, b2), multiply(a2, b1)), subtract(multiply(a2, b0), multiply(a0, b2)), z]
+    out = lax.concatenate([lax.expand_dims(x, (x.ndim,)) for x in c], z.ndim)
     return moveaxis(out, -1, axisc)
 
 

@@ -99,7 +99,7 @@ def fabs(x, /):
 
 def conjugate(x, /):
     util.check_arraylike("conjugate", x)
-    return lax.conj(x) if np.iscomplexobj(x) else lax.asarray_device(asarray(x))
+    return lax.conj(x) if np.iscomplexobj(x) else lax.jit_output(asarray(x))
 
 
 conj = conjugate

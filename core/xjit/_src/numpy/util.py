@@ -71,7 +71,21 @@ def promote_dtypes(*args):
         if isinstance(x, (Tracer, ArrayImpl)):
             return [x]
     dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    if getattr(dtype, "extended", False):  # keys of one type: nothing to convert
+        return [lax.asarray_device(x) for x in args]
     return [convert(x, dtype, weak) for x in args]
+
+
+def check_for_prngkeys(fun_name, *args):
+    """JAX's check that PRNG keys meet only keys of their own type in a jnp
+    function (called once promotion has failed, so the common path pays nothing)."""
+    if not any(isinstance(a, (Tracer, ArrayImpl)) and getattr(a.aval.dtype, "extended", False)
+               for a in args):
+        return
+    check_arraylike(fun_name, *args)
+    dts = [dtypes.dtype(a) for a in args]
+    if len(set(dts)) > 1:
+        raise TypeError(f"{fun_name} does not accept dtypes {', '.join(map(str, dts))}.")
 
 
 def _uniform_dtype(args):
@@ -175,11 +189,16 @@ def _array_and_scalar(args):
 def promote_args(fun_name, *args):
     if _uniform_dtype(args) is not None:
         return list(args)
-    pair = _array_and_scalar(args)
-    if pair is not None:
-        return pair
-    check_arraylike(fun_name, *args)
-    return promote_shapes(fun_name, *promote_dtypes(*args))
+    try:
+        pair = _array_and_scalar(args)
+        if pair is not None:
+            return pair
+        check_arraylike(fun_name, *args)
+        promoted = promote_dtypes(*args)
+    except (TypeError, ValueError):
+        check_for_prngkeys(fun_name, *args)
+        raise
+    return promote_shapes(fun_name, *promoted)
 
 
 def promote_args_inexact(fun_name, *args):

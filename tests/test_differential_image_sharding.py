@@ -1,11 +1,8 @@
 """jax.image, single-device jax.sharding and jax.dlpack against stored JAX 0.10.2
-behaviour (see tests/differential/cases_misc.py)."""
-import os
-import sys
+behaviour (see tests/differential/cases_image_sharding.py)."""
+from util import differential_cases, differential_tests
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "differential"))
-from cases_misc import CASES  # noqa: E402
-from harness import differential_tests  # noqa: E402
+CASES = differential_cases("image_sharding")
 
 
 KNOWN = {
@@ -15,4 +12,4 @@ KNOWN = {
 
 
 test_matches_jax, test_stored_expectations_match_live_jax = differential_tests(
-    "misc", CASES, KNOWN, every=25)
+    "image_sharding", CASES, KNOWN, every=25)

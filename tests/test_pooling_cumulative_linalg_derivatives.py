@@ -2,9 +2,6 @@
 reductions and the lax.linalg decompositions: against stored JAX 0.10.2
 behaviour (tests/differential/cases_deriv.py), against central finite
 differences, and vmap against per-example loops."""
-import os
-import sys
-
 import numpy as np
 import pytest
 
@@ -12,9 +9,10 @@ import xjit as jax
 import xjit.numpy as jnp
 from xjit import lax
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "differential"))
-from cases_deriv import CASES  # noqa: E402
-from harness import compare, load, params, run_case  # noqa: E402
+from differential.harness import compare, load, params, run_case
+from util import differential_cases
+
+CASES = differential_cases("deriv")
 
 EXPECTED = load("deriv")
 

@@ -1,0 +1,87 @@
+"""``lax.with_sharding_constraint``: the identity, telling XLA's partitioner
+how a value should be laid out.
+
+In a program over many devices (``pxla``) it lowers to Shardy's
+``sdy.sharding_constraint``; on one device it lowers to nothing. Tangents
+and cotangents carry the same constraint; under ``vmap`` the batch
+dimension is left to the partitioner (``UNCONSTRAINED``), as in JAX.
+"""
+from __future__ import annotations
+
+from xjit._src import core, tree_util
+from xjit._src.interpreters import ad, batching, mlir as lowering
+from xjit._src.mesh import get_concrete_mesh, get_mesh
+from xjit._src.sharding import NamedSharding, PartitionSpec, Sharding, _named, place
+
+
+def _lower(ctx, avals_in, avals_out, x, *, sharding, unconstrained_dims, **_):
+    spmd = ctx.module_ctx.spmd
+    if spmd is None or not isinstance(sharding, NamedSharding) or sharding.num_devices == 1:
+        return x
+    from xjit._src.pxla import sdy_sharding
+    t = lowering.ttype(avals_in[0])
+    return ctx.op("sdy.sharding_constraint", [x], [t], t,
+                  attrs=f"sharding = {sdy_sharding(sharding, len(avals_in[0].shape))}")
+
+
+def _pp(params):
+    dims = params["unconstrained_dims"]
+    params = {**params, "unconstrained_dims": f"frozenset({{{', '.join(map(str, sorted(dims)))}}})"}
+    return dict(sorted(params.items()))  # JAX prints these in name order
+
+
+sharding_constraint_p = lowering.define_primitive(
+    "sharding_constraint", lambda x, **_: x, _lower, pp=_pp)
+ad.deflinear(sharding_constraint_p,
+             lambda ct, **params: [sharding_constraint_p.bind(ct, **params)])
+
+
+def _impl(x, *, sharding, **_):
+    """Eagerly: ``x`` laid out by ``sharding`` (dimensions left UNCONSTRAINED
+    are not split)."""
+    if isinstance(sharding, NamedSharding):
+        sharding = NamedSharding(sharding.mesh, PartitionSpec(*[
+            None if p is PartitionSpec.UNCONSTRAINED else p for p in sharding.spec]))
+    return place(x, sharding)
+
+
+core.impl_rules[sharding_constraint_p] = _impl
+
+
+def _batch(args, dims, *, sharding, unconstrained_dims, **params):
+    (x,), (d,) = args, dims
+    if d is batching.not_mapped or not isinstance(sharding, NamedSharding):
+        return sharding_constraint_p.bind(x, sharding=sharding,
+                                          unconstrained_dims=unconstrained_dims, **params), d
+    spec = list(sharding.spec) + [None] * (x.ndim - 1 - len(sharding.spec))
+    spec.insert(d, PartitionSpec.UNCONSTRAINED)
+    moved = frozenset(u + (u >= d) for u in unconstrained_dims) | {d}
+    out = sharding_constraint_p.bind(x, sharding=NamedSharding(sharding.mesh,
+                                                               PartitionSpec(*spec)),
+                                     unconstrained_dims=moved, **params)
+    return out, d
+
+
+batching.batch_rules[sharding_constraint_p] = _batch
+
+
+def with_sharding_constraint(x, shardings):
+    """``x`` (a pytree) constrained to ``shardings`` (a prefix tree of
+    Shardings, or PartitionSpecs under a mesh context)."""
+    leaves, tree = tree_util.tree_flatten(x)
+    specs = tree_util.broadcast_prefix(shardings, x,
+                                       is_leaf=lambda v: isinstance(v, (PartitionSpec, Sharding)))
+    context = get_concrete_mesh()
+    out = []
+    for v, s in zip(leaves, specs):
+        s = _named(s, "with_sharding_constraint")
+        if isinstance(s, NamedSharding):
+            s.check_compatible_aval(core.aval_of(v).shape)
+            s.shard_shape(core.aval_of(v).shape)
+        if not isinstance(v, core.Tracer):  # eagerly: lay the value out as asked
+            out.append(place(v, s))
+            continue
+        out.append(sharding_constraint_p.bind(
+            v, sharding=s, layout=None, context_mesh=context if context is not None else get_mesh(),
+            unconstrained_dims=frozenset()))
+    return tree_util.tree_unflatten(tree, out)

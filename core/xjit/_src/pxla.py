@@ -1,0 +1,250 @@
+"""``jit`` over many devices: one SPMD program partitioned by XLA.
+
+A jitted call whose arguments live on several devices (or whose
+``in_shardings``/``out_shardings`` name a mesh) is lowered once per
+signature and sharding to a module with ``num_partitions`` = the mesh's
+size, a Shardy mesh (``sdy.mesh``) and ``sdy.sharding`` attributes on the
+arguments (and on the results ``out_shardings`` fixes), as JAX 0.10.2 emits.
+XLA's partitioner (Shardy) propagates the shardings through the program and
+inserts the collectives; the compiled output shardings are read back as
+``NamedSharding``s over the mesh. The one-device dispatch path in ``pjit``
+branches here only when it sees such an argument or option.
+"""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+from jaxlib import _jax
+from jaxlib import xla_client as xc
+
+from xjit._src import compiler, core, dispatch, errors, tree_util
+from xjit._src.array import ArrayImpl
+from xjit._src.sharded_array import ShardedArrayImpl, place_sharded
+from xjit._src.mesh import AbstractMesh
+from xjit._src.sharding import NamedSharding, PartitionSpec, Sharding, spec_from_hlo
+
+
+def sdy_axes(axes) -> str:
+    return "{" + ", ".join(f'"{a}"' for a in axes) + "}"
+
+
+def sdy_sharding(sharding: NamedSharding, ndim: int) -> str:
+    """``#sdy.sharding<@mesh, [{"x"}, {}]>``: the axes each dimension is split over."""
+    dims = []
+    for d in range(ndim):
+        p = sharding.spec[d] if d < len(sharding.spec) else None
+        if p is PartitionSpec.UNCONSTRAINED:
+            dims.append("{?}")
+        else:
+            dims.append(sdy_axes(() if p is None else p if isinstance(p, tuple) else (p,)))
+    return f"#sdy.sharding<@mesh, [{', '.join(dims)}]>"
+
+
+class SpmdModule:
+    """What ``mlir.lower_module`` adds for a program over ``mesh``: the
+    partition count, the mesh declaration and the sharding attributes."""
+
+    def __init__(self, mesh, in_shardings, in_avals, out_shardings, out_avals):
+        self.mesh = mesh
+        self.num_partitions = mesh.size
+        axes = ", ".join(f'"{n}"={s}' for n, s in mesh.shape_tuple)
+        self.mesh_decl = f"  sdy.mesh @mesh = <[{axes}]>\n"
+        self._in = [None if s is None else sdy_sharding(s, len(a.shape))
+                    for s, a in zip(in_shardings, in_avals)]
+        self._out = [None if s is None else sdy_sharding(s, len(a.shape))
+                     for s, a in zip(out_shardings, out_avals)]
+
+    def arg_attr(self, i, attr):
+        s = self._in[i]
+        if s is None:
+            return attr
+        if attr:  # " {tf.aliasing_output = 0 : i32}"
+            return f"{attr[:-1]}, sdy.sharding = {s}}}"
+        return f" {{sdy.sharding = {s}}}"
+
+    def result_attr(self, j):
+        s = self._out[j]
+        return "" if s is None else f", sdy.sharding = {s}"
+
+
+class SpmdExecutable:
+    """A compiled SPMD program: its input shardings (arguments are laid out
+    by them before each call), and one result handler per output."""
+
+    def __init__(self, exe, mesh, in_shardings, in_avals, out_avals, text):
+        self.exe, self.mesh, self.in_shardings, self.text = exe, mesh, in_shardings, text
+        self.in_avals, self.out_avals = in_avals, out_avals
+        self.out_shardings = []
+        for op, aval in zip(exe.get_output_shardings(), out_avals):
+            hlo = xc.HloSharding.from_proto(op)
+            spec = spec_from_hlo(mesh, hlo, len(aval.shape))
+            if spec is None:
+                raise NotImplementedError(f"xjit cannot name the output sharding {hlo} as a "
+                                          f"PartitionSpec over {mesh}")
+            self.out_shardings.append(NamedSharding(mesh, spec))
+        self.handlers = [_jax.array_result_handler(_physical(a), s, True, _skip_checks=True)
+                         for a, s in zip(out_avals, self.out_shardings)]
+
+    def run(self, leaves):
+        bufs = [_laid_out(x, s, a) for x, s, a in zip(leaves, self.in_shardings,
+                                                     self.in_avals)]
+        try:
+            outs = self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)
+        except _jax.JaxRuntimeError as e:
+            raise dispatch._runtime_error(e, leaves) from None
+        return [ShardedArrayImpl(b, a) for b, a in zip(outs, self.out_avals)]
+
+
+def _physical(aval):
+    return aval.dtype.physical_aval(aval) if getattr(aval.dtype, "extended", False) else aval
+
+
+def _laid_out(x, sharding, aval):
+    """The device buffer of argument ``x`` laid out by ``sharding``."""
+    if type(x) is ShardedArrayImpl and x.sharding == sharding:
+        return x._buf
+    if not isinstance(x, ArrayImpl):
+        x = dispatch.host_value(x, aval.dtype)
+    return place_sharded(x, sharding)._buf
+
+
+def _meshes_of(*trees):
+    for t in trees:
+        for s in tree_util.tree_leaves(t, is_leaf=lambda v: isinstance(v, Sharding)):
+            if isinstance(s, NamedSharding) and s.num_devices > 1:
+                yield s.mesh
+
+
+def _check_devices(mesh, other, what):
+    if tuple(mesh.devices.flat) != tuple(other.devices.flat):
+        raise ValueError(
+            "Received incompatible devices for jitted computation. Got "
+            f"{what} with device ids {[d.id for d in other.devices.flat]} and another "
+            f"sharding with device ids {[d.id for d in mesh.devices.flat]}")
+
+
+def _flat_shardings(spec_tree, tree_of, n, what):
+    """One sharding (or None) per leaf of ``tree_of`` from a prefix tree."""
+    if spec_tree is None:
+        return [None] * n
+    if isinstance(spec_tree, PartitionSpec):
+        raise ValueError(f"{what} given as a bare PartitionSpec needs a mesh in context; pass "
+                         "a NamedSharding")
+    if isinstance(spec_tree, Sharding):
+        return [spec_tree] * n
+    return tree_util.broadcast_prefix(spec_tree, tree_of,
+                                      is_leaf=lambda v: v is None or isinstance(v, Sharding))
+
+
+def needs_spmd(jf, leaves) -> bool:
+    """Whether this call runs over many devices."""
+    if getattr(jf, "_shardings", None) is not None:
+        return True
+    for x in leaves:
+        if type(x) is ShardedArrayImpl:
+            return True
+    return False
+
+
+_jaxpr_meshes: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _find_mesh(jaxpr):
+    for eqn in jaxpr.eqns:
+        mesh = eqn.params.get("mesh")
+        if mesh is not None and not isinstance(mesh, AbstractMesh) and mesh.size > 1:
+            return mesh
+        sharding = eqn.params.get("sharding")
+        if isinstance(sharding, NamedSharding) and sharding.num_devices > 1:
+            return sharding.mesh
+        for v in eqn.params.values():
+            inner = v.jaxpr if isinstance(v, core.ClosedJaxpr) else v
+            if isinstance(inner, core.Jaxpr):
+                mesh = _find_mesh(inner)
+                if mesh is not None:
+                    return mesh
+    return None
+
+
+def jaxpr_mesh(closed):
+    """The mesh of several devices a traced program's ``shard_map`` or
+    sharding constraint names, or None (looked up once per jaxpr)."""
+    try:
+        return _jaxpr_meshes[closed]
+    except KeyError:
+        mesh = _jaxpr_meshes[closed] = _find_mesh(closed.jaxpr)
+        return mesh
+
+
+def call(jf, key, dyn, dkw, static_key, leaves, treedef, avals, mesh=None):
+    """Run the jitted ``jf`` over many devices and return the output tree, or
+    return None when every sharding involved is on one device. ``mesh``: the
+    mesh a shard_map in the program runs on."""
+    in_spec, out_spec = getattr(jf, "_shardings", None) or (None, None)
+    entry, tracer_consts, ref_consts = jf._entry(key, dyn, dkw, static_key, leaves, treedef,
+                                                 avals)
+    if tracer_consts or ref_consts:
+        raise NotImplementedError("xjit's jit over many devices takes no closed-over refs")
+    arg_shardings = [x.sharding if type(x) is ShardedArrayImpl else None for x in leaves]
+    n_pos = len(tree_util.tree_leaves(tuple(dyn)))  # in_shardings covers positional args
+    in_flat = _flat_shardings(in_spec, tuple(dyn), n_pos, "in_shardings") + \
+        [None] * (len(leaves) - n_pos)
+    out_avals = entry.closed.out_avals
+    out_tree_proto = tree_util.tree_unflatten(entry.out_tree, list(range(len(out_avals))))
+    out_flat = _flat_shardings(out_spec, out_tree_proto, len(out_avals), "out_shardings")
+    meshes = list(_meshes_of(in_flat, out_flat, arg_shardings))
+    if mesh is not None:
+        meshes.append(mesh)
+    elif entry.executable is None:
+        mesh = jaxpr_mesh(entry.closed)
+        if mesh is not None:
+            meshes.append(mesh)
+    if not meshes:
+        return None
+    mesh = meshes[0]
+    for m in meshes[1:]:
+        _check_devices(mesh, m, "a sharding")
+        if m.shape_tuple != mesh.shape_tuple:
+            raise ValueError(f"xjit's jit over many devices needs one mesh; got {mesh} and {m}")
+    replicated = NamedSharding(mesh, PartitionSpec())
+    ins = []
+    for given, own, aval in zip(in_flat, arg_shardings, avals):
+        s = given if given is not None else own if own is not None else replicated
+        if s.num_devices == 1:
+            s = replicated
+        s.check_compatible_aval(aval.shape)
+        s.shard_shape(aval.shape)  # divisibility, with JAX's message
+        ins.append(s)
+    outs = [None if s is None or s.num_devices == 1 else s for s in out_flat]
+    cache = jf.__dict__.setdefault("_spmd_executables", {})
+    exe_key = (key, tuple(ins), tuple(outs))
+    exe = cache.get(exe_key)
+    if exe is None:
+        exe = cache[exe_key] = compile_spmd(jf._name, entry.closed, entry.donated, mesh, ins,
+                                            outs)
+    return tree_util.tree_unflatten(entry.out_tree, exe.run(leaves))
+
+
+def compile_spmd(name, closed, donated, mesh, in_shardings, out_shardings):
+    """Lower ``closed`` as an SPMD program over ``mesh`` and compile it."""
+    from xjit._src.interpreters import mlir
+    spmd = SpmdModule(mesh, in_shardings, closed.in_avals, out_shardings, closed.out_avals)
+    text = mlir.lower_module(name, closed, donated, spmd=spmd)
+    devices = tuple(mesh.devices.flat)
+    options = xc.CompileOptions()
+    options.num_replicas = 1
+    options.num_partitions = len(devices)
+    build = options.executable_build_options
+    build.use_spmd_partitioning = True
+    build.use_shardy_partitioner = True
+    options.device_assignment = xc.DeviceAssignment.create(
+        np.array([[d.id for d in devices]], dtype=np.int64))
+    callbacks = getattr(text, "host_callbacks", ())
+    module = compiler.parse_module(text) if callbacks else text
+    try:
+        loaded = compiler.backend_compile_and_load(devices[0].client, module,
+                                                   _jax.DeviceList(devices), options, callbacks)
+    except _jax.JaxRuntimeError as e:
+        raise errors.JaxRuntimeError(f"XLA compilation failed: {e}") from None
+    return SpmdExecutable(loaded, mesh, in_shardings, closed.in_avals, closed.out_avals, text)

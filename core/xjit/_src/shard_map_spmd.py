@@ -1,0 +1,167 @@
+"""``shard_map`` over a mesh of several devices as one SPMD program.
+
+The body is traced once at the per-shard shapes, with the mesh axes bound
+as named axes, into the ``shard_map`` primitive. Inside jit over many
+devices (``pxla``) it lowers to Shardy's ``sdy.manual_computation``: each
+device runs the body on its shard, and the named-axis collectives in it
+lower to XLA's collectives between devices (``lax.parallel``). Applied
+eagerly it runs as such a jit. Under ``jvp``/``vmap`` the primitive is
+computed by the one-device emulation (``shard_map``'s batched form), whose
+rules those transformations already have.
+"""
+from __future__ import annotations
+
+import math
+import weakref
+
+from xjit._src import core
+from xjit._src.interpreters import ad, batching, mlir as lowering
+from xjit._src.interpreters.partial_eval import DebugInfo, close_jaxpr, trace_to_jaxpr
+from xjit._src.sharding import NamedSharding, PartitionSpec
+
+shard_map_p = core.Primitive("shard_map")
+shard_map_p.multiple_results = True
+
+
+def _dim_axes(spec, ndim):
+    out = []
+    for d in range(ndim):
+        p = spec[d] if d < len(spec) else None
+        out.append(() if p is None else tuple(p) if isinstance(p, tuple) else (p,))
+    return out
+
+
+def shard_aval(aval, spec, mesh):
+    """The per-device aval of a global value laid out by ``spec``."""
+    sizes = mesh.shape
+    shape = [n // math.prod(sizes[a] for a in axes)
+             for n, axes in zip(aval.shape, _dim_axes(spec, len(aval.shape)))]
+    return aval.update(shape=tuple(shape))
+
+
+def global_aval(aval, spec, mesh):
+    sizes = mesh.shape
+    shape = [n * math.prod(sizes[a] for a in axes)
+             for n, axes in zip(aval.shape, _dim_axes(spec, len(aval.shape)))]
+    return aval.update(shape=tuple(shape))
+
+
+def trace_body(f, mesh, in_avals, in_specs):
+    """The body's closed jaxpr at the per-shard avals (and the tracers it
+    closes over, which become leading replicated operands)."""
+    from xjit._src.interpreters.batching import AxisData, extend_axis_env
+    shard_avals = [shard_aval(a, s, mesh) for a, s in zip(in_avals, in_specs)]
+    debug = DebugInfo(f, "shard_map", None)
+    debug.fun = None
+    with extend_axis_env([AxisData(n, s) for n, s in mesh.shape_tuple]):
+        jaxpr, consts = trace_to_jaxpr(lambda *xs: list(f(*xs)), shard_avals, debug)
+    return close_jaxpr(jaxpr, consts)
+
+
+def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, manual_axes, check_vma):
+    return [global_aval(a, s, mesh) for a, s in zip(jaxpr.out_avals, out_specs)]
+
+
+core.abstract_eval_rules[shard_map_p] = _abstract_eval
+
+
+def _sdy(spec, ndim):
+    from xjit._src.pxla import sdy_axes
+    return "<@mesh, [" + ", ".join(sdy_axes(a) for a in _dim_axes(spec, ndim)) + "]>"
+
+
+def _lower(ctx, avals_in, avals_out, *args, jaxpr, mesh, in_specs, out_specs, manual_axes,
+           check_vma):
+    module_ctx = ctx.module_ctx
+    if module_ctx.spmd is None or module_ctx.spmd.mesh.shape_tuple != mesh.shape_tuple:
+        raise NotImplementedError(f"shard_map over {mesh} inside a program over other devices")
+    ttype = lowering.ttype
+    body_args = [ctx.fresh() for _ in jaxpr.in_avals]
+    saved, indent = ctx.lines, ctx.indent
+    outer_manual = getattr(module_ctx, "manual", None)
+    ctx.lines, ctx.indent = [], indent + "  "
+    module_ctx.manual = (mesh, manual_axes)
+    try:
+        outs = lowering.lower_jaxpr(ctx, jaxpr.jaxpr, jaxpr.consts, body_args)
+        ctx.lines.append(f'{ctx.indent}"sdy.return"({", ".join(outs)}) : '
+                         f'({", ".join(ttype(a) for a in jaxpr.out_avals)}) -> ()')
+        body = ctx.lines
+    finally:
+        ctx.lines, ctx.indent = saved, indent
+        module_ctx.manual = outer_manual
+    res = ctx.fresh()
+    n = len(avals_out)
+    ins = ", ".join(_sdy(s, len(a.shape)) for s, a in zip(in_specs, avals_in))
+    outs_sh = ", ".join(_sdy(s, len(a.shape)) for s, a in zip(out_specs, avals_out))
+    axes = ", ".join(f'"{a}"' for a in mesh.axis_names if a in manual_axes)
+    block = ", ".join(f"{v}: {ttype(a)}" for v, a in zip(body_args, jaxpr.in_avals))
+    out_types = ", ".join(ttype(a) for a in avals_out)
+    ctx.lines.append(
+        f"{indent}{res}{f':{n}' if n > 1 else ''} = sdy.manual_computation({', '.join(args)}) "
+        f"in_shardings=[{ins}] out_shardings=[{outs_sh}] manual_axes={{{axes}}} ({block}) {{")
+    ctx.lines.extend(body)
+    ctx.lines.append(f"{indent}}} : ({', '.join(ttype(a) for a in avals_in)}) -> "
+                     f"({out_types}){ctx.loc}")
+    return [res] if n == 1 else [f"{res}#{i}" for i in range(n)]
+
+
+lowering.rules[shard_map_p] = _lower
+
+_eager_jits: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _impl(*args, jaxpr, mesh, in_specs, out_specs, manual_axes, check_vma):
+    """Applied eagerly: as a jit over the mesh's devices."""
+    from xjit._src.pjit import jit
+    fun = _eager_jits.get(jaxpr)
+    if fun is None:
+        params = dict(jaxpr=jaxpr, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
+                      manual_axes=manual_axes, check_vma=check_vma)
+        fun = _eager_jits[jaxpr] = jit(
+            lambda *a: shard_map_p.bind(*a, **params),
+            in_shardings=tuple(NamedSharding(mesh, s) for s in in_specs),
+            out_shardings=[NamedSharding(mesh, s) for s in out_specs])
+    return fun(*args)
+
+
+core.impl_rules[shard_map_p] = _impl
+
+
+def _emulated(jaxpr, mesh, in_specs, out_specs):
+    """The one-device form of the primitive: the body batched over the mesh axes."""
+    from xjit._src.shard_map import _shard_map
+    body = lambda *xs: tuple(core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *xs))
+    return _shard_map(body, mesh, tuple(in_specs), tuple(out_specs), frozenset(), False,
+                      emulate=True)
+
+
+def _jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, **_):
+    from xjit._src.ad_api import jvp
+    tangents = [ad.instantiate_zeros(t) for t in tangents]
+    outs, touts = jvp(_emulated(jaxpr, mesh, in_specs, out_specs), tuple(primals),
+                      tuple(tangents))
+    return list(outs), list(touts)
+
+
+ad.jvp_rules[shard_map_p] = _jvp
+
+
+def _batch(args, dims, *, jaxpr, mesh, in_specs, out_specs, **_):
+    outs = batching.vmap(_emulated(jaxpr, mesh, in_specs, out_specs),
+                         in_axes=tuple(dims))(*args)
+    return list(outs), [0] * len(outs)
+
+
+batching.batch_rules[shard_map_p] = _batch
+
+
+def bind(f, mesh, in_specs, out_specs, leaves, manual_axes, check_vma):
+    """``shard_map``'s value for flat arguments ``leaves``: the primitive
+    over a body traced at their shard shapes. Returns the flat outputs and
+    their tree (filled in by ``f``)."""
+    avals = [core.aval_of(x) for x in leaves]
+    closed, tracer_consts = trace_body(f, mesh, avals, in_specs)
+    specs = (PartitionSpec(),) * len(tracer_consts) + tuple(in_specs)
+    return shard_map_p.bind(*tracer_consts, *leaves, jaxpr=closed, mesh=mesh, in_specs=specs,
+                            out_specs=tuple(out_specs), manual_axes=frozenset(manual_axes),
+                            check_vma=check_vma)

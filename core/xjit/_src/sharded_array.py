@@ -1,0 +1,190 @@
+"""Arrays over many devices: one jaxlib array made of one buffer per device,
+laid out by a ``NamedSharding`` (``jax.Array`` with ``len(x.devices()) > 1``).
+
+``ShardedArrayImpl`` is an ``ArrayImpl`` whose buffer spans several devices.
+It is its own class so that the one-device dispatch paths, which test
+``type(x) is ArrayImpl``, never take it: jit sends it down the multi-device
+path (``pxla``), and an eager primitive reads it as a host value.
+Reading the value (``np.asarray``, printing) gathers the shards.
+"""
+from __future__ import annotations
+
+import numpy as np
+from jaxlib import _jax
+
+from xjit._src import core, xla_bridge as backend
+from xjit._src.array import ArrayImpl
+from xjit._src.config import config
+
+
+class Shard:
+    """One device's piece of an array: where it sits in the global array
+    (``index``, a tuple of slices), and its data as a one-device array."""
+
+    __slots__ = ("device", "index", "replica_id", "data")
+
+    def __init__(self, device, index, replica_id, data):
+        self.device, self.index, self.replica_id, self.data = device, index, replica_id, data
+
+    def __repr__(self):
+        return (f"Shard(device={self.device!r}, index={self.index}, "
+                f"replica_id={self.replica_id}, data={self.data})")
+
+
+def _physical(aval):
+    return aval.dtype.physical_aval(aval) if getattr(aval.dtype, "extended", False) else aval
+
+
+class ShardedArrayImpl(ArrayImpl):
+    """A concrete array whose buffer is split over (or replicated on) several
+    devices."""
+
+    __slots__ = ()
+
+    @property
+    def device(self):
+        raise ValueError("Length of devices is greater than 1. Please use `.devices()`.")
+
+    def devices(self):
+        self._check_alive()
+        return set(self.sharding._device_assignment)
+
+    is_fully_replicated = property(lambda self: self.sharding.is_fully_replicated)
+    is_fully_addressable = property(lambda self: True)
+
+    def _shard_buffers(self):
+        """One-device jaxlib arrays, in the sharding's device order."""
+        self._check_alive()
+        return self._buf._arrays
+
+    @property
+    def addressable_shards(self):
+        sharding = self.sharding
+        indices = sharding.devices_indices_map(self.aval.shape)
+        shard_aval = self.aval.update(shape=sharding.shard_shape(self.aval.shape))
+        physical = _physical(shard_aval)
+        seen: dict = {}
+        shards = []
+        for device, buf in zip(sharding._device_assignment, self._shard_buffers()):
+            index = indices[device]
+            key = tuple((s.start, s.stop) for s in index)
+            replica = seen[key] = seen.get(key, -1) + 1
+            single = _jax.ArrayImpl(physical, backend.sharding_for(device), [buf],
+                                    committed=True, _skip_checks=True)
+            shards.append(Shard(device, index, replica, ArrayImpl(single, shard_aval)))
+        return shards
+
+    global_shards = addressable_shards
+
+    def addressable_data(self, index):
+        return self.addressable_shards[index].data
+
+    @property
+    def _value(self) -> np.ndarray:
+        npy = self._npy
+        if npy is None:
+            sharding = self.sharding
+            indices = sharding.devices_indices_map(self.aval.shape)
+            npy = None
+            for device, buf in zip(sharding._device_assignment, self._shard_buffers()):
+                piece = np.asarray(buf._single_device_array_to_np_array_did_copy()[0])
+                if npy is None:
+                    npy = np.empty(self.aval.shape, piece.dtype)
+                npy[indices[device]] = piece
+            npy.flags.writeable = False
+            self._npy = npy
+        return npy
+
+    def copy_to_host_async(self):
+        self._check_alive()
+
+    def on_device_size_in_bytes(self):
+        return sum(b.on_device_size_in_bytes() for b in self._shard_buffers())
+
+    def unsafe_buffer_pointer(self):
+        raise ValueError("unsafe_buffer_pointer() is supported only for unsharded arrays.")
+
+
+def _host_value(x, aval):
+    from xjit._src.dispatch import host_value
+    if isinstance(x, ArrayImpl):
+        v = x._value
+        return v if not getattr(aval.dtype, "extended", False) else \
+            x._buf._single_device_array_to_np_array_did_copy()[0]
+    return host_value(x, aval.dtype)
+
+
+def _assemble(aval, sharding, pieces):
+    """An array of ``aval`` from one host value per device of ``sharding``."""
+    buf = _jax.batched_device_put(_physical(aval), sharding, pieces,
+                                  list(sharding._device_assignment), committed=True,
+                                  enable_x64=config.jax_enable_x64)
+    return ShardedArrayImpl(buf, aval)
+
+
+def place_sharded(x, sharding):
+    """``device_put(x, sharding)`` for a sharding over several devices."""
+    if isinstance(x, core.Tracer):  # placement inside a trace is its jit's business
+        return x
+    if type(x) is ShardedArrayImpl and x.sharding == sharding:
+        return x
+    aval = core.aval_of(x)
+    try:
+        sharding.check_compatible_aval(aval.shape)
+    except ValueError as e:
+        raise ValueError("One of device_put args is incompatible with its sharding annotation "
+                         f"{sharding}: {e}") from None
+    indices = sharding.devices_indices_map(aval.shape)
+    value = _host_value(x, aval)
+    return _assemble(aval, sharding, [value[indices[d]] for d in sharding._device_assignment])
+
+
+def make_array_from_callback(shape, sharding, data_callback, dtype=None):
+    """An array of ``shape`` laid out by ``sharding`` whose shard at ``index``
+    is ``data_callback(index)``."""
+    shape = tuple(shape)
+    indices = sharding.devices_indices_map(shape)
+    pieces = [data_callback(indices[d]) for d in sharding._device_assignment]
+    first = pieces[0]
+    aval = core.ShapedArray(shape, dtype if dtype is not None else
+                            (first.dtype if hasattr(first, "dtype") else core.aval_of(first).dtype))
+    pieces = [np.asarray(p, aval.dtype) for p in pieces]
+    if sharding.num_devices == 1:
+        from .sharding import place
+        out = np.empty(shape, aval.dtype)
+        out[indices[sharding._device_assignment[0]]] = pieces[0]
+        return place(out, sharding)
+    return _assemble(aval, sharding, pieces)
+
+
+def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None):
+    """An array of ``shape`` laid out by ``sharding`` from its shards, one
+    one-device array per device (in any order)."""
+    shape = tuple(shape)
+    arrays = list(arrays)
+    if not arrays:
+        raise ValueError("make_array_from_single_device_arrays requires a list of concrete "
+                         "arrays as input, but got an empty list.")
+    by_device = {}
+    for a in arrays:
+        if not isinstance(a, ArrayImpl) or type(a) is ShardedArrayImpl:
+            raise TypeError("make_array_from_single_device_arrays requires a list of concrete "
+                            f"one-device arrays as input, got {type(a)}")
+        by_device[a.device] = a
+    want = sharding.shard_shape(shape)
+    for a in arrays:
+        if a.shape != want:
+            raise ValueError(f"Expected shard shape {want} doesn't match the single device "
+                             f"array shape {a.shape}. Shape of Array is {a.aval.str_short()} "
+                             f"with sharding {sharding}")
+    missing = [d for d in sharding._device_assignment if d not in by_device]
+    if missing:
+        raise ValueError(f"Sharding {sharding} needs an array on each of its devices; none "
+                         f"was given for {missing}")
+    aval = arrays[0].aval.update(shape=shape, weak_type=False)
+    if sharding.num_devices == 1:
+        from .sharding import place
+        return place(arrays[0], sharding)
+    bufs = [by_device[d]._buf for d in sharding._device_assignment]
+    buf = _jax.ArrayImpl(_physical(aval), sharding, bufs, committed=True, _skip_checks=True)
+    return ShardedArrayImpl(buf, aval)

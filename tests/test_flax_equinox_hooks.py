@@ -1,0 +1,93 @@
+"""Behaviour flax's and equinox's own test suites rely on, as JAX 0.10.2
+shows it (values recorded from JAX): aux outputs that are not JAX values,
+and ``jax_num_cpu_devices`` (equinox's conftest asks for two CPU devices)."""
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import xjit as jax
+import xjit.numpy as jnp
+
+
+def _loss(aux):
+    return lambda x: (jnp.sum(x * x), aux)
+
+
+_AUX_OF = {
+    "grad": lambda f, x: jax.grad(f, has_aux=True)(x)[1],
+    "value_and_grad": lambda f, x: jax.value_and_grad(f, has_aux=True)(x)[0][1],
+    "vjp": lambda f, x: jax.vjp(f, x, has_aux=True)[2],
+    "jvp": lambda f, x: jax.jvp(f, (x,), (x,), has_aux=True)[2],
+    "linearize": lambda f, x: jax.linearize(f, x, has_aux=True)[2],
+    "jacrev": lambda f, x: jax.jacrev(f, has_aux=True)(x)[1],
+}
+
+
+@pytest.mark.parametrize("transform", sorted(_AUX_OF))
+def test_aux_that_is_not_a_jax_value_comes_back_as_it_was(transform):
+    """JAX hands back a string, a class or an object in aux untouched (equinox's
+    filter_grad/filter_vjp tests return "hi" and ``object()``), beside traced leaves."""
+    marker = object()
+    aux = {"name": "hi", "cls": int, "obj": marker, "x": None, "n": 3}
+    got = _AUX_OF[transform](_loss(aux), jnp.ones(2))
+    assert got == aux and got["obj"] is marker and got["cls"] is int
+
+
+@pytest.mark.parametrize("transform", sorted(_AUX_OF))
+def test_aux_mixes_hidden_and_traced_leaves_in_order(transform):
+    def f(x):
+        return jnp.sum(x * x), ("tag", 2.0 * x, np.float32(2), "end")
+
+    tag, doubled, scalar, end = _AUX_OF[transform](f, jnp.arange(3.0))
+    assert (tag, end) == ("tag", "end")
+    assert type(doubled) is type(jnp.ones(1)) and doubled.tolist() == [0.0, 2.0, 4.0]
+    assert type(scalar) is np.float32 and scalar == 2  # JAX: np.float32(2.0), not an Array
+
+
+def test_grad_still_flows_beside_hidden_aux():
+    g, aux = jax.grad(_loss("hi"), has_aux=True)(jnp.array([1.0, -2.0]))
+    assert aux == "hi" and g.tolist() == [2.0, -4.0]
+
+
+def test_num_cpu_devices_sets_the_cpu_client_and_is_fixed_once_running():
+    script = textwrap.dedent("""
+        import xjit as jax
+        jax.config.update("jax_num_cpu_devices", 2)
+        print(len(jax.devices()), float(jax.numpy.ones(3).sum()))
+        jax.config.update("jax_num_cpu_devices", 2)  # the value it has: fine
+        try:
+            jax.config.update("jax_num_cpu_devices", 4)
+        except RuntimeError as e:
+            print(str(e).split(" i.e.")[0])
+        print(jax.config.jax_num_cpu_devices)
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=120, check=True).stdout.splitlines()
+    assert out == ["2 3.0",
+                   "jax_num_cpu_devices config should be updated before backends are initialized",
+                   "2"]
+
+
+def test_num_cpu_devices_defaults_to_minus_one_and_takes_ints():
+    assert jax.config.jax_num_cpu_devices == -1
+    with pytest.raises(ValueError, match="new int config value must be None or of type int, "
+                                         "got two of type <class 'str'>"):
+        jax.config.update("jax_num_cpu_devices", "two")
+
+
+@pytest.mark.parametrize("call", ["pure_callback", "io_callback"])
+def test_an_eager_callback_that_raises_gives_jaxs_runtime_error(call):
+    """Eagerly too, JAX runs a callback in a compiled program, so what it raises
+    comes back as JaxRuntimeError (a RuntimeError: equinox's test_callback)."""
+    def bad(x):
+        raise ValueError("boom")
+
+    fn = jax.pure_callback if call == "pure_callback" else jax.experimental.io_callback
+    with pytest.raises(jax.errors.JaxRuntimeError) as info:
+        fn(bad, jax.ShapeDtypeStruct((), jnp.float32), jnp.float32(1))
+    msg = str(info.value)
+    assert msg.startswith("INTERNAL: CpuCallback error calling callback: Traceback")
+    assert msg.endswith("ValueError: boom")

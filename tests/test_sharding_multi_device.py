@@ -1,0 +1,100 @@
+"""Arrays and jit over 8 CPU devices, against JAX 0.10.2.
+
+Each case runs in one subprocess with 8 CPU devices (``multi_device``) and is
+compared with JAX's record (``sharding_multi_device.json``, written by
+``scripts/record_sharding.py``): values, output shardings (``.sharding.spec``),
+shard indices, devices and replica ids, printed jaxprs, and the error
+classes of misuse (an axis not in the mesh, a dimension the mesh axis does
+not divide).
+"""
+import multi_device
+
+PRELUDE = '''
+NS, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
+mesh = jax.sharding.Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))
+emesh = jax.make_mesh((4, 2), ('x', 'y'))
+X = jnp.arange(32.0).reshape(8, 4)
+XS = jax.device_put(X, NS(mesh, P('x', 'y')))
+
+def shards(a):
+    return str([(s.index, s.device.id, s.replica_id, s.data.shape) for s in a.addressable_shards])
+
+def sh(a):
+    return (f"{a.sharding.spec} {a.is_fully_replicated} {len(a.devices())} "
+            f"{sorted(d.id for d in a.sharding.device_set)}")
+
+def wsc(a):
+    return jax.lax.with_sharding_constraint(a * 2, NS(mesh, P('y', None)))
+'''
+
+CASES = {
+    # arrays over many devices
+    "put_sharding": "sh(XS)",
+    "put_repr": "repr(XS.sharding)",
+    "put_shards": "shards(XS)",
+    "put_value": "XS",
+    "put_str": "str(XS)",
+    "put_repr_array": "repr(XS)",
+    "put_replicated_axis": "shards(jax.device_put(X, NS(mesh, P('y'))))",
+    "put_tuple_axes": "shards(jax.device_put(X, NS(mesh, P(('x', 'y')))))",
+    "put_fully_replicated": "sh(jax.device_put(X, NS(mesh, P())))",
+    "put_int": "jax.device_put(jnp.arange(8), NS(mesh, P('x')))",
+    "shard_data": "XS.addressable_shards[5].data",
+    "addressable_data": "XS.addressable_data(3)",
+    "make_mesh": "repr(emesh) + str(emesh.axis_types)",
+    "make_mesh_sharding": "repr(jax.device_put(X, NS(emesh, P('x'))).sharding)",
+    "from_callback": "shards(jax.make_array_from_callback((8, 4), NS(mesh, P('x')), "
+                     "lambda i: np.asarray(X)[i]))",
+    "from_callback_value": "jax.make_array_from_callback((8, 4), NS(mesh, P(None, 'y')), "
+                           "lambda i: np.asarray(X)[i])",
+    "from_single_device_arrays": "jax.make_array_from_single_device_arrays((8, 4), "
+                                 "NS(mesh, P('x', 'y')), [s.data for s in XS.addressable_shards])",
+    "from_single_device_arrays_sharding": "sh(jax.make_array_from_single_device_arrays((8, 4), "
+                                          "NS(mesh, P('x', 'y')), "
+                                          "[s.data for s in XS.addressable_shards]))",
+    "eager_op": "XS * 2 + 1",
+    # jit over many devices
+    "jit_reduce": "jax.jit(lambda a: jnp.sin(a).sum(0))(XS)",
+    "jit_reduce_sharding": "sh(jax.jit(lambda a: jnp.sin(a).sum(0))(XS))",
+    "jit_matmul": "jax.jit(lambda a: a.T @ a)(XS)",
+    "jit_matmul_sharding": "sh(jax.jit(lambda a: a.T @ a)(XS))",
+    "jit_sum_sharding": "sh(jax.jit(jnp.sum)(XS))",
+    "jit_elementwise_sharding": "sh(jax.jit(lambda a: a * 2 + 1)(XS))",
+    "jit_mixed": "jax.jit(lambda a, b: a + b)(XS, X)",
+    "jit_mixed_sharding": "sh(jax.jit(lambda a, b: a + b)(XS, X))",
+    "jit_out_shardings": "sh(jax.jit(lambda a: a * 2, out_shardings=NS(mesh, P(None, 'y')))(X))",
+    "jit_in_shardings": "sh(jax.jit(lambda a: a + 1, in_shardings=NS(mesh, P('x')))(X))",
+    "jit_in_shardings_value": "jax.jit(lambda a: a + 1, in_shardings=NS(mesh, P('x')))(X)",
+    "jit_tree": "jax.tree_util.tree_map(sh, jax.jit(lambda d: {'s': d['a'].sum(1), "
+                "'t': d['a'].T})({'a': XS}))['s']",
+    "wsc": "jax.jit(wsc)(XS)",
+    "wsc_sharding": "sh(jax.jit(wsc)(XS))",
+    "wsc_grad_sharding": "sh(jax.jit(jax.grad(lambda a: wsc(a).sum()))(XS))",
+    "wsc_eager_sharding": "sh(wsc(X))",
+    "wsc_jaxpr": "str(jax.make_jaxpr(wsc)(X))",
+    "wsc_vmap_jaxpr": "str(jax.make_jaxpr(jax.vmap(wsc))(jnp.ones((3, 8, 4))))",
+    "wsc_grad_value": "jax.jit(jax.grad(lambda a: (wsc(a) ** 2).sum()))(XS)",
+    # misuse
+    "err_axis_not_in_mesh": "jax.device_put(X, NS(mesh, P('z')))",
+    "err_indivisible": "jax.device_put(jnp.arange(6.0), NS(mesh, P('x')))",
+    "err_rank": "jax.device_put(jnp.arange(6.0), NS(mesh, P('x', 'y')))",
+    "err_duplicate": "NS(mesh, P('x', 'x'))",
+    "err_jit_indivisible": "jax.jit(lambda a: a, in_shardings=NS(mesh, P('x')))(jnp.arange(6.0))",
+}
+
+test_matches_jax, test_every_case_recorded, test_records_match_live_jax = \
+    multi_device.tests("sharding_multi_device", "test_sharding_multi_device", CASES, every=5)
+
+
+def test_output_specs_read_back_from_xla_shardings():
+    """Every spec over a 4x2 mesh survives the trip through XLA's sharding
+    (how jit names its outputs' shardings), trailing unsplit dims dropped."""
+    from xjit._src.mesh import AbstractMesh
+    from xjit._src.sharding import NamedSharding, PartitionSpec as P, spec_from_hlo
+    mesh = AbstractMesh((4, 2), ("x", "y"))
+    for spec, want in [(P(), P()), (P("x"), P("x")), (P(None, "y"), P(None, "y")),
+                       (P("y", "x"), P("y", "x")), (P(("x", "y")), P(("x", "y"))),
+                       (P(("y", "x"), None), P(("y", "x"))), (P(None, ("x", "y")),
+                                                               P(None, ("x", "y")))]:
+        hlo = NamedSharding(mesh, spec)._to_xla_hlo_sharding(2)
+        assert spec_from_hlo(mesh, hlo, 2) == want, spec

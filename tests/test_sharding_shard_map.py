@@ -1,0 +1,85 @@
+"""``shard_map`` over a mesh of 8 CPU devices, against JAX 0.10.2: each
+collective's values and the output shardings under jit, grad and vmap, and
+the errors of misuse (``shard_map_multi_device.json``, written by
+``scripts/record_sharding.py``; the cases run in an 8-device subprocess)."""
+import multi_device
+
+PRELUDE = '''
+NS, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
+mesh = jax.sharding.Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))
+X = jnp.arange(32.0).reshape(8, 4)
+XS = jax.device_put(X, NS(mesh, P('x', 'y')))
+V = jnp.arange(16.0)
+
+def sm(f, ins=P('x', 'y'), outs=P('x', 'y')):
+    return jax.shard_map(f, mesh=mesh, in_specs=ins, out_specs=outs)
+
+def spec(a):
+    return str(a.sharding.spec)
+
+def body(a):
+    b = lax.psum(a, 'x') * lax.axis_index('y')
+    c = lax.ppermute(a, 'x', [(i, (i + 1) % 4) for i in range(4)])
+    e = lax.psum_scatter(lax.all_gather(a, 'x', tiled=True), 'x', scatter_dimension=0,
+                         tiled=True)
+    return b, c, e, lax.all_to_all(a, 'y', 1, 0, tiled=True), lax.pmax(a, 'y')
+
+def linear_body(a):
+    return body(a)[:4]
+
+BODY_SPECS = (P(None, 'y'), P('x', 'y'), P('x', 'y'), P('x', 'y'), P('x'))
+
+def collectives(f, *args):
+    """The collectives of f's compiled program: kind, groups or pairs."""
+    import re
+    if jax.__name__ == "jax":
+        text = f.lower(*args).compile().as_text()
+    else:  # xjit: the executable its call compiled
+        f(*args)
+        text = list(f._spmd_executables.values())[-1].exe.hlo_modules()[0].to_string()
+    found = re.findall(r" (all-reduce|all-gather|collective-permute|reduce-scatter|all-to-all)"
+                       r"\(.*?(replica_groups=\S+|source_target_pairs=\S+)", text)
+    return str(sorted(found))
+'''
+
+CASES = {
+    "psum": "jax.jit(sm(lambda a: lax.psum(a, 'x'), outs=P(None, 'y')))(XS)",
+    "psum_spec": "spec(jax.jit(sm(lambda a: lax.psum(a, 'x'), outs=P(None, 'y')))(XS))",
+    "psum_both": "jax.jit(sm(lambda a: lax.psum(a, ('x', 'y')), outs=P()))(XS)",
+    "pmean": "jax.jit(sm(lambda a: lax.pmean(a, 'y'), outs=P('x')))(XS)",
+    "pmax": "jax.jit(sm(lambda a: lax.pmax(a, 'x'), outs=P(None, 'y')))(XS)",
+    "all_gather": "jax.jit(sm(lambda a: lax.all_gather(a, 'x', tiled=True)))(XS)",
+    "all_gather_stacked": "jax.jit(sm(lambda a: lax.all_gather(a, 'y'), "
+                          "outs=P(None, 'x', 'y')))(XS)",
+    "ppermute": "jax.jit(sm(lambda a: lax.ppermute(a, 'x', [(i, (i + 1) % 4) "
+                "for i in range(4)])))(XS)",
+    "psum_scatter": "jax.jit(sm(lambda a: lax.psum_scatter(a, 'y', scatter_dimension=0, "
+                    "tiled=True), ins=P('x'), outs=P(('x', 'y'))))(X)",
+    "all_to_all": "jax.jit(sm(lambda a: lax.all_to_all(a, 'x', 1, 0, tiled=True), "
+                  "ins=P('x'), outs=P(None, 'x')))(X)",
+    "axis_index": "jax.jit(sm(lambda a: a * lax.axis_index('x') + lax.axis_index('y')))(XS)",
+    "eager": "sm(lambda a: lax.psum(a, 'x'), outs=P(None, 'y'))(XS)",
+    "eager_spec": "spec(sm(lambda a: lax.psum(a, 'x'), outs=P(None, 'y'))(XS))",
+    "replicated_out_spec": "spec(jax.jit(sm(lambda a: lax.psum(a, ('x', 'y')), outs=P()))(XS))",
+    "vector": "jax.jit(sm(lambda v: v * lax.axis_index('x'), ins=P('x'), outs=P('x')))(V)",
+    "grad": "jax.jit(jax.grad(lambda a: sm(lambda b: lax.psum(b * b, 'x'), "
+            "outs=P(None, 'y'))(a).sum()))(XS)",
+    "vmap": "jax.vmap(sm(lambda v: lax.psum(v, 'x'), ins=P('x'), outs=P()))(jnp.stack([V, 2 * V]))",
+    "body": "jax.jit(sm(body, outs=BODY_SPECS))(XS)",
+    "body_eager": "sm(body, outs=BODY_SPECS)(XS)",
+    "body_specs": "str([spec(o) for o in jax.jit(sm(body, outs=BODY_SPECS))(XS)])",
+    "body_collectives": "collectives(jax.jit(sm(body, outs=BODY_SPECS)), XS)",
+    "body_unsharded_args": "jax.jit(sm(body, outs=BODY_SPECS))(X)",
+    "grad_body": "jax.jit(jax.grad(lambda a: sum(jnp.sum(o * o) for o in "
+                 "sm(linear_body, outs=BODY_SPECS[:4])(a))))(XS)",
+    "grad_body_eager": "jax.grad(lambda a: sum(jnp.sum(o * o) for o in "
+                       "sm(linear_body, outs=BODY_SPECS[:4])(a)))(XS)",
+    "vmap_jit": "jax.vmap(jax.jit(sm(lambda v: lax.psum(v, 'x'), ins=P('x'), outs=P())))"
+                "(jnp.stack([V, 2 * V]))",
+    "closure": "jax.jit(lambda a, w: sm(lambda b: lax.psum(b * w, 'y'), outs=P('x'))(a))(XS, 3.0)",
+    "err_spec_axis": "sm(lambda a: a, ins=P('z'))(XS)",
+    "err_indivisible": "sm(lambda v: v, ins=P('x'), outs=P('x'))(jnp.arange(6.0))",
+}
+
+test_matches_jax, test_every_case_recorded, test_records_match_live_jax = \
+    multi_device.tests("shard_map_multi_device", "test_sharding_shard_map", CASES, every=6)
