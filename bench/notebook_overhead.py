@@ -6,7 +6,9 @@ on screen.
    for a cell calling a compiled function whose body is a 1-, 50- or
    200-step Python loop, plain and under ``%%xjit`` (median of N, the two
    interleaved). The difference is what the magic adds per cell (target
-   <= 10 ms). The panel output's size is reported too.
+   <= 10 ms). The panel output's size is reported too. The same cells are
+   also timed in CPU time in an in-process shell, which other jobs on a
+   shared machine hardly change.
 2. Time to panel (``--browser``): JupyterLab in headless Chromium runs the
    same ``%%xjit`` cell; measured in the page from the moment the cell's
    prompt shows its new number (the kernel's reply arrived) to the moment
@@ -19,6 +21,8 @@ on screen.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import os
 import pathlib
@@ -194,6 +198,39 @@ def time_to_panel(trials: int):
         log.close()
 
 
+# -- 1b. CPU time ----------------------------------------------------------------------
+def cpu_time(trials: int):
+    """The same cells in an in-process IPython shell, timed in CPU seconds of
+    this process (``time.process_time``): what the magic itself computes,
+    unlike wall time hardly changed by other jobs on the machine."""
+    from IPython.core.interactiveshell import InteractiveShell
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("load_ext", "xjit")
+    ip.run_cell("import xjit as jax, xjit.numpy as jnp")
+    rows = []
+    for steps in STEPS:
+        with contextlib.redirect_stdout(io.StringIO()):
+            ip.run_cell(_define(steps))
+        call = f"y = loop{steps}(x)"
+
+        def timed(code):
+            with contextlib.redirect_stdout(io.StringIO()):  # the shell prints the panel's text
+                t0 = time.process_time()
+                r = ip.run_cell(code)
+                elapsed = time.process_time() - t0
+            if r.error_in_exec is not None:
+                raise r.error_in_exec
+            return elapsed
+
+        timed(f"%%xjit\n{call}")  # the panel's first build
+        plain, magic = [], []
+        for _ in range(trials):
+            plain.append(timed(call))
+            magic.append(timed(f"%%xjit\n{call}"))
+        rows.append((steps, statistics.median(plain), statistics.median(magic)))
+    return rows
+
+
 # -- 3. profile ---------------------------------------------------------------------
 def profile_cell(steps: int = 200):
     import cProfile
@@ -219,15 +256,21 @@ def main(argv=None):
     ap.add_argument("--trials", type=int, default=15)
     ap.add_argument("--browser", action="store_true", help="also measure time to panel")
     ap.add_argument("--profile", action="store_true", help="cProfile one %%xjit cell")
+    ap.add_argument("--cpu-only", action="store_true", help="only the in-process CPU times")
     ap.add_argument("--json", help="write the numbers here")
     args = ap.parse_args(argv)
-    result = {"kernel": [], "browser": []}
+    result = {"kernel": [], "cpu": [], "browser": []}
     print("kernel time per cell (execute_request -> execute_reply, median):")
     print(f"{'loop steps':>10} {'plain':>10} {'%%xjit':>10} {'added':>10} {'panel html':>11}")
-    for steps, plain, magic, size in kernel_time(args.trials):
+    for steps, plain, magic, size in ([] if args.cpu_only else kernel_time(args.trials)):
         print(f"{steps:>10} {plain * 1e3:>8.2f}ms {magic * 1e3:>8.2f}ms "
               f"{(magic - plain) * 1e3:>+8.2f}ms {size / 1024:>8.1f}KiB")
         result["kernel"].append(dict(steps=steps, plain_s=plain, xjit_s=magic, html_bytes=size))
+    print("kernel CPU time per cell (in-process IPython shell, process_time, median):")
+    print(f"{'loop steps':>10} {'plain':>10} {'%%xjit':>10} {'added':>10}")
+    for steps, plain, magic in cpu_time(args.trials):
+        print(f"{steps:>10} {plain * 1e3:>8.2f}ms {magic * 1e3:>8.2f}ms {(magic - plain) * 1e3:>+8.2f}ms")
+        result["cpu"].append(dict(steps=steps, plain_s=plain, xjit_s=magic))
     if args.browser:
         print("time to panel in JupyterLab (headless Chromium, median):")
         print(f"{'loop steps':>10} {'after reply':>12} {'after run':>10}")

@@ -288,6 +288,41 @@ def w_mlp_train_step(lib):
     return run
 
 
+def w_data_parallel_mlp(lib):
+    """The MLP train step with its batch split over 8 devices ('data') and the
+    parameters replicated (run with XLA_FLAGS=--xla_force_host_platform_device_count=8)."""
+    jnp, jax = lib.jnp, lib.jax
+    if jax.device_count() < 8:
+        raise NotAvailable("needs 8 devices: XLA_FLAGS=--xla_force_host_platform_device_count=8")
+    sharding = need(jax, "sharding", "NamedSharding")
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:8]), ("data",))
+    P = jax.sharding.PartitionSpec
+    r = np.random.RandomState(0)
+    sizes = [(32, 128), (128, 128), (128, 10)]
+    params = jax.device_put([(r.randn(*s).astype("float32") * 0.1, np.zeros(s[1], "float32"))
+                             for s in sizes], sharding(mesh, P()))
+    x = jax.device_put(r.randn(256, 32).astype("float32"), sharding(mesh, P("data")))
+    y = jax.device_put(r.randn(256, 10).astype("float32"), sharding(mesh, P("data")))
+
+    def loss(params, x, y):
+        for w, b in params[:-1]:
+            x = jnp.tanh(x @ w + b)
+        w, b = params[-1]
+        return jnp.mean((x @ w + b - y) ** 2)
+
+    @jax.jit
+    def step(params, x, y):
+        l, g = jax.value_and_grad(loss)(params, x, y)
+        return l, jax.tree_util.tree_map(lambda p, d: p - 0.01 * d, params, g)
+
+    state = [params]
+
+    def run():
+        l, state[0] = step(state[0], x, y)
+        jax.block_until_ready((l, state[0]))
+    return run
+
+
 WORKLOADS = [
     # name, builder, fresh?, target ratio (xjit/JAX), what the target means
     ("jit dispatch (tiny fn)", w_jit_dispatch, False, 0.95),
@@ -307,6 +342,7 @@ WORKLOADS = [
     ("compile 1000-step loop (with lowering)", w_compile_loop, True, 0.95),
     ("compile transformer block (with lowering)", w_compile_block, True, 0.95),
     ("MLP train step (value_and_grad, update)", w_mlp_train_step, False, 1.0),
+    ("data-parallel MLP train step, 8 devices", w_data_parallel_mlp, False, 1.0),
 ]
 
 

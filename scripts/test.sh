@@ -9,8 +9,15 @@ cd "$ROOT"
 
 bash scripts/setup.sh
 
+# One worker per core, up to 4; a file's tests stay in one worker (module
+# fixtures and recorded-case caches are per file). XJIT_TEST_WORKERS=0 runs in
+# this process.
+workers="${XJIT_TEST_WORKERS:-$(n=$(nproc); echo $(( n < 4 ? n : 4 )))}"
+dist=()
+[[ "$workers" -gt 1 ]] && dist=(-n "$workers" --dist loadfile)
+
 set +e
-"$ROOT/.venv/bin/python" -m pytest tests -q "$@"
+"$ROOT/.venv/bin/python" -m pytest tests -q "${dist[@]}" "$@"
 rc=$?
 set -e
 exit $rc

@@ -37,13 +37,54 @@ def test_demo_notebook_executes(path):
         assert not errors, f"{path.name}: {cell.source[:60]!r} raised {errors[0].ename}"
 
 
+def _text(stem: str) -> str:
+    """Every printed, raised and displayed (text/plain) output of a demo."""
+    nb = _executed(next(p for p in DEMOS if stem in p.stem))
+    return re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(
+        o.get("text", "") + "".join(o.get("traceback", [])) + o.get("data", {}).get("text/plain", "")
+        for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])))
+
+
 def test_nan_hunt_reports_the_users_line():
-    path = next(p for p in DEMOS if "nan" in p.stem)
-    nb = _executed(path)
-    text = "\n".join(o.get("text", "") + "".join(o.get("traceback", []))
-                     for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
+    text = _text("nan")
     assert "invalid value (nan) encountered in log" in text
     assert "loss line 4" in text
+    # a NaN of the backward pass: at the forward line, with concrete locals
+    assert "invalid value (nan) in the gradient of sqrt at sq = 0.0 (backward pass)" in text
+    assert "distance line 4" in text and "diff = Array([0., 0.], dtype=float32)" in text
+
+
+def test_tour_shows_each_debugger_feature():
+    """Lint from the trace (the value baked in, a read through a dict, no
+    re-run), no findings for a train step, the recompile history and budget,
+    a filtered traceback, %xjit_time, the breakpoint (headless: reported,
+    then continued) and nothing kept for dropped functions."""
+    text = _text("tour")
+    assert text.count("tracing with") == 1  # lint did not run the function again
+    assert "global `g` is read at trace time: its value when traced (0.0) is baked in" in text
+    assert "global `cfg['scale']` is read at trace time" in text
+    assert "== xjit: mlp_loss" in text
+    mlp = text.split("== xjit: mlp_loss", 1)[1].split("-- Lint --", 1)[1].split("--", 1)[0]
+    assert mlp.strip() == "No findings."
+    assert "jit(normalize) has recompiled 3 times (xjit_recompile_budget=3); what keeps " \
+           "changing: x (shape)" in text
+    assert "compile 6                 x: f16[5]: different input dtype at x: now f16[5] and " \
+           "before f32[5]" in text
+    trace = text[text.index("TypeError"):text.index("contracting dimensions")]
+    assert "skipping hidden" in trace and "return jnp.dot(x, w)" in trace
+    assert " ± " in text and "per loop (mean ± std. dev." in text
+    assert "Entering jaxdb:" in text and "->      jax.debug.breakpoint()" in text
+    assert "cannot answer input requests; continuing" in text
+    assert "0 of 50 dropped jitted functions are still alive" in text
+
+
+def test_loop_bloat_counts_the_loop_in_forward_code_under_value_and_grad():
+    text = _text("loop")
+    unrolled = text.split("== xjit: unrolled", 1)[1].split("== xjit:", 1)[0]
+    assert "In [2], line 2: line 2 produced 900 equations" in unrolled  # step's line, 300 x 3
+    grad_panel = text.split("== xjit: loss", 1)[1]
+    # the same line, 50 steps x 3 equations: the backward pass's are not counted
+    assert "In [2], line 2: line 2 produced 150 equations" in grad_panel
 
 
 def test_tour_exports_to_small_html_with_static_panels():
@@ -66,3 +107,23 @@ def test_tour_exports_to_small_html_with_static_panels():
             assert f'id="{uid}-{tab}"' in html and f'for="{uid}-{tab}"' in html
     assert "widget-view+json" not in html and "plotly" not in html.lower()
     assert html.count("<svg") >= len(panels)
+
+
+def test_main_sh_opens_the_tour_and_passes_allow_root_as_root(tmp_path):
+    """``scripts/main.sh`` (setup and JupyterLab stubbed out) starts
+    JupyterLab on the tour, with ``--allow-root`` when run as root."""
+    import os
+    import shutil
+    import subprocess
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(ROOT / "scripts" / "main.sh", tmp_path / "scripts" / "main.sh")
+    (tmp_path / "scripts" / "setup.sh").write_text("exit 0\n")
+    bin_dir = tmp_path / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    (bin_dir / "jupyter").write_text('#!/bin/sh\necho "jupyter $*"\n')
+    (bin_dir / "jupyter").chmod(0o755)
+    out = subprocess.run(["bash", str(tmp_path / "scripts" / "main.sh"), "--port=9999"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    root = "--allow-root " if os.getuid() == 0 else ""
+    assert out.stdout.strip() == f"jupyter lab demos/01_tour.ipynb {root}--port=9999"

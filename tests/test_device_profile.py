@@ -2,6 +2,8 @@
 to every op: device time per kernel, per equation and per line of the
 user's source, joined through the HLO metadata XLA keeps."""
 import collections
+import gzip
+import json
 import os
 
 import numpy as np
@@ -176,9 +178,12 @@ def test_donated_arguments_are_fresh_for_every_run():
 
 def test_export_writes_an_xplane_for_xprof(tmp_path):
     prof = xi.device_profile(matmul_tanh, jnp.ones((8, 8)), jnp.ones((8, 8)), repeat=1)
-    run = prof.export(tmp_path)
+    run = prof.export(tmp_path, create_perfetto_trace=True)
     assert run.startswith(str(tmp_path / "plugins" / "profile"))
     assert len([p for p in os.listdir(run) if p.endswith(".xplane.pb")]) == 1
+    with gzip.open(os.path.join(run, "perfetto_trace.json.gz")) as fp:
+        names = {e.get("name") for e in json.load(fp)["traceEvents"]}
+    assert {op.name for op in prof.ops} <= names  # the kernels, named as in the profile
 
 
 def test_parse_hlo_reads_metadata_forms():

@@ -23,6 +23,13 @@ def sh(a):
     return (f"{a.sharding.spec} {a.is_fully_replicated} {len(a.devices())} "
             f"{sorted(d.id for d in a.sharding.device_set)}")
 
+def visual(a, **kw):
+    import contextlib, io
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        jax.debug.visualize_array_sharding(a, **kw)
+    return out.getvalue()
+
 def wsc(a):
     return jax.lax.with_sharding_constraint(a * 2, NS(mesh, P('y', None)))
 '''
@@ -74,6 +81,16 @@ CASES = {
     "wsc_jaxpr": "str(jax.make_jaxpr(wsc)(X))",
     "wsc_vmap_jaxpr": "str(jax.make_jaxpr(jax.vmap(wsc))(jnp.ones((3, 8, 4))))",
     "wsc_grad_value": "jax.jit(jax.grad(lambda a: (wsc(a) ** 2).sum()))(XS)",
+    "visualize_2d": "visual(XS)",
+    "visualize_rows": "visual(jax.device_put(X, NS(mesh, P('x'))))",
+    "visualize_cols_replicated": "visual(jax.device_put(X, NS(mesh, P(None, 'y'))))",
+    "visualize_1d": "visual(jax.device_put(jnp.arange(16.0), NS(mesh, P(('x', 'y')))))",
+    "visualize_1d_partial": "visual(jax.device_put(jnp.arange(16.0), NS(mesh, P('x'))))",
+    "visualize_scaled": "visual(jax.device_put(jnp.ones((32, 8)), NS(mesh, P('x', 'y'))), "
+                        "scale=0.5, use_color=False)",
+    "visualize_replicated": "visual(jax.device_put(X, NS(mesh, P())))",
+    "visualize_one_device": "visual(X)",
+    "err_visualize_3d": "visual(jnp.ones((2, 2, 2)))",
     # misuse
     "err_axis_not_in_mesh": "jax.device_put(X, NS(mesh, P('z')))",
     "err_indivisible": "jax.device_put(jnp.arange(6.0), NS(mesh, P('x')))",

@@ -1,10 +1,11 @@
-"""``shard_map`` over a mesh of 8 CPU devices, against JAX 0.10.2: each
-collective's values and the output shardings under jit, grad and vmap, and
+"""``shard_map`` and ``pmap`` over a mesh of 8 CPU devices, against JAX 0.10.2:
+each collective's values, the compiled program's collectives (kinds and
+device groups), the output shardings under jit, grad and vmap, and
 the errors of misuse (``shard_map_multi_device.json``, written by
 ``scripts/record_sharding.py``; the cases run in an 8-device subprocess)."""
 import multi_device
 
-PRELUDE = '''
+PRELUDE = r'''
 NS, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
 mesh = jax.sharding.Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))
 X = jnp.arange(32.0).reshape(8, 4)
@@ -25,7 +26,11 @@ def body(a):
     return b, c, e, lax.all_to_all(a, 'y', 1, 0, tiled=True), lax.pmax(a, 'y')
 
 def linear_body(a):
-    return body(a)[:4]
+    b = lax.psum(a, 'x') * lax.axis_index('y')
+    c = lax.ppermute(a, 'x', [(i, (i + 1) % 4) for i in range(4)])
+    e = lax.psum_scatter(lax.all_gather(a, 'x', tiled=True), 'x', scatter_dimension=0,
+                         tiled=True)
+    return b, c, e, lax.all_to_all(a, 'y', 1, 0, tiled=True)
 
 BODY_SPECS = (P(None, 'y'), P('x', 'y'), P('x', 'y'), P('x', 'y'), P('x'))
 
@@ -77,6 +82,16 @@ CASES = {
     "vmap_jit": "jax.vmap(jax.jit(sm(lambda v: lax.psum(v, 'x'), ins=P('x'), outs=P())))"
                 "(jnp.stack([V, 2 * V]))",
     "closure": "jax.jit(lambda a, w: sm(lambda b: lax.psum(b * w, 'y'), outs=P('x'))(a))(XS, 3.0)",
+    "pmap_psum": "jax.pmap(lambda a: lax.psum(a, 'i'), axis_name='i')(X)",
+    "pmap_sharding": "repr(jax.pmap(lambda a: a * 2)(X).sharding)",
+    "pmap_shards": "str([(s.index, s.device.id) for s in "
+                   "jax.pmap(lambda a: a * 2)(X).addressable_shards])",
+    "pmap_in_axes": "jax.pmap(lambda a, b: a * b + lax.axis_index('i'), axis_name='i', "
+                    "in_axes=(0, None))(X, 2.0)",
+    "pmap_grad": "jax.pmap(jax.grad(lambda a: lax.psum((a * a).sum(), 'i')), axis_name='i')(X)",
+    "pmap_ppermute": "jax.pmap(lambda a: lax.ppermute(a, 'i', [(j, (j + 3) % 8) "
+                     "for j in range(8)]), axis_name='i')(X)",
+    "pmap_fewer": "jax.pmap(lambda a: a.sum())(jnp.arange(12.0).reshape(4, 3))",
     "err_spec_axis": "sm(lambda a: a, ins=P('z'))(XS)",
     "err_indivisible": "sm(lambda v: v, ins=P('x'), outs=P('x'))(jnp.arange(6.0))",
 }

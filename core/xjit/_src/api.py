@@ -150,16 +150,9 @@ def print_environment_info(return_string=False):
 
 
 def named_call(fun, *, name=None):
-    """``fun`` under the given name (defaults to its own)."""
-    import functools
-    if name is None:
-        name = getattr(fun, "__name__", "named_call")
-
-    @functools.wraps(fun)
-    def call(*args, **kwargs):
-        return fun(*args, **kwargs)
-    call.__name__ = name
-    return call
+    """``fun`` with what it stages under the scope ``name`` (default: its
+    own name), as JAX's: a ``named_scope`` around each call."""
+    return named_scope(fun.__name__ if name is None else name)(fun)
 
 
 class named_scope:

@@ -20,6 +20,7 @@ from jaxlib import xla_client as xc
 from xjit._src import xla_bridge as backend, compiler, core, dtypes, errors
 from xjit._src.interpreters import mlir as lowering
 from .array import ArrayImpl
+from .sharded_array import ShardedArrayImpl
 from .config import config
 
 
@@ -148,11 +149,19 @@ def scalar_buffer(x, aval):
 _SCALAR_TYPES = (int, float, bool, complex, np.generic)
 
 
+# A small int naming the current ``config.trace_key``, for the hot paths'
+# cache keys: hashing the flag tuple itself costs more than the rest of a key.
+_trace_tokens: dict = {}
+trace_token = _trace_tokens.setdefault(config.trace_key, 0)
+
+
 def _on_config_change(name, value):
     """Keep the per-flag state of the dispatch caches in step with the config:
-    a transfer guard must see every transfer, so cached scalar copies go;
-    each default device has its own primitive executables."""
-    global _prim_cache
+    a new trace key gets its token; a transfer guard must see every transfer,
+    so cached scalar copies go; each default device has its own primitive
+    executables."""
+    global _prim_cache, trace_token
+    trace_token = _trace_tokens.setdefault(config.trace_key, len(_trace_tokens))
     if name.startswith("jax_transfer_guard"):
         _scalar_bufs.clear()
     elif name == "jax_default_device":
@@ -179,7 +188,12 @@ def apply_primitive(prim, *args, **params):
         else:
             a = core.aval_of(x)
             avals.append(a)
-            bufs.append(scalar_buffer(x, a) if isinstance(x, _SCALAR_TYPES) else to_buffer(x, a))
+            if isinstance(x, _SCALAR_TYPES):
+                bufs.append(scalar_buffer(x, a))
+            elif type(x) is ShardedArrayImpl:  # over several devices: run there (pxla)
+                return apply_sharded(prim, args, params)
+            else:
+                bufs.append(to_buffer(x, a))
     try:
         key = (prim, *avals, *params.items()) if params else (prim, *avals)
         exe = _prim_cache.get(key)
@@ -199,6 +213,9 @@ def apply_primitive(prim, *args, **params):
 
 
 core.default_impl = apply_primitive
+# Running a primitive on an argument over several devices, ``(prim, args,
+# params) -> outs``: pxla installs it (a jit over the arguments' devices).
+apply_sharded = None
 lowering.default_platform = backend.default_backend
 
 

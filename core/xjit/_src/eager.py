@@ -71,7 +71,7 @@ def fastpath(nargs):
             if (core.trace_ctx.trace is not core.eval_trace or len(args) < nargs
                     or _flags["jax_debug_nans"] or _flags["jax_debug_infs"]):
                 return fn(*args, **kwargs)
-            key = [config.trace_key]
+            key = [dispatch.trace_token]
             bufs = []
             for i in range(nargs):
                 x = args[i]

@@ -100,13 +100,16 @@ class Mesh(_AxisTypeQueries):
     local_mesh = property(lambda self: self)
 
     def _key(self):
-        if not self.axis_names:  # the empty mesh (get_mesh() outside set_mesh)
-            return ()
-        return (self.axis_names, self.axis_types, self.devices.shape,
+        key = self.__dict__.get("_key_cache")
+        if key is None:  # made once: meshes are compared and hashed on every SPMD call
+            key = () if not self.axis_names else (  # () : the empty mesh (get_mesh())
+                self.axis_names, self.axis_types, self.devices.shape,
                 tuple(d.id for d in self.devices.flat))
+            self.__dict__["_key_cache"] = key
+        return key
 
     def __eq__(self, other):
-        return isinstance(other, Mesh) and self._key() == other._key()
+        return self is other or isinstance(other, Mesh) and self._key() == other._key()
 
     def __hash__(self):
         return hash(self._key())

@@ -204,11 +204,12 @@ class JitFunction:
             raise ValueError(f"static_argnames and donate_argnames cannot intersect. Argument "
                              f"names {both} appear in both static_argnames and donate_argnames")
         # Calls with only positional arguments whose leaves are arrays (or
-        # Python scalars) skip the full key: ``_fast`` maps (trace_key,
-        # *avals) for flat arrays, else (trace_key, args' treedef, *avals), to
-        # a TraceEntry. It is filled only while no flag that checks each call
-        # (disable_jit, debug_nans, ...; all in trace_key) is on. The caches
-        # are shared by every jit of the same function and options.
+        # Python scalars) skip the full key: ``_fast`` maps (token, *avals)
+        # for flat arrays, else (token, args' treedef, *avals), to a
+        # TraceEntry; the token names config.trace_key. It is filled only
+        # while no flag that checks each call (disable_jit, debug_nans, ...;
+        # all in trace_key) is on. The caches are shared by every jit of the
+        # same function and options.
         self._cache, self._fast = _shared_caches(
             fun, (self._static_argnums, self._static_argnames, self._donate_argnums,
                   self._donate_argnames))
@@ -373,17 +374,21 @@ class JitFunction:
     def __call__(self, *args, **kwargs):
         try:  # free until something raises (Python 3.11's zero-cost try)
             if not kwargs and core.trace_ctx.trace is core.eval_trace:
-                key = [config.trace_key]
-                bufs = []
                 leaves = args
-                for x in args:  # a loop beats flattening and mapping for a few arrays
-                    if type(x) is not ArrayImpl:
-                        entry, leaves, bufs = self._fast_tree(args)
-                        break
-                    key.append(x.aval)
-                    bufs.append(x._buf)
+                if len(args) == 1 and type(x := args[0]) is ArrayImpl:  # the commonest call
+                    entry = self._fast.get((dispatch.trace_token, x.aval))
+                    bufs = [x._buf]
                 else:
-                    entry = self._fast.get(tuple(key))
+                    key = [dispatch.trace_token]
+                    bufs = []
+                    for x in args:  # a loop beats flattening and mapping for a few arrays
+                        if type(x) is not ArrayImpl:
+                            entry, leaves, bufs = self._fast_tree(args)
+                            break
+                        key.append(x.aval)
+                        bufs.append(x._buf)
+                    else:
+                        entry = self._fast.get(tuple(key))
                 if entry is not None:
                     if _observing.per_call and self._fid:  # inspected: count the call
                         if _observing.timed:
@@ -405,7 +410,7 @@ class JitFunction:
         """The fast path's (entry, leaves, buffers) for positional arguments
         that are pytrees of arrays and Python scalars; entry is None otherwise."""
         leaves, treedef = _flatten(args)
-        key = [config.trace_key, treedef]
+        key = [dispatch.trace_token, treedef]
         bufs = []
         scalars = False
         for x in leaves:
@@ -430,9 +435,9 @@ class JitFunction:
             self._fast.clear()
         avals = [dispatch.intern_aval(a) for a in avals]
         if len(leaves) == len(args) and all(type(x) is ArrayImpl for x in args):
-            self._fast[(config.trace_key, *avals)] = entry
+            self._fast[(dispatch.trace_token, *avals)] = entry
         else:
-            self._fast[(config.trace_key, _flatten(args)[1], *avals)] = entry
+            self._fast[(dispatch.trace_token, _flatten(args)[1], *avals)] = entry
 
     def _call(self, args, kwargs):
         if _flags["jax_disable_jit"]:

@@ -2,9 +2,10 @@
 over a one-axis mesh of the devices the mapped axis runs on, whose body
 squeezes the mapped axis out of each input and puts it back into each output.
 
-xjit has one device, so a mapped axis of size 1 runs; a larger one fails the
-way JAX's does on one device (the body's ``squeeze`` of a dimension that is not
-of size 1).
+A mapped axis larger than the device count fails the way JAX's does (the
+body's ``squeeze`` of a dimension that is not of size 1). Over several
+devices the outputs are laid out along the mapped axis on a mesh whose axis
+has JAX's internal name, as JAX reports them.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import operator
 import numpy as np
 
 from xjit._src import tree_util
-from xjit._src.sharding import Mesh, PartitionSpec
+from xjit._src.sharding import Mesh, NamedSharding, PartitionSpec
 from xjit._src.traceback_util import api_boundary
 
 
@@ -181,4 +182,15 @@ def _build(fun, axis_name, statics, in_tree, in_axes_flat, out_axes, mesh_device
 
     mapped = shard_map(body, mesh=mesh, in_specs=in_specs, out_specs=out_specs_for(out_axes),
                        check_vma=False)
-    return jit(mapped, donate_argnums=donated)
+    if len(mesh_devices) == 1:
+        return jit(mapped, donate_argnums=donated)
+    # outputs over the devices, on a mesh whose axis has JAX's internal name
+    named = Mesh(mesh.devices, (_PMAP_AXIS,))
+    out_shardings = tree_util.tree_map(
+        lambda ax: NamedSharding(named, _axes_to_spec(_PMAP_AXIS, ax) or PartitionSpec()),
+        out_axes,
+        is_leaf=lambda x: x is None)
+    return jit(mapped, donate_argnums=donated, out_shardings=out_shardings)
+
+
+_PMAP_AXIS = "_internal_pmap_axis_name"

@@ -120,7 +120,7 @@ def stop_trace():
         try:
             session.stop_and_export(_state.log_dir)
             if _state.create_perfetto_trace:
-                path = _write_perfetto_trace(_state.log_dir)
+                path = write_perfetto_trace(_state.log_dir)
                 if _state.create_perfetto_link:
                     _serve_to_perfetto(path)
         finally:
@@ -162,7 +162,7 @@ def latest_run_dir(log_dir: os.PathLike | str) -> pathlib.Path:
     return max(runs, key=os.path.getmtime)
 
 
-def _write_perfetto_trace(log_dir) -> pathlib.Path:
+def write_perfetto_trace(log_dir) -> pathlib.Path:
     """``perfetto_trace.json.gz`` beside the exported Chrome trace: the same
     events without the top-level ``metadata`` entry, which Perfetto rejects."""
     run = latest_run_dir(log_dir)

@@ -72,11 +72,14 @@ class SpmdExecutable:
     """A compiled SPMD program: its input shardings (arguments are laid out
     by them before each call), and one result handler per output."""
 
-    def __init__(self, exe, mesh, in_shardings, in_avals, out_avals, text):
+    def __init__(self, exe, mesh, in_shardings, in_avals, out_avals, text, given_out):
         self.exe, self.mesh, self.in_shardings, self.text = exe, mesh, in_shardings, text
         self.in_avals, self.out_avals = in_avals, out_avals
         self.out_shardings = []
-        for op, aval in zip(exe.get_output_shardings(), out_avals):
+        for op, aval, given in zip(exe.get_output_shardings(), out_avals, given_out):
+            if given is not None:  # out_shardings fixed it: as the caller named it
+                self.out_shardings.append(given)
+                continue
             hlo = xc.HloSharding.from_proto(op)
             spec = spec_from_hlo(mesh, hlo, len(aval.shape))
             if spec is None:
@@ -102,8 +105,10 @@ def _physical(aval):
 
 def _laid_out(x, sharding, aval):
     """The device buffer of argument ``x`` laid out by ``sharding``."""
-    if type(x) is ShardedArrayImpl and x.sharding == sharding:
-        return x._buf
+    if type(x) is ShardedArrayImpl:
+        own = x._buf._sharding
+        if own is sharding or own == sharding:
+            return x._buf
     if not isinstance(x, ArrayImpl):
         x = dispatch.host_value(x, aval.dtype)
     return place_sharded(x, sharding)._buf
@@ -181,32 +186,36 @@ def call(jf, key, dyn, dkw, static_key, leaves, treedef, avals, mesh=None):
     """Run the jitted ``jf`` over many devices and return the output tree, or
     return None when every sharding involved is on one device. ``mesh``: the
     mesh a shard_map in the program runs on."""
+    arg_shardings = tuple(x.sharding if type(x) is ShardedArrayImpl else None for x in leaves)
+    fast = jf.__dict__.setdefault("_spmd_calls", {})
+    fast_key = (key, arg_shardings, mesh)
+    hit = fast.get(fast_key)
+    if hit is not None:  # this signature and these arguments' shardings ran before
+        entry, exe = hit
+        return tree_util.tree_unflatten(entry.out_tree, exe.run(leaves))
     in_spec, out_spec = getattr(jf, "_shardings", None) or (None, None)
     entry, tracer_consts, ref_consts = jf._entry(key, dyn, dkw, static_key, leaves, treedef,
                                                  avals)
     if tracer_consts or ref_consts:
         raise NotImplementedError("xjit's jit over many devices takes no closed-over refs")
-    arg_shardings = [x.sharding if type(x) is ShardedArrayImpl else None for x in leaves]
     n_pos = len(tree_util.tree_leaves(tuple(dyn)))  # in_shardings covers positional args
     in_flat = _flat_shardings(in_spec, tuple(dyn), n_pos, "in_shardings") + \
         [None] * (len(leaves) - n_pos)
     out_avals = entry.closed.out_avals
     out_tree_proto = tree_util.tree_unflatten(entry.out_tree, list(range(len(out_avals))))
     out_flat = _flat_shardings(out_spec, out_tree_proto, len(out_avals), "out_shardings")
-    meshes = list(_meshes_of(in_flat, out_flat, arg_shardings))
-    if mesh is not None:
-        meshes.append(mesh)
-    elif entry.executable is None:
+    if mesh is None and entry.executable is None:
         mesh = jaxpr_mesh(entry.closed)
-        if mesh is not None:
-            meshes.append(mesh)
+    meshes = ([] if mesh is None else [mesh]) + list(_meshes_of(in_flat, out_flat,
+                                                                 arg_shardings))
     if not meshes:
         return None
-    mesh = meshes[0]
-    for m in meshes[1:]:
+    mesh = meshes[0]  # the program's mesh; the others name its axes differently
+    for m in set(meshes[1:]):
         _check_devices(mesh, m, "a sharding")
-        if m.shape_tuple != mesh.shape_tuple:
-            raise ValueError(f"xjit's jit over many devices needs one mesh; got {mesh} and {m}")
+        if m.axis_sizes != mesh.axis_sizes:
+            raise ValueError(f"xjit's jit over many devices needs meshes of one shape; got "
+                             f"{mesh} and {m}")
     replicated = NamedSharding(mesh, PartitionSpec())
     ins = []
     for given, own, aval in zip(in_flat, arg_shardings, avals):
@@ -223,13 +232,26 @@ def call(jf, key, dyn, dkw, static_key, leaves, treedef, avals, mesh=None):
     if exe is None:
         exe = cache[exe_key] = compile_spmd(jf._name, entry.closed, entry.donated, mesh, ins,
                                             outs)
+    fast[fast_key] = (entry, exe)
     return tree_util.tree_unflatten(entry.out_tree, exe.run(leaves))
+
+
+def _on(mesh, sharding):
+    """``sharding`` over ``mesh``: the same layout, its mesh's axes renamed
+    to ``mesh``'s (a mesh of the same devices and shape)."""
+    if sharding is None or sharding.mesh.axis_names == mesh.axis_names:
+        return sharding
+    rename = dict(zip(sharding.mesh.axis_names, mesh.axis_names))
+    parts = [tuple(rename[a] for a in p) if isinstance(p, tuple) else
+             rename.get(p, p) if isinstance(p, str) else p for p in sharding.spec]
+    return NamedSharding(mesh, PartitionSpec(*parts))
 
 
 def compile_spmd(name, closed, donated, mesh, in_shardings, out_shardings):
     """Lower ``closed`` as an SPMD program over ``mesh`` and compile it."""
     from xjit._src.interpreters import mlir
-    spmd = SpmdModule(mesh, in_shardings, closed.in_avals, out_shardings, closed.out_avals)
+    spmd = SpmdModule(mesh, [_on(mesh, s) for s in in_shardings], closed.in_avals,
+                      [_on(mesh, s) for s in out_shardings], closed.out_avals)
     text = mlir.lower_module(name, closed, donated, spmd=spmd)
     devices = tuple(mesh.devices.flat)
     options = xc.CompileOptions()
@@ -247,4 +269,29 @@ def compile_spmd(name, closed, donated, mesh, in_shardings, out_shardings):
                                                    _jax.DeviceList(devices), options, callbacks)
     except _jax.JaxRuntimeError as e:
         raise errors.JaxRuntimeError(f"XLA compilation failed: {e}") from None
-    return SpmdExecutable(loaded, mesh, in_shardings, closed.in_avals, closed.out_avals, text)
+    return SpmdExecutable(loaded, mesh, in_shardings, closed.in_avals, closed.out_avals, text,
+                          out_shardings)
+
+
+_primitive_jits: dict = {}
+
+
+def apply_primitive(prim, args, params):
+    """An eager primitive with an argument over several devices: a jit of the
+    one primitive over their devices, so the result stays laid out there."""
+    from xjit._src.pjit import jit
+    try:
+        key = (prim, *params.items())
+        fun = _primitive_jits.get(key)
+    except TypeError:  # unhashable params
+        key, fun = None, None
+    if fun is None:
+        fun = jit(lambda *a: prim.bind(*a, **params))
+        fun._name = prim.name
+        if key is not None:
+            _primitive_jits[key] = fun
+    out = fun(*args)
+    return out if prim.multiple_results else out[0] if isinstance(out, list) else out
+
+
+dispatch.apply_sharded = apply_primitive

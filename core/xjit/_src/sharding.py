@@ -165,11 +165,14 @@ class NamedSharding(Sharding):
         return all(self.mesh.shape[n] == 1 for n in self.spec._axis_names())
 
     def __eq__(self, other):
-        return (isinstance(other, NamedSharding) and self.spec == other.spec
-                and self.mesh == other.mesh)
+        return self is other or (isinstance(other, NamedSharding) and self.spec == other.spec
+                                 and self.mesh == other.mesh)
 
     def __hash__(self):
-        return hash((self.mesh, self.spec))
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = self.__dict__["_hash"] = hash((self.mesh, self.spec))
+        return h
 
     def __repr__(self):
         if isinstance(self.mesh, AbstractMesh):  # no devices, so no memory kind

@@ -269,10 +269,14 @@ class DeviceProfile:
     scopes: list = dataclasses.field(default_factory=list)
     run_spans: list = dataclasses.field(default_factory=list)  # (start, end, device s), Unix s
 
-    def export(self, log_dir) -> str:
+    def export(self, log_dir, create_perfetto_trace: bool = False) -> str:
         """Write the underlying trace where XProf/TensorBoard looks for it
-        (``log_dir/plugins/profile/<run>/<host>.xplane.pb``); returns that run's folder."""
+        (``log_dir/plugins/profile/<run>/<host>.xplane.pb``), and with
+        ``create_perfetto_trace`` a ``perfetto_trace.json.gz`` beside it for
+        ui.perfetto.dev (as ``xjit.profiler.start_trace``); returns that run's folder."""
         profiler.export_xspace(self.xspace, str(log_dir))
+        if create_perfetto_trace:
+            profiler.write_perfetto_trace(log_dir)
         return str(profiler.latest_run_dir(log_dir))
 
     def annotated_source(self, context: int = 2) -> str:

@@ -176,7 +176,10 @@ class JVPTrace(core.Trace):
         if not nonzero:
             with core.set_current_trace(self.parent):
                 return primitive.bind(*primals, **params)
-        tangents = [Zero.from_primal_value(p) if t is None else t for p, t in zip(primals, tangents)]
+        # JAX's rules get tuples
+        primals = tuple(primals)
+        tangents = tuple(Zero.from_primal_value(p) if t is None else t
+                         for p, t in zip(primals, tangents))
         rule = jvp_rules.get(primitive)
         saved = core.eqn_source.value
         if saved is None:  # primal, tangent (and so transposed) equations share one line
@@ -380,10 +383,18 @@ def linearize_flat(fun, primals):
 # Transposition
 
 
+# Passes the state layer adds: ``(jaxpr, consts)`` of a linear jaxpr that
+# makes refs of tangents (reverse mode through ``new_ref``) as one without
+# refs, so its transpose is the ordinary one (JAX discharges them first too).
+transpose_prepasses: list = []
+
+
 def backward_pass(jaxpr, consts, args, cts_out):
     """Cotangents of ``jaxpr``'s linear inputs (``UndefinedPrimal`` entries of
     ``args``) given cotangents of its outputs; evaluated with the current
     trace. Equations without linear inputs are evaluated forwards first."""
+    for prepare in transpose_prepasses:
+        jaxpr, consts = prepare(jaxpr, consts)
     primal_env = {}
     for v, x in zip(jaxpr.constvars, consts):
         primal_env[v] = x

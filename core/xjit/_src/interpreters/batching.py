@@ -198,6 +198,7 @@ class BatchTrace(core.Trace):
         with core.set_current_trace(self.parent):
             if all(d is not_mapped for d in dims) and not self._names_me(primitive, params):
                 return primitive.bind(*vals, **params)
+            vals, dims = tuple(vals), tuple(dims)  # JAX's rules get tuples
             rule = axis_batch_rules.get(primitive)
             if rule is not None:
                 out, out_dim = rule(self.axis_data, vals, dims, **params)

@@ -68,12 +68,17 @@ batching.batch_rules[sharding_constraint_p] = _batch
 def with_sharding_constraint(x, shardings):
     """``x`` (a pytree) constrained to ``shardings`` (a prefix tree of
     Shardings, or PartitionSpecs under a mesh context)."""
+    if shardings is None:
+        return x
     leaves, tree = tree_util.tree_flatten(x)
-    specs = tree_util.broadcast_prefix(shardings, x,
-                                       is_leaf=lambda v: isinstance(v, (PartitionSpec, Sharding)))
+    specs = tree_util.broadcast_prefix(
+        shardings, x, is_leaf=lambda v: v is None or isinstance(v, (PartitionSpec, Sharding)))
     context = get_concrete_mesh()
     out = []
     for v, s in zip(leaves, specs):
+        if s is None:  # no constraint on this leaf
+            out.append(v)
+            continue
         s = _named(s, "with_sharding_constraint")
         if isinstance(s, NamedSharding):
             s.check_compatible_aval(core.aval_of(v).shape)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import weakref
 
 from xjit._src import core
-from xjit._src.interpreters import mlir
+from xjit._src.interpreters import ad, mlir
 from xjit._src.interpreters import partial_eval as pe
 from xjit._src import pjit
 from xjit._src.pjit import jit_p
@@ -168,5 +168,22 @@ def _discharge_for_lowering(closed):
     return discharge_state(closed)
 
 
+def _discharge_for_transpose(jaxpr, consts):
+    """A linear jaxpr that makes its own refs (the tangent refs of reverse
+    mode through ``new_ref``) as one without them. Its constants (residuals,
+    maybe tracers of an enclosing jit) are passed as arguments while
+    discharging, and stay its constants."""
+    if not _jaxpr_has_state(jaxpr) or any(is_ref(v.aval) for v in jaxpr.constvars + jaxpr.invars):
+        return jaxpr, consts
+    n = len(jaxpr.constvars)
+    opened = core.Jaxpr([], jaxpr.constvars + jaxpr.invars, jaxpr.outvars, jaxpr.eqns,
+                        jaxpr.debug_info)
+    out = discharge_state(core.ClosedJaxpr(opened, []))
+    new = out.jaxpr
+    return (core.Jaxpr(new.constvars + new.invars[:n], new.invars[n:], new.outvars, new.eqns,
+                       new.debug_info), list(out.consts) + list(consts))
+
+
 mlir.prepare_rules.append(_discharge_for_lowering)
+ad.transpose_prepasses.append(_discharge_for_transpose)
 pjit.run_with_refs = run_with_refs

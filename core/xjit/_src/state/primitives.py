@@ -6,10 +6,10 @@ param; ``()`` means the whole ref), each an ``int``, a ``Slice``, or a
 ``Dynamic`` standing for a traced scalar integer passed as an operand.
 Eagerly the rules read and replace a ``Ref``'s array; under a trace they stage
 equations printed as JAX prints them (``c:f32[3] <- b[...]``, ``b[0,:] <- x``,
-``b[1:] += x``); ``discharge`` removes them before lowering. Forward-mode JVP
-mirrors a differentiated ref with a tangent ref; reverse mode through one is
-refused (no transposes yet). Batching rules give each vmapped example its own
-slice of a ref made from a batched value.
+``b[1:] += x``); ``discharge`` removes them before lowering. JVP mirrors a
+differentiated ref with a tangent ref; reverse mode discharges the tangent
+refs of the linear jaxpr before transposing it. Batching rules give each
+vmapped example its own slice of a ref made from a batched value.
 """
 from __future__ import annotations
 
@@ -352,31 +352,19 @@ core.pp_eqn_rules[addupdate_p] = _pp_addupdate
 
 
 # --------------------------------------------------------------------------
-# JVP (forward mode): a ref made from a differentiated value has a tangent ref
-# that every read and write mirrors. Reverse mode would need transposes of
-# these effects, which xjit does not have yet: linearizing (grad, vjp,
-# linearize) refuses, as does partial evaluation of a tangent ref (jit under
-# grad), so no gradient through a ref is ever silently wrong. Writing a
+# JVP: a ref made from a differentiated value has a tangent ref that every
+# read and write mirrors. Under reverse mode (grad, vjp, linearize, and jit
+# under grad) the tangent ref's operations are staged into the linear jaxpr,
+# which is discharged before it is transposed (``discharge``). Writing a
 # differentiated value into a ref that is not differentiated is JAX's error.
-
-_NO_REVERSE = ("xjit does not support reverse-mode differentiation (grad, vjp, linearize) "
-               "through a Ref created from a differentiated value yet; forward mode (jvp) "
-               "works, or create the Ref outside the differentiated function.")
-
-
-def _check_forward(trace):
-    if trace.linearizing:
-        raise NotImplementedError(_NO_REVERSE)
 
 
 def _new_ref_jvp(trace, primals, tangents, **params):
-    _check_forward(trace)
     return new_ref_p.bind(primals[0], **params), new_ref_p.bind(
         ad.instantiate_zeros(tangents[0]), **params)
 
 
 def _get_jvp(trace, primals, tangents, *, indexer):
-    _check_forward(trace)
     ref, *idx = primals
     return get_p.bind(ref, *idx, indexer=indexer), get_p.bind(tangents[0], *idx, indexer=indexer)
 
@@ -389,7 +377,6 @@ def _write_jvp(prim, what):
                 f"performing a {what} operation with a differentiated value on a "
                 f"non-differentiated array reference of type {core.aval_of(ref)}. Move the "
                 "array reference to be an argument of the differentiated function?")
-        _check_forward(trace)
         out = prim.bind(ref, val, *idx, indexer=indexer)
         tval = tangents[1]
         if prim is addupdate_p and type(tval) is ad.Zero:
@@ -400,7 +387,6 @@ def _write_jvp(prim, what):
 
 
 def _freeze_jvp(trace, primals, tangents):
-    _check_forward(trace)
     return freeze_p.bind(primals[0]), freeze_p.bind(tangents[0])
 
 
@@ -408,8 +394,17 @@ def _free_ref_jvp(trace, primals, tangents):
     return free_ref_p.bind(primals[0]), free_ref_p.bind(tangents[0])
 
 
-def _no_partial_eval(trace, args, params):
-    raise NotImplementedError(_NO_REVERSE)
+def _staged_with_unknown_refs(prim):
+    """Splitting a JVP for reverse mode: an operation on a tangent ref goes to
+    the linear side. A ref both sides would share (a known ref given to it)
+    cannot be split, and is refused rather than split wrongly."""
+    def rule(trace, args, params):
+        if any(not trace.is_unknown(x) and type(core.aval_of(x)) is AbstractRef for x in args):
+            raise NotImplementedError(
+                "xjit cannot split a ref between the primal and the linear part of reverse-mode "
+                "differentiation; create the ref inside the differentiated function.")
+        return trace.record(prim, args, params)
+    return rule
 
 
 ad.trace_jvp_rules[new_ref_p] = _new_ref_jvp
@@ -419,7 +414,7 @@ ad.trace_jvp_rules[addupdate_p] = _write_jvp(addupdate_p, "addupdate")
 ad.trace_jvp_rules[freeze_p] = _freeze_jvp
 ad.trace_jvp_rules[free_ref_p] = _free_ref_jvp
 for _p in STATE_PRIMITIVES:  # a tangent ref met while splitting a JVP jaxpr for grad
-    ad.partial_eval_rules[_p] = _no_partial_eval
+    ad.partial_eval_rules[_p] = _staged_with_unknown_refs(_p)
 
 
 # --------------------------------------------------------------------------
