@@ -7,7 +7,8 @@ costs when it is off and when it is on (issue 18).
    ``vs_jax.py`` (lowering only; a 200-step one for compiling, as XLA takes
    seconds on 1000 steps) and an MLP train step (a new function each sample,
    so no cache applies), also with ``named_scope``s (in every op name).
-   Samples alternate between the two, so load on the machine hits both alike.
+   Samples alternate between the two, so load on the machine hits both alike;
+   ``eqn_loc``'s own time per equation is timed apart (the best of 5).
 2. A jitted call (tiny, and the MLP step) with no profiler session, and the
    same call inside one; ``TraceAnnotation`` entered with nothing tracing.
 
@@ -135,6 +136,12 @@ def main():
     print(f"{'locations on every op':34s} {'with':>11s} {'without':>11s}  ratio")
     for name, a, b in rows:
         print(f"{name:34s} {_fmt(a)} {_fmt(b)}  {a / b:5.2f}")
+    eqns = jax.make_jaxpr(_mlp_step(True))(*step_args).jaxpr.eqns
+    module_ctx = mlir.ModuleContext()
+    per_eqn = min(_per_call(lambda: [mlir.eqn_loc(module_ctx, e) for e in eqns], 200)
+                  for _ in range(5)) / len(eqns)
+    print(f"{'mlir.eqn_loc (scoped MLP step)':34s} {_fmt(per_eqn)} per equation, the lowering's "
+          "own cost (the rest is a longer text)")
 
     tiny = jax.jit(lambda v: v + 1.0)
     jstep = jax.jit(_mlp_step())

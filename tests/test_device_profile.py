@@ -318,6 +318,9 @@ def test_named_scopes_are_in_op_names_forward_and_backward():
     hlo = jax.jit(scoped).lower(w, x).compile()._entry.executable.exe.hlo_modules()[0]
     op_names = {i.op_name for i in dp._parse_hlo(hlo.to_string())[0].values() if i.op_name}
     assert "jit(scoped)/encoder/dot_general#0" in op_names
+    # inner jaxprs are scoped by their equation, with JAX's names (remat2 is "checkpoint")
+    text = jax.jit(lambda v: jax.checkpoint(scoped)(w, v)).lower(x)._entry.text
+    assert 'loc("jit(<lambda>)/checkpoint/encoder/tanh#2"' in text
 
 
 def test_named_scope_stays_in_its_thread():
@@ -376,3 +379,28 @@ def test_locations_change_names_and_metadata_only_not_the_program(monkeypatch):
     bare, bare_text = program(jax.grad(lambda w, x: scoped(w, x)))
     assert located == bare and len(located) > 10
     assert 'op_name="jit(scoped)/encoder/' in text and "op_name=" not in bare_text
+
+
+@pytest.mark.compare
+def test_scope_paths_match_jax_op_names():
+    """Forward ops carry JAX's op names, each with our ``#n`` equation number."""
+    import re
+
+    import jax as real_jax
+
+    def make(api, np_):
+        def f(x):
+            with api.named_scope("outer"):
+                y = np_.sin(x) * 2.0
+                with api.named_scope("deep"):
+                    y = np_.cos(y)
+            return y + 1.0
+        return f
+
+    ours = jax.jit(make(jax, jnp)).lower(jnp.ones(3))._entry.text
+    theirs = real_jax.jit(make(real_jax, real_jax.numpy)).lower(
+        real_jax.numpy.ones(3)).as_text(debug_info=True)
+    names = lambda text, pat: set(re.findall(pat, text))
+    assert names(ours, r'loc\("(jit\(f\)/[^"#]*)#\d+"') == names(
+        theirs, r'loc\("(jit\(f\)/[^"]*)"') == {"jit(f)/outer/sin", "jit(f)/outer/mul",
+                                                "jit(f)/outer/deep/cos", "jit(f)/add"}

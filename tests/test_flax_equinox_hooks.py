@@ -91,3 +91,22 @@ def test_an_eager_callback_that_raises_gives_jaxs_runtime_error(call):
     msg = str(info.value)
     assert msg.startswith("INTERNAL: CpuCallback error calling callback: Traceback")
     assert msg.endswith("ValueError: boom")
+
+
+def _abstract_sharding():
+    from xjit.sharding import AbstractMesh, AxisType, NamedSharding, PartitionSpec as P
+    mesh = AbstractMesh((2, 2), ("in", "out"), axis_types=(AxisType.Auto,) * 2)
+    return NamedSharding(mesh, P("in", "out"))
+
+
+def test_an_abstract_mesh_sharding_has_no_devices_to_put_on():
+    """flax's nnx variables name ``get_abstract_mesh()``; laying a concrete value
+    out over it is JAX's error, not a crash in XLA (it aborted the process)."""
+    x = jnp.arange(12.0).reshape(2, 6)
+    with pytest.raises(ValueError, match="is_fully_addressable is not implemented for "
+                                         "`jax.sharding.AbstractMesh`"):
+        jax.device_put(x, _abstract_sharding())
+    with pytest.raises(TypeError, match=r"The sharding on the input must be a `NamedSharding` "
+                       r"since the target sharding has an `AbstractMesh` in it\. Got sharding "
+                       r"type .*SingleDeviceSharding'> for shape float32\[2,6\]"):
+        jax.lax.with_sharding_constraint(x, _abstract_sharding())

@@ -7,6 +7,7 @@ and optax reach for (``axis_primitive_batchers``, ``ShapedArray.sharding`` and
 ``compiler_ir(dialect="hlo")``)."""
 import collections
 import dataclasses
+import inspect
 
 import numpy as np
 import pytest
@@ -153,3 +154,17 @@ def test_lowered_compiler_ir_as_hlo():
     assert type(lowered.compiler_ir("stablehlo")).__name__ == "Module"
     with pytest.raises(ValueError, match="unknown dialect: foo"):
         lowered.compiler_ir("foo")
+
+
+def test_jitted_function_type_is_named_as_in_jax():
+    """chex's ``is_traceable`` (behind ``assert_max_traces``) looks for
+    ``PjitFunction`` in ``str(type(fn))``; JAX 0.10.2's is jaxlib's type."""
+    def f(x, y=1):
+        """doc"""
+        return x
+
+    g = jax.jit(f)
+    assert type(g).__name__ == "PjitFunction" and "PjitFunction" in str(type(g))
+    assert repr(g).startswith("<PjitFunction of <function ")
+    assert (g.__name__, g.__doc__, g.__wrapped__) == ("f", "doc", f)
+    assert str(inspect.signature(g)) == "(x, y=1)"

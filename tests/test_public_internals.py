@@ -59,6 +59,8 @@ NAMES = {
     "xjit.flatten_util": "ravel_pytree",
     "xjit.stages": "ArgInfo Compiled CompilerOptions Lowered Traced Wrapped",
     "xjit.test_util": "check_grads check_jvp check_vjp",
+    "xjit._src.api": "disable_jit eval_shape grad hessian jacfwd jacobian jacrev jit jvp "
+                     "linear_transpose linearize make_jaxpr value_and_grad vjp vmap",
     "xjit.ad_checkpoint": "Offloadable Recompute Saveable checkpoint_name checkpoint_policies "
                           "print_saved_residuals",
     "xjit.custom_derivatives": "CustomVJPPrimal SymbolicZero closure_convert custom_gradient "
@@ -541,6 +543,65 @@ def test_mlir_helpers():
         module = mlir.ir.Module.parse("module {}")
         assert mlir.module_to_string(module).startswith("module")
         assert isinstance(mlir.module_to_bytecode(module), bytes)
+
+
+def test_reprs_of_vars_literals_and_zeros_are_jaxs():
+    """As JAX 0.10.2 prints them (``id`` is the object's)."""
+    from xjit.extend import core as ecore
+    from xjit.interpreters import ad
+    j = jax.make_jaxpr(lambda x: x * 2.0 + 1)(jnp.arange(3.0))
+    a, two = j.jaxpr.eqns[0].invars
+    assert repr(a) == str(a) == f"Var(id={id(a)}):float32[3]"
+    assert repr(two) == "Literal(2.0)" and repr(j.jaxpr.eqns[1].invars[1]) == "Literal(1.0)"
+    v = ecore.Var(jax.core.ShapedArray((), np.int32, weak_type=True))
+    assert repr(v) == f"Var(id={id(v)}):int32[]"
+    assert repr(ad.Zero(jax.core.ShapedArray((3,), np.float32))) == "Zero(float32[3])"
+    assert repr(ad.Zero(jax.core.ShapedArray((), np.float32, weak_type=True))) == \
+        "Zero(~float32[])"
+
+
+def test_api_module_has_the_transformations():
+    """JAX's "How JAX primitives work" calls ``api.jit``, ``api.grad``..."""
+    from xjit._src import api
+    assert api.jit is jax.jit and api.grad is jax.grad and api.vmap is jax.vmap
+    assert float(api.grad(lambda x: x * x)(3.0)) == 6.0
+    assert api.jvp(lambda x: x * 2, (1.0,), (1.0,))[1] == 2.0
+
+
+def test_rules_get_tuples_and_register_lowering_returns_none():
+    """JVP and batching rules receive tuples, as JAX's traces pass them."""
+    from xjit.extend.core import Primitive
+    from xjit.interpreters import ad, batching, mlir
+    seen = []
+    p = Primitive("twice_tuples")
+    p.def_impl(lambda x: 2 * x)
+    p.def_abstract_eval(lambda x: x)
+    assert mlir.register_lowering(p, mlir.lower_fun(lambda x: 2 * x, multiple_results=False)) \
+        is None
+
+    def jvp(primals, tangents):
+        seen.append(("jvp", type(primals), type(tangents)))
+        return p.bind(*primals), p.bind(*tangents)
+
+    def batch(args, dims):
+        seen.append(("batch", type(args), type(dims)))
+        return p.bind(*args), dims[0]
+    ad.primitive_jvps[p] = jvp
+    batching.primitive_batchers[p] = batch
+    assert float(jax.jvp(p.bind, (1.0,), (3.0,))[1]) == 6.0
+    assert jax.vmap(p.bind)(jnp.arange(2.0)).tolist() == [0.0, 2.0]
+    assert seen == [("jvp", tuple, tuple), ("batch", tuple, tuple)]
+
+
+def test_stages_expose_args_info_and_the_executable():
+    """What ``inspect`` builds on (public stage APIs, as JAX's)."""
+    lowered = jax.jit(lambda x, y: x + y, donate_argnums=1).lower(jnp.ones(2), jnp.ones(2))
+    compiled = lowered.compile()
+    args, kwargs = compiled.args_info
+    assert [a.donated for a in args] == [False, True] and kwargs == {}
+    assert args[0].shape == (2,) and lowered.args_info == compiled.args_info
+    assert compiled.runtime_executable().hlo_modules()[0].name
+    assert "loc(" in lowered.as_text(debug_info=True)
 
 
 def test_backend_and_stages():

@@ -30,6 +30,12 @@ def visual(a, **kw):
         jax.debug.visualize_array_sharding(a, **kw)
     return out.getvalue()
 
+def reduce_rows(a):
+    return jnp.sin(a).sum(0)
+
+def double(a):
+    return a * 2
+
 def wsc(a):
     return jax.lax.with_sharding_constraint(a * 2, NS(mesh, P('y', None)))
 '''
@@ -60,6 +66,11 @@ CASES = {
                                           "NS(mesh, P('x', 'y')), "
                                           "[s.data for s in XS.addressable_shards]))",
     "eager_op": "XS * 2 + 1",
+    "eager_op_sharding": "sh(XS * 2 + 1)",
+    "eager_reduce_sharding": "sh(XS.sum())",
+    "eager_matmul_sharding": "sh(XS @ XS.T)",
+    "eager_grad_sharding": "sh(jax.grad(lambda a: (jnp.sin(a) * a).sum())(XS))",
+    "eager_grad": "jax.grad(lambda a: (jnp.sin(a) * a).sum())(XS)",
     # jit over many devices
     "jit_reduce": "jax.jit(lambda a: jnp.sin(a).sum(0))(XS)",
     "jit_reduce_sharding": "sh(jax.jit(lambda a: jnp.sin(a).sum(0))(XS))",
@@ -91,6 +102,12 @@ CASES = {
     "visualize_replicated": "visual(jax.device_put(X, NS(mesh, P())))",
     "visualize_one_device": "visual(X)",
     "err_visualize_3d": "visual(jnp.ones((2, 2, 2)))",
+    "lower_text": "jax.jit(reduce_rows).lower(XS).as_text()",
+    "lower_text_out_shardings": "jax.jit(double, out_shardings=NS(mesh, P(None, 'y')))"
+                                ".lower(XS).as_text()",
+    "lower_text_constraint": "jax.jit(wsc).lower(XS).as_text()",
+    "compiled_shardings": "str(jax.jit(reduce_rows).lower(XS).compile().output_shardings) + "
+                          "str(jax.jit(reduce_rows).lower(XS).compile().input_shardings)",
     # misuse
     "err_axis_not_in_mesh": "jax.device_put(X, NS(mesh, P('z')))",
     "err_indivisible": "jax.device_put(jnp.arange(6.0), NS(mesh, P('x')))",

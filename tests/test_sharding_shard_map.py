@@ -37,11 +37,7 @@ BODY_SPECS = (P(None, 'y'), P('x', 'y'), P('x', 'y'), P('x', 'y'), P('x'))
 def collectives(f, *args):
     """The collectives of f's compiled program: kind, groups or pairs."""
     import re
-    if jax.__name__ == "jax":
-        text = f.lower(*args).compile().as_text()
-    else:  # xjit: the executable its call compiled
-        f(*args)
-        text = list(f._spmd_executables.values())[-1].exe.hlo_modules()[0].to_string()
+    text = f.lower(*args).compile().as_text()
     found = re.findall(r" (all-reduce|all-gather|collective-permute|reduce-scatter|all-to-all)"
                        r"\(.*?(replica_groups=\S+|source_target_pairs=\S+)", text)
     return str(sorted(found))

@@ -4,8 +4,7 @@ Each case is a snippet run with ``jax``/``jnp`` in scope; its ``out`` (jaxprs
 printed, other values by ``repr``) or its error (class and first line) must
 be what JAX 0.10.2 gave, recorded in ``RECORDED`` (``test_recorded_from_jax``
 re-checks the recording against the real JAX). ``UNSUPPORTED`` lists what
-JAX computes and xjit refuses with a clear error instead (reverse-mode
-differentiation through a ref made from a differentiated value, refs inside
+JAX computes and xjit refuses with a clear error instead (refs closed over by
 loops); ``XJIT_ERRORS`` holds those errors.
 """
 from __future__ import annotations
@@ -190,9 +189,6 @@ out = (jax.jit(f)(jnp.ones(2)), jax.make_jaxpr(f)(jnp.ones(2)), q, hasattr(q, "g
 """,
 "addupdate_shape": "jax.jit(lambda x: jax.new_ref(x).addupdate(1.0))(jnp.ones(2))",
 "tracer_missing_attribute": "jax.jit(lambda x: x.foo)(1.0)",
-}
-# xjit raises a clear error where JAX 0.10.2 computes (not supported yet)
-UNSUPPORTED = {
 "grad_local_ref": """
 def local(x):
     r = jax.new_ref(x)
@@ -201,7 +197,7 @@ def local(x):
     jax.ref.addupdate(r, 1, r[2] * 3)
     return jnp.sin(jax.freeze(r))
 x = jnp.array([1.0, 2.0, 3.0]); v = jnp.array([0.5, -1.0, 2.0])
-jax.grad(lambda x: local(x).sum())(x)
+out = jax.grad(lambda x: local(x).sum())(x)
 """,
 "grad_jit_local_ref": """
 def local(x):
@@ -211,7 +207,7 @@ def local(x):
     jax.ref.addupdate(r, 1, r[2] * 3)
     return jnp.sin(jax.freeze(r))
 x = jnp.array([1.0, 2.0, 3.0]); v = jnp.array([0.5, -1.0, 2.0])
-jax.grad(lambda x: jax.jit(local)(x).sum())(x)
+out = jax.grad(lambda x: jax.jit(local)(x).sum())(x)
 """,
 "jit_grad_local_ref": """
 def local(x):
@@ -221,7 +217,7 @@ def local(x):
     jax.ref.addupdate(r, 1, r[2] * 3)
     return jnp.sin(jax.freeze(r))
 x = jnp.array([1.0, 2.0, 3.0]); v = jnp.array([0.5, -1.0, 2.0])
-jax.jit(jax.grad(lambda x: local(x).sum()))(x)
+out = jax.jit(jax.grad(lambda x: local(x).sum()))(x)
 """,
 "vjp_local_ref": """
 def local(x):
@@ -231,7 +227,7 @@ def local(x):
     jax.ref.addupdate(r, 1, r[2] * 3)
     return jnp.sin(jax.freeze(r))
 x = jnp.array([1.0, 2.0, 3.0]); v = jnp.array([0.5, -1.0, 2.0])
-jax.vjp(local, x)[1](v)
+out = jax.vjp(local, x)[1](v)
 """,
 "linearize_local_ref": """
 def local(x):
@@ -241,7 +237,7 @@ def local(x):
     jax.ref.addupdate(r, 1, r[2] * 3)
     return jnp.sin(jax.freeze(r))
 x = jnp.array([1.0, 2.0, 3.0]); v = jnp.array([0.5, -1.0, 2.0])
-jax.linearize(local, x)[1](v)
+out = jax.linearize(local, x)[1](v)
 """,
 "jacrev_local_ref": """
 def local(x):
@@ -251,7 +247,7 @@ def local(x):
     jax.ref.addupdate(r, 1, r[2] * 3)
     return jnp.sin(jax.freeze(r))
 x = jnp.array([1.0, 2.0, 3.0]); v = jnp.array([0.5, -1.0, 2.0])
-jax.jacrev(local)(x)
+out = jax.jacrev(local)(x)
 """,
 "vmap_grad_local_ref": """
 def local(x):
@@ -261,8 +257,20 @@ def local(x):
     jax.ref.addupdate(r, 1, r[2] * 3)
     return jnp.sin(jax.freeze(r))
 x = jnp.array([1.0, 2.0, 3.0]); v = jnp.array([0.5, -1.0, 2.0])
-jax.vmap(jax.grad(lambda x: local(x).sum()))(jnp.stack([x, v]))
+out = jax.vmap(jax.grad(lambda x: local(x).sum()))(jnp.stack([x, v]))
 """,
+"grad_dynamic_index": """
+def dyn(x, i):
+    r = jax.new_ref(x * x)
+    r[i] = r[i] * x[0]
+    r[i + 1] += 2 * x[2]
+    return jax.freeze(r).sum() + r[i - 1] * 3
+x = jnp.array([1.0, 2.0, 3.0])
+out = jax.grad(dyn)(x, 1), jax.jit(jax.grad(dyn))(x, 1), jax.vmap(jax.grad(dyn), (0, None))(jnp.stack([x, -x]), 1)
+""",
+}
+# xjit raises a clear error where JAX 0.10.2 computes (not supported yet)
+UNSUPPORTED = {
 "scan_closed_over": "c = jax.new_ref(0.0); jax.lax.scan(lambda s, x: (c.__setitem__((), c[...] + x), (s, None))[1], 0.0, jnp.arange(3.0))",
 "jit_scan_closed_over": "c = jax.new_ref(0.0); jax.jit(lambda xs: jax.lax.scan(lambda s, x: (c.__setitem__((), c[...] + x), (s, None))[1], 0.0, xs))(jnp.arange(3.0))",
 }
@@ -319,16 +327,17 @@ RECORDED = {
     'ref_methods': '(Array([12.,  6.], dtype=float32), Array(6., dtype=float32))\n{ lambda ; a:f32[2]. let\n    b:Ref{f32[2]} = new_ref[kind=None memory_space=None] a\n    c:f32[2] = broadcast_in_dim 1.0:f32[]\n    b[...] += c\n    b[0] += 2.0:f32[]\n    d:f32[2] = broadcast_in_dim 0.0:f32[]\n    e:f32[2], b[...] <- b[...], d\n    f:f32[2] = mul e 3.0:f32[]\n    b[...] <- f\n    g:f32[2] <- b[...]\n    h:f32[] <- b[1]\n  in (g, h) }\nRef([2., 2.], dtype=float32)\nFalse',
     'addupdate_shape': 'ValueError: Invalid shape for `addupdate`. Ref shape: (2,). Expected shape: (2,). Value shape: (). Transforms: (). ',
     'tracer_missing_attribute': 'AttributeError: DynamicJaxprTracer has no attribute foo',
+    'grad_local_ref': 'Array([-0.8322937,  3.6589694, 10.998581 ], dtype=float32)',
+    'grad_jit_local_ref': 'Array([-0.8322937,  3.6589694, 10.998581 ], dtype=float32)',
+    'jit_grad_local_ref': 'Array([-0.8322937,  3.6589694, 10.998581 ], dtype=float32)',
+    'vjp_local_ref': 'Array([ -0.41614684,  -3.6589694 , -27.398924  ], dtype=float32)',
+    'linearize_local_ref': 'Array([ -0.41614684,  29.271755  , -10.933563  ], dtype=float32)',
+    'jacrev_local_ref': 'Array([[-0.8322937,  0.       ,  0.       ],\n       [ 0.       ,  3.6589694, 16.465363 ],\n       [ 0.       ,  0.       , -5.4667816]], dtype=float32)',
+    'vmap_grad_local_ref': 'Array([[-0.8322937 ,  3.6589694 , 10.998581  ],\n       [ 0.31532237, -1.8148936 ,  8.274787  ]], dtype=float32)',
+    'grad_dynamic_index': 'Array([12.,  4.,  8.], dtype=float32)\nArray([12.,  4.,  8.], dtype=float32)\nArray([[12.,  4.,  8.],\n       [-4.,  4., -4.]], dtype=float32)',
 }
 
 XJIT_ERRORS = {
-    'grad_local_ref': 'NotImplementedError: xjit does not support reverse-mode differentiation (grad, vjp, linearize) through a Ref created from a differentiated value yet; forward mode (jvp) works, or create the Ref outside the differentiated function.',
-    'grad_jit_local_ref': 'NotImplementedError: xjit does not support reverse-mode differentiation (grad, vjp, linearize) through a Ref created from a differentiated value yet; forward mode (jvp) works, or create the Ref outside the differentiated function.',
-    'jit_grad_local_ref': 'NotImplementedError: xjit does not support reverse-mode differentiation (grad, vjp, linearize) through a Ref created from a differentiated value yet; forward mode (jvp) works, or create the Ref outside the differentiated function.',
-    'vjp_local_ref': 'NotImplementedError: xjit does not support reverse-mode differentiation (grad, vjp, linearize) through a Ref created from a differentiated value yet; forward mode (jvp) works, or create the Ref outside the differentiated function.',
-    'linearize_local_ref': 'NotImplementedError: xjit does not support reverse-mode differentiation (grad, vjp, linearize) through a Ref created from a differentiated value yet; forward mode (jvp) works, or create the Ref outside the differentiated function.',
-    'jacrev_local_ref': 'NotImplementedError: xjit does not support reverse-mode differentiation (grad, vjp, linearize) through a Ref created from a differentiated value yet; forward mode (jvp) works, or create the Ref outside the differentiated function.',
-    'vmap_grad_local_ref': 'NotImplementedError: xjit does not support reverse-mode differentiation (grad, vjp, linearize) through a Ref created from a differentiated value yet; forward mode (jvp) works, or create the Ref outside the differentiated function.',
     'scan_closed_over': 'TypeError: A Ref (mutable array reference) is not an array: read it with ref[...]. xjit supports Refs in jitted functions and nested jits, not inside loops, conditionals or custom derivative rules yet.',
     'jit_scan_closed_over': "NotImplementedError: xjit does not support mutable array references (Refs) inside 'scan' yet; use Refs directly in the jitted function or in nested jits.",
 }

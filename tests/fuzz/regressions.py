@@ -14,6 +14,12 @@ def _at(name, a, idx, method, upd, mode=None):
             "args": args + arrays}
 
 
+def _vmapped(name, op, params, a):
+    """A program whose vmapped run batches ``a`` with itself, reversed."""
+    alt = dict(a, data=a["data"][::-1])
+    return {"name": name, "op": op, "params": params, "args": [a], "vmap_alt": alt}
+
+
 REGRESSIONS = [
     {"name": "take-clip-negative", "op": "shape", "params": {"fn": "take", "mode": "clip"},
      "args": [_arr("int32", (4, 3), list(range(12))), _arr("int32", (3,), [-1, -7, -3])]},
@@ -104,4 +110,49 @@ REGRESSIONS = [
      "args": [_arr("complex64", (3, 3), [[1.0, 0.0]] * 9), _arr("int16", (4,), [1, 2, 3, 4])]},
     {"name": "trace-same-axes", "op": "shape", "params": {"fn": "trace", "axis": -2},
      "args": [_arr("float64", (0, 4), [])]},
+    # vmap of a NumPy int64 input: what JAX jits comes out int32 (what it does not, int64)
+    _vmapped("vmap-ceil-int64", "unary", {"fn": "ceil"}, _arr("int64", (3,), [1, -2, 3])),
+    _vmapped("vmap-conj-int64", "unary", {"fn": "conj"}, _arr("int64", (2,), [4, 5])),
+    _vmapped("vmap-squeeze-float64", "shape", {"fn": "squeeze", "axis": None},
+                  _arr("float64", (1, 2), [0.5, 1.5])),
+    _vmapped("vmap-transpose-int64", "shape", {"fn": "transpose"},
+                  _arr("int64", (2,), [7, 8])),
+    # LAPACK's triangular solve and a gathered row permutation, as JAX on CPU
+    {"name": "solve-inf-pivot", "op": "linalg", "params": {"fn": "solve"},
+     "args": [_arr("float32", (2, 2), ["inf", 1.0, 2.0, 3.0]), _arr("float32", (2,), [1.0, 1.0])]},
+    {"name": "inv-inf-entries", "op": "linalg", "params": {"fn": "inv"},
+     "args": [_arr("float32", (2, 2), ["-inf", "inf", 1.0, 2.0])]},
+    {"name": "solve-inf-rhs", "op": "linalg", "params": {"fn": "solve"},
+     "args": [_arr("float64", (2, 2), [1.0, 2.0, 2.0, 4.0]), _arr("float64", (2,), [1.0, "inf"])]},
+    {"name": "slogdet-2x2-inf", "op": "linalg", "params": {"fn": "slogdet"},
+     "args": [_arr("float32", (2, 2), ["-inf", "inf", 1.0, 2.0])]},
+    {"name": "slogdet-3x3-nan-sign", "op": "linalg", "params": {"fn": "slogdet"},
+     "args": [_arr("float32", (3, 3), ["nan", 1.0, 0.0, 2.0, -3.0, 1.0, 0.5, 0.0, -2.0])]},
+    # a boolean factor selects, as jnp.multiply: False * inf is 0
+    {"name": "cross-complex-bool", "op": "shape", "params": {"fn": "cross"},
+     "args": [_arr("complex64", (3,), [["inf", 0.0], [1.0, "nan"], [0.0, "inf"]]),
+              _arr("bool", (3,), [True, False, False])]},
+    {"name": "cross-float-bool", "op": "shape", "params": {"fn": "cross"},
+     "args": [_arr("bool", (3,), [True, False, True]), _arr("float32", (3,), ["inf", "nan", 1.0])]},
+    {"name": "cross-bool-bool", "op": "shape", "params": {"fn": "cross"},
+     "args": [_arr("bool", (3,), [True, False, True]), _arr("bool", (3,), [False, True, True])]},
+    # nextafter has no derivative in JAX: grad raises NotImplementedError
+    {"name": "nextafter-grad", "op": "binary", "params": {"fn": "nextafter"},
+     "args": [_arr("float32", (2,), [1.0, -2.0]), {"py": 3.0}]},
+    {"name": "spacing-grad", "op": "unary", "params": {"fn": "spacing"},
+     "args": [_arr("float32", (2,), [1.0, -2.0])]},
+    # the gradient's weak type is the transposes', not the primal's
+    {"name": "grad-log2-python-float", "op": "unary", "params": {"fn": "log2"},
+     "args": [{"py": 1.81}]},
+    {"name": "grad-sin-python-float", "op": "unary", "params": {"fn": "sin"},
+     "args": [{"py": 0.5}]},
+    # validation before lowering, with JAX's classes
+    {"name": "lax-squeeze-0d", "op": "lax", "params": {"fn": "squeeze", "axis": 0},
+     "args": [_arr("float16", (), [1.5])]},
+    {"name": "lax-cummax-negative-axis", "op": "lax", "params": {"fn": "cummax", "axis": -1},
+     "args": [_arr("int32", (2,), [3, 1])]},
+    {"name": "swapaxes-none", "op": "shape", "params": {"fn": "swapaxes", "a1": None, "a2": None},
+     "args": [_arr("int32", (2, 3), [1, 2, 3, 4, 5, 6])]},
+    _at("at-0d-index-past-int64", _arr("int64", (), [3]), {"int": 2 ** 70}, "min",
+        _arr("float32", (2, 0), []), mode="clip"),
 ]

@@ -460,18 +460,11 @@ def _one(aval):
 
 
 def _ct_out(ct, primal):
-    """The gradient leaf for ``primal``: zeros where none flowed, with the
-    primal's dtype and weak type."""
-    aval = core.aval_of(primal)
+    """The gradient leaf for ``primal``: zeros where none flowed; otherwise the
+    cotangent as the transposes left it (its weak type is theirs, as in JAX)."""
     if type(ct) is Zero:
-        return _zeros(aval)
-    ct = _to_device(ct)
-    ca = core.aval_of(ct)
-    if ca.dtype == aval.dtype and ca.weak_type != aval.weak_type and not isinstance(ct, core.Tracer):
-        from .array import ArrayImpl
-        if type(ct) is ArrayImpl:
-            return ArrayImpl(ct._buf, ca.update(weak_type=aval.weak_type))
-    return ct
+        return _zeros(core.aval_of(primal))
+    return _to_device(ct)
 
 
 def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):

@@ -50,8 +50,8 @@ def block_until_ready(x):
 
 
 def eval_shape(fun, *args, **kwargs):
-    from xjit._src.pjit import JitFunction
-    return JitFunction(fun).eval_shape(*args, **kwargs)
+    from xjit._src.pjit import PjitFunction
+    return PjitFunction(fun).eval_shape(*args, **kwargs)
 
 
 devices = backend.devices
@@ -61,15 +61,15 @@ default_backend = backend.default_backend
 
 
 def local_device_count(backend_name=None):
-    return backend.device_count(backend_name)
+    return len(backend.local_devices(backend_name))
 
 
 def process_index():
-    return 0
+    return backend.get_client().process_index()
 
 
 def process_count():
-    return 1
+    return 1 + max(d.process_index for d in backend.devices())
 
 
 def typeof(x):

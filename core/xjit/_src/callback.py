@@ -97,6 +97,30 @@ def emit_callback(ctx, idx, args, avals_in, avals_out, has_side_effect):
                   [ttype(a) for a in avals_out], attrs=attrs)
 
 
+def emit_python_callback(ctx, callback, token, operands, operand_avals, result_avals, *,
+                         has_side_effect, returns_token=True, partitioned=False, sharding=None):
+    """JAX's helper for lowering rules built with MLIR bindings (equinox's
+    noinline): a custom call into ``callback(*host arrays)``, which returns a
+    sequence of arrays. Returns ``(results, token, keepalive)``; effects are
+    ordered by ``has_side_effect``, not tokens, so ``token`` comes back as given."""
+    from jaxlib.mlir import ir
+    from jaxlib.mlir.dialects import stablehlo as hlo
+
+    def host_fn(*flat):
+        return tuple(_check_results("python", list(callback(*flat)), result_avals))
+
+    idx = ctx.module_context.add_host_callback(host_fn)
+    device = "gpu" if backend.default_backend() == "gpu" else "cpu"
+    ui64 = ir.IntegerType.get_unsigned(64)
+    op = hlo.CustomCallOp(
+        [lowering.aval_to_ir_type(a) for a in result_avals], list(operands),
+        call_target_name=ir.StringAttr.get(f"xla_ffi_python_{device}_callback"),
+        has_side_effect=ir.BoolAttr.get(has_side_effect),
+        api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 4),
+        backend_config=ir.DictAttr.get({"index": ir.IntegerAttr.get(ui64, idx)}))
+    return list(op.results), token, host_fn
+
+
 pure_callback_p = _make_callback_prim("pure_callback", has_side_effect=False)
 io_callback_p = _make_callback_prim("io_callback", has_side_effect=True)
 

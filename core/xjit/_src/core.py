@@ -37,7 +37,9 @@ class ShapedArray(AbstractValue):
     __slots__ = ("shape", "dtype", "weak_type", "_hash")
     array_abstraction_level = 1
 
-    def __init__(self, shape, dtype, weak_type=False):
+    def __init__(self, shape, dtype, weak_type=False, *, sharding=None):
+        # ``sharding`` (flax's scan passes the input's): xjit's avals derive it from
+        # the mesh in context instead (``ShapedArray.sharding``, set by sharding.py)
         shape = tuple(shape)
         for d in shape:
             if type(d) is not int:  # NumPy integers from shape arithmetic: shapes hold ints
@@ -160,6 +162,13 @@ class Primitive:
 
     def bind_with_trace(self, trace, args, params):
         return trace.process_primitive(self, args, params)
+
+    def get_bind_params(self, params):
+        """The keywords ``bind`` takes to re-run an equation with ``params``
+        (equinox's jaxpr interpreters ask). JAX rewrites call primitives' jaxprs
+        into functions here; xjit's primitives bind their equations' params as
+        they are (``eval_jaxpr`` does)."""
+        return params
 
     def impl(self, *args, **params):
         rule = impl_rules.get(self)

@@ -13,8 +13,10 @@ import numpy as np
 
 from . import core, dtypes
 from xjit._src.pjit import jit
-from .. import lax
-from .. import numpy as jnp
+from xjit._src.lax import lax
+from xjit._src.numpy import lax_numpy as jnp
+from xjit._src.numpy import reductions
+from xjit._src.numpy import ufuncs_api
 from .numpy.einsum import einsum
 from .numpy.util import canonicalize_axis, promote_dtypes_inexact
 
@@ -44,7 +46,7 @@ def _opencv_cubic(x):
 
 
 def _triangle(x):
-    return jnp.maximum(0, 1 - jnp.abs(x))
+    return ufuncs_api.maximum(0, 1 - jnp.abs(x))
 
 
 _AREA = object()  # marker: weights are interval overlaps, not a kernel of distance
@@ -95,7 +97,7 @@ _TINY = 1000. * float(np.finfo(np.float32).eps)
 
 def _normalise(w):
     """Scale each output column to sum to one (columns summing to ~0 become 0)."""
-    total = jnp.sum(w, axis=0, keepdims=True)
+    total = reductions.sum(w, axis=0, keepdims=True)
     return jnp.where(jnp.abs(total) > _TINY, jnp.divide(w, jnp.where(total != 0, total, 1)), 0)
 
 
@@ -104,7 +106,7 @@ def _weights(n_in, n_out, scale, translation, kernel, antialias, edge_padding, r
     dtype = dtypes.result_type(scale, translation)
     inv = 1. / scale
     # Downsampling widens the kernel so it low-pass filters as it interpolates.
-    kscale = jnp.maximum(inv, 1.) if antialias else 1.
+    kscale = ufuncs_api.maximum(inv, 1.) if antialias else 1.
     centres = (jnp.arange(n_out, dtype=dtype) + 0.5) * inv - translation * inv - 0.5
     pad = radius if edge_padding else 0
     src = jnp.arange(-pad, n_in + pad, dtype=dtype)
@@ -112,8 +114,8 @@ def _weights(n_in, n_out, scale, translation, kernel, antialias, edge_padding, r
         lo = jnp.arange(n_out, dtype=dtype) * inv - translation * inv
         hi = lo + inv
         px = jnp.arange(n_in, dtype=dtype)
-        w = jnp.maximum(0.0, jnp.minimum(hi[None, :], px[:, None] + 1.0)
-                        - jnp.maximum(lo[None, :], px[:, None]))
+        w = ufuncs_api.maximum(0.0, ufuncs_api.minimum(hi[None, :], px[:, None] + 1.0)
+                        - ufuncs_api.maximum(lo[None, :], px[:, None]))
     else:
         w = kernel(jnp.abs(centres[None, :] - src[:, None]) / kscale)
     if edge_padding:
@@ -123,7 +125,7 @@ def _weights(n_in, n_out, scale, translation, kernel, antialias, edge_padding, r
         w = jnp.zeros((n_in, n_out), dtype).at[rows[:, None], cols].add(w)
         return _normalise(w)
     w = _normalise(w)
-    inside = jnp.logical_and(centres >= -0.5, centres <= n_in - 0.5)
+    inside = ufuncs_api.logical_and(centres >= -0.5, centres <= n_in - 0.5)
     return jnp.where(inside[None, :], w, 0)
 
 

@@ -180,8 +180,9 @@ class TraceEntry:
                           "See an explanation at https://docs.jax.dev/en/latest/faq.html#buffer-donation.")
 
 
-class JitFunction:
-    """What ``jit(fun)`` returns."""
+class PjitFunction:
+    """What ``jit(fun)`` returns (JAX's type name: libraries such as chex tell
+    jitted functions by it)."""
 
     _shardings = None  # (in_shardings, out_shardings) when given: the call runs in pxla
 
@@ -531,7 +532,8 @@ class JitFunction:
 
     @traceback_util.api_boundary
     def lower(self, *args, **kwargs):
-        return self.trace(*args, **kwargs).lower()
+        lowered = pxla.lower(self, args, kwargs)  # None unless over many devices
+        return self.trace(*args, **kwargs).lower() if lowered is None else lowered
 
     def eval_shape(self, *args, **kwargs):
         from xjit._src.stages import ShapeDtypeStruct
@@ -547,7 +549,7 @@ class JitFunction:
         return len(self._cache)
 
 
-traceback_util.register_boundary(JitFunction.__call__.__code__)
+traceback_util.register_boundary(PjitFunction.__call__.__code__)
 _fun_caches: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
@@ -651,7 +653,7 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
                                  donate_argnums=donate_argnums, donate_argnames=donate_argnames,
                                  inline=inline, keep_unused=keep_unused,
                                  in_shardings=in_shardings, out_shardings=out_shardings)
-    jf = JitFunction(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+    jf = PjitFunction(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
                      inline, keep_unused)
     if in_shardings is not None or out_shardings is not None:  # see pxla
         jf._shardings = (in_shardings, out_shardings)
@@ -662,7 +664,7 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
 def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstracted_axes=None):
     """A function that returns the ClosedJaxpr of ``fun`` at the given arguments;
     ``axis_env`` binds (name, size) pairs for collectives, as an enclosing vmap would."""
-    jf = fun if isinstance(fun, JitFunction) else JitFunction(fun, static_argnums)
+    jf = fun if isinstance(fun, PjitFunction) else PjitFunction(fun, static_argnums)
 
     @functools.wraps(fun)
     @traceback_util.api_boundary
@@ -673,7 +675,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstra
         from xjit._src.interpreters.batching import AxisData, extend_axis_env
         with extend_axis_env([AxisData(n, s) for n, s in axis_env or ()]):
             jaxpr, consts, out_tree, _ = jf._trace(dyn, dkw, static_key, leaves, treedef, avals)
-        if isinstance(fun, JitFunction) and not fun._inline:
+        if isinstance(fun, PjitFunction) and not fun._inline:
             jaxpr, consts, ref_consts = state_utils.hoist_ref_consts(jaxpr, consts, leaves,
                                                                      jaxpr.debug_info)
             inner, tracer_consts = close_jaxpr(jaxpr, consts)

@@ -49,7 +49,9 @@ class SpmdModule:
         self.mesh = mesh
         self.num_partitions = mesh.size
         axes = ", ".join(f'"{n}"={s}' for n, s in mesh.shape_tuple)
-        self.mesh_decl = f"  sdy.mesh @mesh = <[{axes}]>\n"
+        listed = ", ".join(f'{{name = "{n}", size = {s} : i64}}' for n, s in mesh.shape_tuple)
+        self.mesh_decl = (f"  sdy.mesh @mesh = <[{axes}]> "
+                          f"{{stablehlo.mesh = {{axes = [{listed}]}}}}\n")
         self._in = [None if s is None else sdy_sharding(s, len(a.shape))
                     for s, a in zip(in_shardings, in_avals)]
         self._out = [None if s is None else sdy_sharding(s, len(a.shape))
@@ -193,6 +195,24 @@ def call(jf, key, dyn, dkw, static_key, leaves, treedef, avals, mesh=None):
     if hit is not None:  # this signature and these arguments' shardings ran before
         entry, exe = hit
         return tree_util.tree_unflatten(entry.out_tree, exe.run(leaves))
+    plan = _plan(jf, key, dyn, dkw, static_key, leaves, treedef, avals, mesh)
+    if plan is None:
+        return None
+    entry, mesh, ins, outs = plan
+    cache = jf.__dict__.setdefault("_spmd_executables", {})
+    exe_key = (key, tuple(ins), tuple(outs))
+    exe = cache.get(exe_key)
+    if exe is None:
+        exe = cache[exe_key] = compile_spmd(jf._name, entry.closed, entry.donated, mesh, ins,
+                                            outs)
+    fast[fast_key] = (entry, exe)
+    return tree_util.tree_unflatten(entry.out_tree, exe.run(leaves))
+
+
+def _plan(jf, key, dyn, dkw, static_key, leaves, treedef, avals, mesh):
+    """(trace entry, mesh, input shardings, fixed output shardings) of a call,
+    or None when it involves no mesh of several devices."""
+    arg_shardings = [x.sharding if type(x) is ShardedArrayImpl else None for x in leaves]
     in_spec, out_spec = getattr(jf, "_shardings", None) or (None, None)
     entry, tracer_consts, ref_consts = jf._entry(key, dyn, dkw, static_key, leaves, treedef,
                                                  avals)
@@ -226,14 +246,66 @@ def call(jf, key, dyn, dkw, static_key, leaves, treedef, avals, mesh=None):
         s.shard_shape(aval.shape)  # divisibility, with JAX's message
         ins.append(s)
     outs = [None if s is None or s.num_devices == 1 else s for s in out_flat]
-    cache = jf.__dict__.setdefault("_spmd_executables", {})
-    exe_key = (key, tuple(ins), tuple(outs))
-    exe = cache.get(exe_key)
-    if exe is None:
-        exe = cache[exe_key] = compile_spmd(jf._name, entry.closed, entry.donated, mesh, ins,
-                                            outs)
-    fast[fast_key] = (entry, exe)
-    return tree_util.tree_unflatten(entry.out_tree, exe.run(leaves))
+    return entry, mesh, ins, outs
+
+
+def lower(jf, args, kwargs):
+    """``jit(f).lower(*args)`` for a call over many devices (an
+    ``SpmdLowered``), or None for a call on one device."""
+    from xjit._src.pjit import _context_key
+    from xjit._src.interpreters import mlir
+    dyn, dkw, static_key = jf._split(args, kwargs)
+    leaves, treedef = tree_util.tree_flatten((dyn, dkw))
+    avals = [core.aval_of(x) for x in leaves]
+    key = (treedef, static_key, _context_key(), *avals)
+    if not needs_spmd(jf, leaves) and jaxpr_mesh(
+            jf._entry(key, dyn, dkw, static_key, leaves, treedef, avals)[0].closed) is None:
+        return None
+    plan = _plan(jf, key, dyn, dkw, static_key, leaves, treedef, avals, None)
+    if plan is None:
+        return None
+    entry, mesh, ins, outs = plan
+    spmd = SpmdModule(mesh, [_on(mesh, s) for s in ins], entry.closed.in_avals,
+                      [_on(mesh, s) for s in outs], entry.closed.out_avals)
+    text = mlir.lower_module(jf._name, entry.closed, entry.donated, spmd=spmd)
+    return SpmdLowered(jf, entry, mesh, ins, outs, text)
+
+
+class SpmdLowered:
+    """A jitted call over many devices, lowered: ``as_text()`` is its module."""
+
+    def __init__(self, jf, entry, mesh, ins, outs, text):
+        self._jf, self._entry, self._mesh, self._ins, self._outs = jf, entry, mesh, ins, outs
+        self._text = text
+
+    def as_text(self, dialect=None, *, debug_info=False):
+        from xjit._src.stages import _pretty_mlir
+        return self._text if debug_info else _pretty_mlir(self._text)
+
+    def compile(self, compiler_options=None):
+        e = self._entry
+        exe = compile_spmd(self._jf._name, e.closed, e.donated, self._mesh, self._ins,
+                           self._outs)
+        return SpmdCompiled(exe, e)
+
+
+class SpmdCompiled:
+    """A compiled program over many devices: its XLA text (after
+    partitioning: per-device shapes and collectives) and shardings."""
+
+    def __init__(self, exe, entry):
+        self._exe, self._entry = exe, entry
+
+    def as_text(self):
+        return self._exe.exe.hlo_modules()[0].to_string()
+
+    input_shardings = property(lambda self: (tuple(self._exe.in_shardings), {}))
+    output_shardings = property(lambda self: tree_util.tree_unflatten(
+        self._entry.out_tree, self._exe.out_shardings))
+
+    def __call__(self, *args):
+        leaves = tree_util.tree_leaves(args)
+        return tree_util.tree_unflatten(self._entry.out_tree, self._exe.run(leaves))
 
 
 def _on(mesh, sharding):
@@ -290,8 +362,7 @@ def apply_primitive(prim, args, params):
         fun._name = prim.name
         if key is not None:
             _primitive_jits[key] = fun
-    out = fun(*args)
-    return out if prim.multiple_results else out[0] if isinstance(out, list) else out
+    return fun(*args)
 
 
 dispatch.apply_sharded = apply_primitive

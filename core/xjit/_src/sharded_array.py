@@ -31,6 +31,10 @@ class Shard:
                 f"replica_id={self.replica_id}, data={self.data})")
 
 
+def _block_key(index):
+    return tuple((s.start, s.stop) for s in index)
+
+
 def _physical(aval):
     return aval.dtype.physical_aval(aval) if getattr(aval.dtype, "extended", False) else aval
 
@@ -50,10 +54,11 @@ class ShardedArrayImpl(ArrayImpl):
         return set(self.sharding._device_assignment)
 
     is_fully_replicated = property(lambda self: self.sharding.is_fully_replicated)
-    is_fully_addressable = property(lambda self: True)
+    is_fully_addressable = property(lambda self: self.sharding.is_fully_addressable)
 
     def _shard_buffers(self):
-        """One-device jaxlib arrays, in the sharding's device order."""
+        """One-device jaxlib arrays of this process's devices, in the
+        sharding's device order."""
         self._check_alive()
         return self._buf._arrays
 
@@ -63,18 +68,24 @@ class ShardedArrayImpl(ArrayImpl):
         indices = sharding.devices_indices_map(self.aval.shape)
         shard_aval = self.aval.update(shape=sharding.shard_shape(self.aval.shape))
         physical = _physical(shard_aval)
-        seen: dict = {}
+        replicas: dict = {}  # block -> devices holding it, in the mesh's order
+        for device in sharding._device_assignment:
+            replicas.setdefault(_block_key(indices[device]), []).append(device)
         shards = []
-        for device, buf in zip(sharding._device_assignment, self._shard_buffers()):
+        for device, buf in zip(sharding._addressable_device_assignment, self._shard_buffers()):
             index = indices[device]
-            key = tuple((s.start, s.stop) for s in index)
-            replica = seen[key] = seen.get(key, -1) + 1
+            replica = replicas[_block_key(index)].index(device)
             single = _jax.ArrayImpl(physical, backend.sharding_for(device), [buf],
                                     committed=True, _skip_checks=True)
             shards.append(Shard(device, index, replica, ArrayImpl(single, shard_aval)))
         return shards
 
-    global_shards = addressable_shards
+    @property
+    def global_shards(self):
+        if not self.is_fully_addressable:
+            raise NotImplementedError("xjit lists the shards of this process's devices only "
+                                      "(addressable_shards)")
+        return self.addressable_shards
 
     def addressable_data(self, index):
         return self.addressable_shards[index].data
@@ -84,9 +95,17 @@ class ShardedArrayImpl(ArrayImpl):
         npy = self._npy
         if npy is None:
             sharding = self.sharding
+            if not (sharding.is_fully_addressable or sharding.is_fully_replicated):
+                raise RuntimeError(
+                    "Fetching value for `jax.Array` that spans non-addressable (non process "
+                    "local) devices is not possible. You can use "
+                    "`jax.experimental.multihost_utils.process_allgather` to print the global "
+                    "array or use `.addressable_shards` method of jax.Array to inspect the "
+                    "addressable (process local) shards.")
             indices = sharding.devices_indices_map(self.aval.shape)
             npy = None
-            for device, buf in zip(sharding._device_assignment, self._shard_buffers()):
+            for device, buf in zip(sharding._addressable_device_assignment,
+                                   self._shard_buffers()):
                 piece = np.asarray(buf._single_device_array_to_np_array_did_copy()[0])
                 if npy is None:
                     npy = np.empty(self.aval.shape, piece.dtype)
@@ -117,7 +136,7 @@ def _host_value(x, aval):
 def _assemble(aval, sharding, pieces):
     """An array of ``aval`` from one host value per device of ``sharding``."""
     buf = _jax.batched_device_put(_physical(aval), sharding, pieces,
-                                  list(sharding._device_assignment), committed=True,
+                                  list(sharding._addressable_device_assignment), committed=True,
                                   enable_x64=config.jax_enable_x64)
     return ShardedArrayImpl(buf, aval)
 
@@ -136,7 +155,8 @@ def place_sharded(x, sharding):
                          f"{sharding}: {e}") from None
     indices = sharding.devices_indices_map(aval.shape)
     value = _host_value(x, aval)
-    return _assemble(aval, sharding, [value[indices[d]] for d in sharding._device_assignment])
+    return _assemble(aval, sharding,
+                     [value[indices[d]] for d in sharding._addressable_device_assignment])
 
 
 def make_array_from_callback(shape, sharding, data_callback, dtype=None):
@@ -144,7 +164,7 @@ def make_array_from_callback(shape, sharding, data_callback, dtype=None):
     is ``data_callback(index)``."""
     shape = tuple(shape)
     indices = sharding.devices_indices_map(shape)
-    pieces = [data_callback(indices[d]) for d in sharding._device_assignment]
+    pieces = [data_callback(indices[d]) for d in sharding._addressable_device_assignment]
     first = pieces[0]
     aval = core.ShapedArray(shape, dtype if dtype is not None else
                             (first.dtype if hasattr(first, "dtype") else core.aval_of(first).dtype))
@@ -177,7 +197,7 @@ def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None)
             raise ValueError(f"Expected shard shape {want} doesn't match the single device "
                              f"array shape {a.shape}. Shape of Array is {a.aval.str_short()} "
                              f"with sharding {sharding}")
-    missing = [d for d in sharding._device_assignment if d not in by_device]
+    missing = [d for d in sharding._addressable_device_assignment if d not in by_device]
     if missing:
         raise ValueError(f"Sharding {sharding} needs an array on each of its devices; none "
                          f"was given for {missing}")
@@ -185,6 +205,6 @@ def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None)
     if sharding.num_devices == 1:
         from .sharding import place
         return place(arrays[0], sharding)
-    bufs = [by_device[d]._buf for d in sharding._device_assignment]
+    bufs = [by_device[d]._buf for d in sharding._addressable_device_assignment]
     buf = _jax.ArrayImpl(_physical(aval), sharding, bufs, committed=True, _skip_checks=True)
     return ShardedArrayImpl(buf, aval)

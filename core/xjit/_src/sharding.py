@@ -157,8 +157,20 @@ class NamedSharding(Sharding):
     memory_kind = property(lambda self: "device")
     num_devices = property(lambda self: len(self._device_assignment))
     device_set = property(lambda self: set(self._device_assignment))
-    addressable_devices = device_set
-    is_fully_addressable = property(lambda self: True)
+
+    @property
+    def _addressable_device_assignment(self):
+        """This process's devices, in the mesh's order (all of them unless
+        several processes run: ``xjit.distributed``)."""
+        devices = self._devices
+        here = devices[0].client.process_index()
+        if all(d.process_index == here for d in devices):
+            return devices
+        return tuple(d for d in devices if d.process_index == here)
+
+    addressable_devices = property(lambda self: set(self._addressable_device_assignment))
+    is_fully_addressable = property(
+        lambda self: len(self._addressable_device_assignment) == len(self._devices))
 
     @property
     def is_fully_replicated(self):
@@ -231,7 +243,9 @@ class NamedSharding(Sharding):
             out[device] = tuple(index)
         return out
 
-    addressable_devices_indices_map = devices_indices_map
+    def addressable_devices_indices_map(self, global_shape):
+        everywhere = self.devices_indices_map(global_shape)
+        return {d: everywhere[d] for d in self._addressable_device_assignment}
 
     def _to_xla_hlo_sharding(self, num_dimensions):
         return hlo_sharding(self.mesh, self._dim_axes(num_dimensions))
@@ -287,6 +301,9 @@ def place(x, sharding):
     carrying ``sharding`` as its ``.sharding``."""
     from .array import ArrayImpl
     from .dispatch import device_put
+    if isinstance(getattr(sharding, "mesh", None), mesh_lib.AbstractMesh):  # no devices to use
+        raise ValueError("is_fully_addressable is not implemented for "
+                         "`jax.sharding.AbstractMesh`.")
     if getattr(sharding, "num_devices", 1) != 1:
         from .sharded_array import place_sharded
         return place_sharded(x, sharding)

@@ -28,12 +28,14 @@ class Transform:
 
 
 class NameStack:
-    """Immutable stack of scopes; ``str`` joins them with ``/``."""
+    """Immutable stack of scopes; ``str`` joins them with ``/`` (worked out
+    once: lowering names every op after it)."""
 
-    __slots__ = ("stack",)
+    __slots__ = ("stack", "_str")
 
     def __init__(self, stack=()):
         self.stack = tuple(stack)
+        self._str = None
 
     def extend(self, name):
         names = (name,) if isinstance(name, str) else tuple(name)
@@ -56,6 +58,11 @@ class NameStack:
         return hash(tuple((type(s), s.name) for s in self.stack))
 
     def __str__(self):
+        if self._str is None:
+            self._str = self._joined()
+        return self._str
+
+    def _joined(self):
         names: list = []
         for s in reversed(self.stack):
             if type(s) is Scope:

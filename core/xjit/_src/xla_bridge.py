@@ -83,10 +83,17 @@ def _gpu_client():
         return None
 
 
+# The CPU client's part in a run of several processes (its distributed
+# runtime client, process id and count, collectives): set by
+# ``xjit.distributed.initialize`` before the clients are made.
+distributed_cpu_options: dict = {}
+
+
 class Backends:
     def __init__(self):
         num_cpu = config.jax_num_cpu_devices
-        self.clients = {"cpu": xc.make_cpu_client(num_devices=num_cpu if num_cpu >= 0 else None)}
+        self.clients = {"cpu": xc.make_cpu_client(num_devices=num_cpu if num_cpu >= 0 else None,
+                                                  **distributed_cpu_options)}
         wanted = (config.jax_platforms or "").split(",")
         if wanted == [""] or "cuda" in wanted or "gpu" in wanted:
             gpu = _gpu_client()
@@ -154,7 +161,9 @@ def devices(backend=None):
 
 
 def local_devices(backend=None):
-    return devices(backend)
+    """This process's devices (all of them unless several processes run)."""
+    devices(backend)  # the same error for an unknown backend
+    return get_client("gpu" if backend == "cuda" else backend).local_devices()
 
 
 def device_count(backend=None):
@@ -163,7 +172,7 @@ def device_count(backend=None):
 
 @functools.cache
 def _platform_default_device(platform=None):
-    return devices("gpu" if platform == "rocm" else platform)[0]
+    return local_devices("gpu" if platform == "rocm" else platform)[0]
 
 
 def default_device():

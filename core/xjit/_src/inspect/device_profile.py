@@ -392,10 +392,10 @@ def device_profile(fun, *args, repeat: int = 5, **kwargs) -> DeviceProfile:
     """Run ``jit(fun)(*args, **kwargs)`` ``repeat`` times under XLA's
     profiler (after one warm-up call) and attribute the device time to
     kernels, jaxpr equations and source lines."""
-    from xjit._src.pjit import JitFunction
+    from xjit._src.pjit import PjitFunction
     if not isinstance(repeat, int) or repeat < 1:
         raise ValueError(f"repeat must be a positive integer, got {repeat!r}")
-    jf = fun if isinstance(fun, JitFunction) else JitFunction(fun)
+    jf = fun if isinstance(fun, PjitFunction) else PjitFunction(fun)
     lowered = jf.lower(*args, **kwargs)
     compiled = lowered.compile()
     calls = [_fresh_args(compiled, args, kwargs) for _ in range(repeat + 1)]

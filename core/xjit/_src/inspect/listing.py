@@ -70,10 +70,12 @@ class _Printer:
         self._types: dict = {}
 
     def type_of(self, aval) -> str:
-        # keyed by identity: the listed jaxpr keeps every aval alive meanwhile
-        s = self._types.get(id(aval))
+        # equal avals print alike (ShapedArray hashes cheaply); other kinds
+        # by identity, as the listed jaxpr keeps them alive meanwhile
+        key = aval if type(aval) is core.ShapedArray else id(aval)
+        s = self._types.get(key)
         if s is None:
-            s = self._types[id(aval)] = aval.str_short()
+            s = self._types[key] = aval.str_short()
         return s
 
     def var(self, v) -> tuple:

@@ -188,6 +188,10 @@ class ModuleContext:
         self.host_callbacks.append(fn)
         return len(self.host_callbacks) - 1
 
+    def add_keepalive(self, obj):
+        """JAX's hook for objects the executable must keep alive; the host
+        callbacks, the only such objects here, are kept with the module text."""
+
 
 class ModuleText(str):
     """Module text that also carries the host callbacks it refers to, so the
@@ -225,7 +229,7 @@ def eqn_loc(module_ctx: ModuleContext, eqn) -> str:
     return f' loc("{name}"("{src.function}"("{f}":{src.lineno}:0)))'
 
 
-_scope_names: dict = {}  # NameStack -> its escaped "a/b/" (few distinct per program)
+_scope_names: dict = {}  # "a/b" -> its escaped "a/b/" (few distinct per program)
 
 
 def _scope_prefix(prefix: str, src) -> str:
@@ -233,11 +237,12 @@ def _scope_prefix(prefix: str, src) -> str:
     stack = src.name_stack
     if stack is None:
         return prefix
-    scope = _scope_names.get(stack)
+    path = str(stack)
+    scope = _scope_names.get(path)
     if scope is None:
         if len(_scope_names) > 4096:  # scopes named per step: keep the cache bounded
             _scope_names.clear()
-        scope = _scope_names[stack] = _mlir_string(f"{stack}/") if len(stack) else ""
+        scope = _scope_names[path] = _mlir_string(f"{path}/") if path else ""
     return prefix + scope
 
 
@@ -247,9 +252,13 @@ def _nested_prefix(prefix: str, eqn) -> str:
     ``jit(g)/`` or the primitive's name, as JAX names inner ops."""
     src = eqn.source_info
     head = _scope_prefix(prefix, src) if src is not None else prefix
-    call = (f"jit({_mlir_string(str(eqn.params.get('name')))})" if eqn.primitive.name == "jit"
-            else eqn.primitive.name)
+    name = eqn.primitive.name
+    call = (f"jit({_mlir_string(str(eqn.params.get('name')))})" if name == "jit"
+            else _CALL_SCOPES.get(name, name))
     return f"{head}{call}/"
+
+
+_CALL_SCOPES = {"remat2": "checkpoint"}  # JAX's scope names where not the primitive's
 
 
 def lower_jaxpr(ctx: LoweringContext, jaxpr: core.Jaxpr, consts, args) -> list[str]:
@@ -263,7 +272,12 @@ def lower_jaxpr(ctx: LoweringContext, jaxpr: core.Jaxpr, consts, args) -> list[s
         return env[v]
 
     for v, c in zip(jaxpr.constvars, consts):
-        env[v] = c if isinstance(c, str) else ctx.constant(np.asarray(c), v.aval)
+        if isinstance(c, str):
+            env[v] = c
+        elif getattr(v.aval.dtype, "extended", False):  # a key array: its key data
+            env[v] = ctx.constant(c._value, v.aval.dtype.physical_aval(v.aval))
+        else:
+            env[v] = ctx.constant(np.asarray(c), v.aval)
     for v, a in zip(jaxpr.invars, args):
         env[v] = a
     outer_loc = ctx.loc
@@ -499,9 +513,11 @@ class BindingsRule:
             key = None
         built = self.cache.get(key) if key is not None else None
         if built is None:
-            built = _build_function(self.prim, self.rule, ctx.module_ctx, avals_in, avals_out,
-                                    params)
-            if key is not None:
+            mctx = ctx.module_ctx
+            n_callbacks = len(mctx.host_callbacks)
+            built = _build_function(self.prim, self.rule, mctx, avals_in, avals_out, params)
+            # a rule that added a host callback refers to it by this module's index
+            if key is not None and len(mctx.host_callbacks) == n_callbacks:
                 self.cache[key] = built
         name, texts = built
         mctx = ctx.module_ctx
@@ -593,13 +609,14 @@ def make_ir_context():
     """A new MLIR context with the dialects StableHLO lowering uses loaded."""
     from jaxlib.mlir import ir
     from jaxlib.mlir._mlir_libs import _jax_mlir_ext
-    from jaxlib.mlir.dialects import stablehlo
+    from jaxlib.mlir.dialects import sdy, stablehlo
     ctx = ir.Context()
     registry = ir.DialectRegistry()
     _jax_mlir_ext.register_dialects(registry)
     ctx.append_dialect_registry(registry)
     ctx.load_all_available_dialects()
     stablehlo.register_dialect(ctx)
+    sdy.register_dialect(ctx)  # Shardy: the sharding annotations of programs over many devices
     return ctx
 
 

@@ -122,7 +122,8 @@ class JaxprTrace(core.Trace):
                 raise errors.UnexpectedTracerError(core._leak_message(x))
             return self._const_var(x, x.aval)
         aval = core.aval_of(x)
-        if not aval.shape and type(aval) is ShapedArray:  # a scalar Ref is no literal
+        # a scalar Ref, or a key (an extended dtype), is no literal
+        if not aval.shape and type(aval) is ShapedArray and isinstance(aval.dtype, np.dtype):
             return Literal(x, aval)
         return self._const_var(x, aval)
 

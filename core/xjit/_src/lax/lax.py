@@ -253,7 +253,7 @@ def transpose(operand, permutation):
 
 def squeeze(array, dimensions):
     nd = np.ndim(array) if is_host_const(array) else array.ndim
-    dims = tuple(sorted(d % nd if nd else d for d in dimensions))
+    dims = tuple(sorted(batching.canonicalize_axis(d, nd) for d in dimensions))
     if not dims:
         return array
     return st.squeeze_p.bind(array, dimensions=dims)

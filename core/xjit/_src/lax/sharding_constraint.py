@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from xjit._src import core, tree_util
 from xjit._src.interpreters import ad, batching, mlir as lowering
-from xjit._src.mesh import get_concrete_mesh, get_mesh
+from xjit._src.mesh import AbstractMesh, get_concrete_mesh, get_mesh
 from xjit._src.sharding import NamedSharding, PartitionSpec, Sharding, _named, place
 
 
@@ -65,6 +65,19 @@ def _batch(args, dims, *, sharding, unconstrained_dims, **params):
 batching.batch_rules[sharding_constraint_p] = _batch
 
 
+def _on_devices(x, s):
+    """An eager constraint over an AbstractMesh takes the devices of ``x``'s own
+    mesh, as in JAX (which refuses any other input)."""
+    if not (isinstance(s, NamedSharding) and isinstance(s.mesh, AbstractMesh)):
+        return s
+    have = getattr(x, "sharding", None)
+    if not isinstance(have, NamedSharding) or isinstance(have.mesh, AbstractMesh):
+        raise TypeError("The sharding on the input must be a `NamedSharding` since the target "
+                        "sharding has an `AbstractMesh` in it. Got sharding type "
+                        f"{type(have)} for shape {core.aval_of(x).str_short(False)}")
+    return NamedSharding(have.mesh, s.spec)
+
+
 def with_sharding_constraint(x, shardings):
     """``x`` (a pytree) constrained to ``shardings`` (a prefix tree of
     Shardings, or PartitionSpecs under a mesh context)."""
@@ -84,7 +97,7 @@ def with_sharding_constraint(x, shardings):
             s.check_compatible_aval(core.aval_of(v).shape)
             s.shard_shape(core.aval_of(v).shape)
         if not isinstance(v, core.Tracer):  # eagerly: lay the value out as asked
-            out.append(place(v, s))
+            out.append(place(v, _on_devices(v, s)))
             continue
         out.append(sharding_constraint_p.bind(
             v, sharding=s, layout=None, context_mesh=context if context is not None else get_mesh(),

@@ -255,11 +255,13 @@ cumlogsumexp_p = _cum_prim("cumlogsumexp")
 
 def _cum_fn(prim):
     def fn(operand, axis=0, reverse=False):
-        nd = len(core.aval_of(operand).shape)
+        shape = core.aval_of(operand).shape
         axis = operator.index(axis)
-        if not -nd <= axis < max(nd, 1):
-            raise ValueError(f"axis {axis} is out of bounds for array of dimension {nd}")
-        return prim.bind(operand, axis=axis % max(nd, 1), reverse=bool(reverse))
+        if axis < 0:  # lax takes no negative axes, as JAX
+            raise ValueError("XLA operations do not allow negative axes")
+        if axis >= len(shape):
+            raise ValueError(f"axis {axis} is out of bounds for array of shape {shape}")
+        return prim.bind(operand, axis=axis, reverse=bool(reverse))
     fn.__name__ = prim.name
     fn.__doc__ = f"The inclusive ``{prim.name}`` of ``operand`` along ``axis``."
     return fn

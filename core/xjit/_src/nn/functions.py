@@ -12,8 +12,13 @@ from xjit._src.custom_derivatives import custom_jvp
 from xjit._src.pjit import jit, jit_named
 from xjit._src.numpy import util as jnp_util
 from xjit._src.numpy.util import canonicalize_axis, promote_args_inexact
-from xjit import lax
-from xjit import numpy as jnp
+from xjit._src import ad_api
+from xjit._src.lax import lax
+from xjit._src.numpy import lax_numpy as jnp
+from xjit._src.numpy import reductions
+from xjit._src.numpy import shape_ops
+from xjit._src.numpy import splitting
+from xjit._src.numpy import ufuncs_api
 
 
 def sigmoid(x):
@@ -22,7 +27,7 @@ def sigmoid(x):
 
 @jit
 def relu(x):
-    return jnp.maximum(x, 0)
+    return ufuncs_api.maximum(x, 0)
 
 
 # the derivative at 0 is taken to be 0 (JAX's choice): a custom rule around the jit
@@ -32,7 +37,7 @@ relu.defjvps(lambda g, ans, x: lax.select(x > 0, g, lax.full_like(g, 0)))
 
 @jit
 def relu6(x):
-    return jnp.minimum(jnp.maximum(x, 0), 6.)
+    return ufuncs_api.minimum(ufuncs_api.maximum(x, 0), 6.)
 
 
 # the derivative is 0 at both kinks (JAX's choice)
@@ -42,7 +47,7 @@ relu6.defjvps(lambda g, ans, x: lax.select((x > 0) & (x < 6), g, lax.full_like(g
 
 @jit
 def softplus(x):
-    return jnp.logaddexp(x, 0)
+    return ufuncs_api.logaddexp(x, 0)
 
 
 @jit
@@ -77,7 +82,7 @@ def elu(x, alpha=1.0):
 
 @jit
 def celu(x, alpha=1.0):
-    return jnp.maximum(x, 0.0) + alpha * jnp.expm1(jnp.minimum(x, 0.0) / alpha)
+    return ufuncs_api.maximum(x, 0.0) + alpha * jnp.expm1(ufuncs_api.minimum(x, 0.0) / alpha)
 
 
 @jit
@@ -147,7 +152,7 @@ def glu(x, axis=-1):
     x = jnp.asarray(x)
     if x.shape[axis] % 2:
         raise AssertionError("axis size must be divisible by 2")
-    x1, x2 = jnp.split(x, 2, axis)
+    x1, x2 = splitting.split(x, 2, axis)
     return x1 * sigmoid(x2)
 
 
@@ -169,31 +174,31 @@ def _axes(axis, ndim):
 
 @functools.partial(jit, static_argnames=("axis",))
 def log_softmax(x, axis=-1, where=None):
-    x_max = jnp.max(x, axis, where=where, initial=-jnp.inf, keepdims=True)
-    shifted = x - lax.stop_gradient(x_max)
-    shifted_logsumexp = jnp.log(jnp.sum(jnp.exp(shifted), axis, where=where, keepdims=True))
+    x_max = reductions.max(x, axis, where=where, initial=-jnp.inf, keepdims=True)
+    shifted = x - ad_api.stop_gradient(x_max)
+    shifted_logsumexp = jnp.log(reductions.sum(jnp.exp(shifted), axis, where=where, keepdims=True))
     return shifted - shifted_logsumexp
 
 
 
 def softmax(x, axis=-1, where=None):
-    x_max = jnp.max(x, axis, where=where, initial=-jnp.inf, keepdims=True)
-    unnormalized = jnp.exp(x - lax.stop_gradient(x_max))
-    return unnormalized / jnp.sum(unnormalized, axis, where=where, keepdims=True)
+    x_max = reductions.max(x, axis, where=where, initial=-jnp.inf, keepdims=True)
+    unnormalized = jnp.exp(x - ad_api.stop_gradient(x_max))
+    return unnormalized / reductions.sum(unnormalized, axis, where=where, keepdims=True)
 
 
 def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None):
     if mean is None:
-        mean = jnp.mean(x, axis, keepdims=True, where=where)
+        mean = reductions.mean(x, axis, keepdims=True, where=where)
     if variance is None:
-        variance = jnp.mean(jnp.square(x), axis, keepdims=True, where=where) - jnp.square(mean)
+        variance = reductions.mean(jnp.square(x), axis, keepdims=True, where=where) - jnp.square(mean)
     return (x - mean) * lax.rsqrt(variance + epsilon)
 
 
 def one_hot(x, num_classes, *, dtype=jnp.float32, axis=-1):
     num_classes = operator.index(num_classes)
     x = jnp.asarray(x)
-    lhs = jnp.expand_dims(x, axis)
+    lhs = shape_ops.expand_dims(x, axis)
     rhs_shape = [1] * x.ndim
     rhs_shape.insert(axis % (x.ndim + 1), num_classes)
     rhs = lax.broadcasted_iota(x.dtype, rhs_shape, axis % (x.ndim + 1))
@@ -222,13 +227,13 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     else:
         (a,) = promote_args_inexact("logsumexp", a)
     dims = _reduction_dims(a, axis)
-    amax = jnp.max(jnp.real(a), axis=dims, keepdims=keepdims, where=where, initial=-np.inf)
-    amax = lax.stop_gradient(lax.select(jnp.isfinite(amax), amax, jnp.zeros_like(amax)))
+    amax = reductions.max(jnp.real(a), axis=dims, keepdims=keepdims, where=where, initial=-np.inf)
+    amax = ad_api.stop_gradient(lax.select(jnp.isfinite(amax), amax, jnp.zeros_like(amax)))
     amax_with_dims = amax if keepdims else lax.expand_dims(amax, dims)
     exp_a = lax.exp(lax.sub(a, amax_with_dims.astype(a.dtype)))
     if b is not None:
         exp_a = lax.mul(exp_a, b)
-    sumexp = jnp.sum(exp_a, axis=dims, keepdims=keepdims, where=where)
+    sumexp = reductions.sum(exp_a, axis=dims, keepdims=keepdims, where=where)
     sign = lax.sign(sumexp)
     if return_sign or not dtypes.is_complex(a.dtype):
         sumexp = jnp.abs(sumexp)
@@ -249,7 +254,7 @@ def logmeanexp(x, axis=None, where=None, keepdims=False):
         n = np.prod([shape[d] for d in _reduction_dims(x, axis)], dtype=np.int64)
         count = lax.convert_element_type(n, lse.dtype)
     else:
-        count = jnp.sum(jnp.broadcast_to(where, jnp.shape(x)), axis, dtype=lse.dtype,
+        count = reductions.sum(shape_ops.broadcast_to(where, jnp.shape(x)), axis, dtype=lse.dtype,
                         keepdims=keepdims)
     return lse - jnp.log(count)
 

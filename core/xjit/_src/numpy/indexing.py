@@ -38,7 +38,7 @@ def _expand_index(idx, ndim):
         raise IndexError("an index can only have a single ellipsis ('...')")
     used = sum(1 for i in idx if i is not None and i is not Ellipsis)
     if used > ndim:
-        raise IndexError(f"Too many indices: {ndim}-dimensional array, but {used} were indexed")
+        raise IndexError(f"Too many indices: array is {ndim}-dimensional, but {used} were indexed")
     if n_ell:
         k = idx.index(Ellipsis)
         idx = idx[:k] + (slice(None),) * (ndim - used) + idx[k + 1:]

@@ -195,8 +195,8 @@ def _bound_big_ints(idx, shape):
     out, dim = [], 0
     for i in items:
         if type(i) is int and not -2 ** 31 <= i < 2 ** 31:
-            if not -2 ** 63 <= i < 2 ** 63:
-                raise OverflowError("Python int too large to convert to C long")
+            if dim < len(shape) and not -2 ** 63 <= i < 2 ** 63:  # (too many indices: the
+                raise OverflowError("Python int too large to convert to C long")  # indexer says)
             size = shape[dim] if dim < len(shape) else 0
             i = size if i > 0 else -size - 1
         out.append(i)

@@ -81,10 +81,9 @@ def matrix_transpose(x):
 
 def swapaxes(a, axis1, axis2):
     a = asarray(a)
-    perm = list(range(a.ndim))
-    i, j = util.canonicalize_axis(axis1, a.ndim), util.canonicalize_axis(axis2, a.ndim)
-    perm[i], perm[j] = perm[j], perm[i]
-    return lax.transpose(a, perm)
+    perm = np.arange(a.ndim)  # NumPy's indexing rules and errors for the axes, as JAX
+    perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
+    return lax.transpose(a, [int(p) for p in perm])
 
 
 def moveaxis(a, source, destination):

@@ -72,9 +72,9 @@ class ufunc:
 
     def _result_dtype(self, *args):
         """The dtype ``func`` gives on scalars of the arguments' dtypes."""
-        from ..pjit import JitFunction
+        from ..pjit import PjitFunction
         ones = [lax._convert(1, util_dtype(a), False) for a in args]
-        return JitFunction(self._func).eval_shape(*ones).dtype
+        return PjitFunction(self._func).eval_shape(*ones).dtype
 
     def reduce(self, a, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=None):
         return _reduce(self, a, axis=axis, dtype=dtype, out=out, keepdims=keepdims,

@@ -16,20 +16,29 @@ from xjit._src.numpy.util import check_arraylike, promote_dtypes, promote_dtypes
 from xjit._src.numpy.vectorize import vectorize
 from xjit._src.lax.linear_solve import custom_linear_solve
 from xjit._src.interpreters.batching import vmap
-from xjit import lax
-from xjit import numpy as jnp
+from xjit._src import ad_api
+from xjit._src.lax import convolution as lax_convolution
+from xjit._src.lax import lax
+from xjit._src.lax import sorting
+from xjit._src.numpy import diagonals
+from xjit._src.numpy import lax_numpy as jnp
+from xjit._src.numpy import manipulation
+from xjit._src.numpy import reordering
+from xjit._src.numpy import shape_ops
+from xjit._src.numpy import tensor_contractions
+from xjit._src.numpy import ufuncs
 from xjit._src.pjit import jit_named
 
 
 def _mT(x):
-    return jnp.swapaxes(x, -1, -2)
+    return shape_ops.swapaxes(x, -1, -2)
 
 
 @jit_named("_cholesky", static_argnames=("lower",))
 def _cholesky(a, lower):
     a, = promote_dtypes_inexact(jnp.asarray(a))
-    l_ = _lax_linalg.cholesky(a if lower else jnp.conj(_mT(a)), symmetrize_input=False)
-    return l_ if lower else jnp.conj(_mT(l_))
+    l_ = _lax_linalg.cholesky(a if lower else ufuncs.conj(_mT(a)), symmetrize_input=False)
+    return l_ if lower else ufuncs.conj(_mT(l_))
 
 
 def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
@@ -122,7 +131,7 @@ def _lu_solve_core(lu_, perm, b, trans):
                                          conjugate_a=conj)
         x = _lax_linalg.triangular_solve(lu_, x, left_side=True, lower=True, unit_diagonal=True,
                                          transpose_a=True, conjugate_a=conj)
-        _, inverse = lax.sort_key_val(perm, lax.iota("int32", perm.shape[0]))
+        _, inverse = sorting.sort_key_val(perm, lax.iota("int32", perm.shape[0]))
         x = x[inverse, :]
     else:
         raise ValueError(f"'trans' value must be 0, 1, or 2, got {trans}")
@@ -139,9 +148,9 @@ def _lax_lu_solve(lu_, perm, b, trans):
     if vector:
         b = b[..., np.newaxis]
     batch = np.broadcast_shapes(lu_.shape[:-2], perm.shape[:-1], b.shape[:-2])
-    lu_ = jnp.broadcast_to(lu_, (*batch, *lu_.shape[-2:]))
-    perm = jnp.broadcast_to(perm, (*batch, perm.shape[-1]))
-    b = jnp.broadcast_to(b, (*batch, *b.shape[-2:]))
+    lu_ = shape_ops.broadcast_to(lu_, (*batch, *lu_.shape[-2:]))
+    perm = shape_ops.broadcast_to(perm, (*batch, perm.shape[-1]))
+    b = shape_ops.broadcast_to(b, (*batch, *b.shape[-2:]))
     fn = _lu_solve_core
     for _ in batch:
         fn = vmap(fn, in_axes=(0, 0, 0, None))
@@ -167,10 +176,10 @@ def _lu(a, permute_l):
     p = jnp.real(jnp.array(perm[None, :] == jnp.arange(m, dtype=perm.dtype)[:, None],
                            dtype=a.dtype))
     k = min(m, n)
-    l_ = jnp.tril(lu_, -1)[:, :k] + jnp.eye(m, k, dtype=a.dtype)
-    u = jnp.triu(lu_)[:k, :]
+    l_ = diagonals.tril(lu_, -1)[:, :k] + jnp.eye(m, k, dtype=a.dtype)
+    u = diagonals.triu(lu_)[:k, :]
     if permute_l:
-        return jnp.matmul(p, l_, precision=lax.Precision.HIGHEST), u
+        return tensor_contractions.matmul(p, l_, precision=lax.Precision.HIGHEST), u
     return p, l_, u
 
 
@@ -191,8 +200,8 @@ def _matvec(a, x):
     """(..., n, m) @ (..., m) -> (..., n) as one batched dot_general."""
     batch = np.broadcast_shapes(a.shape[:-2], x.shape[:-1])
     nb = len(batch)
-    a = jnp.broadcast_to(a, (*batch, *a.shape[-2:]))
-    x = jnp.broadcast_to(x, (*batch, x.shape[-1]))
+    a = shape_ops.broadcast_to(a, (*batch, *a.shape[-2:]))
+    x = shape_ops.broadcast_to(x, (*batch, x.shape[-1]))
     dims = (([a.ndim - 1], [x.ndim - 1]), (list(range(nb)), list(range(nb))))
     return lax.dot_general(a, x, dimension_numbers=dims, precision=lax.Precision.HIGHEST)
 
@@ -203,7 +212,7 @@ def _solve(a, b, assume_a, lower):
         return _jnp_linalg.solve(a, b)
     a, b = promote_dtypes_inexact(jnp.asarray(a), jnp.asarray(b))
     _jnp_linalg._check_solve_shapes(a, b)
-    factors = cho_factor(lax.stop_gradient(a), lower=lower)
+    factors = cho_factor(ad_api.stop_gradient(a), lower=lower)
     solve_ = functools.partial(custom_linear_solve, lambda x: _matvec(a, x),
                                solve=lambda _, x: cho_solve(factors, x), symmetric=True)
     if a.ndim == b.ndim + 1:
@@ -227,14 +236,14 @@ def _block_diag(*arrs):
     if bad:
         raise ValueError("Arguments to jax.scipy.linalg.block_diag must have at most 2 "
                          f"dimensions, got {arrs[bad[0]]} at argument {bad[0]}.")
-    mats = [jnp.atleast_2d(a) for a in arrs]
+    mats = [shape_ops.atleast_2d(a) for a in arrs]
     zero = lax.dtype(mats[0]).type(0)
     total = sum(a.shape[1] for a in mats)
     rows, col = [], 0
     for m in mats:
         rows.append(lax.pad(m, zero, ((0, 0, 0), (col, total - m.shape[1] - col, 0))))
         col += m.shape[1]
-    return jnp.concatenate(rows, axis=0)
+    return shape_ops.concatenate(rows, axis=0)
 
 
 block_diag = jit_named("block_diag")(_block_diag)
@@ -246,11 +255,11 @@ def _toeplitz_1d(c, r):
     m, n = c.shape[0], r.shape[0]
     if m == 0 or n == 0:
         return jnp.empty((m, n), dtype=jnp.promote_types(c.dtype, r.dtype))
-    elems = jnp.concatenate((c[::-1], r[1:]))
-    patches = lax.conv_general_dilated_patches(
+    elems = shape_ops.concatenate((c[::-1], r[1:]))
+    patches = lax_convolution.conv_general_dilated_patches(
         elems.reshape((1, m + n - 1, 1)), (n,), (1,), "VALID",
         dimension_numbers=("NTC", "IOT", "NTC"), precision=lax.Precision.HIGHEST)[0]
-    return jnp.flip(patches, axis=0)
+    return reordering.flip(patches, axis=0)
 
 
 _toeplitz = vectorize(_toeplitz_1d, signature="(m),(n)->(m,n)")
@@ -259,10 +268,10 @@ _toeplitz = vectorize(_toeplitz_1d, signature="(m),(n)->(m,n)")
 def toeplitz(c, r=None):
     if r is None:
         check_arraylike("toeplitz", c)
-        r = jnp.conjugate(jnp.asarray(c))
+        r = ufuncs.conjugate(jnp.asarray(c))
     else:
         check_arraylike("toeplitz", c, r)
-    return _toeplitz(jnp.atleast_1d(jnp.asarray(c)), jnp.atleast_1d(jnp.asarray(r)))
+    return _toeplitz(shape_ops.atleast_1d(jnp.asarray(c)), shape_ops.atleast_1d(jnp.asarray(r)))
 
 
 def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_finite=True):
@@ -313,13 +322,13 @@ def hessenberg(a, *, calc_q=False, overwrite_a=False, check_finite=True):
     if n == 0:
         return (jnp.zeros_like(a), jnp.zeros_like(a)) if calc_q else jnp.zeros_like(a)
     packed, taus = _lax_hessenberg(a)
-    h = jnp.triu(packed, -1)
+    h = diagonals.triu(packed, -1)
     if not calc_q:
         return h
     # Q = diag(1, Q') with Q' the product of the reflectors stored below the subdiagonal
     q = householder_product(packed[..., 1:, :-1], taus)
     batch = packed.shape[:-2]
     dt = packed.dtype
-    q = jnp.block([[jnp.ones(batch + (1, 1), dtype=dt), jnp.zeros(batch + (1, n - 1), dtype=dt)],
+    q = manipulation.block([[jnp.ones(batch + (1, 1), dtype=dt), jnp.zeros(batch + (1, n - 1), dtype=dt)],
                    [jnp.zeros(batch + (n - 1, 1), dtype=dt), q]])
     return h, q

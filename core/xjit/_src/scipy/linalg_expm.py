@@ -11,8 +11,13 @@ import numpy as np
 from xjit._src.numpy import linalg as _jnp_linalg
 from xjit._src.numpy.util import promote_dtypes_inexact
 from xjit._src.numpy.vectorize import vectorize
-from xjit import lax
-from xjit import numpy as jnp
+from xjit._src.lax import control_flow
+from xjit._src.lax import lax
+from xjit._src.numpy import lax_numpy as jnp
+from xjit._src.numpy import manipulation
+from xjit._src.numpy import tensor_contractions
+from xjit._src.numpy import ufuncs
+from xjit._src.numpy import ufuncs_api
 from xjit._src.pjit import jit_named
 
 
@@ -24,7 +29,7 @@ def _pade_coefficients(m):
 
 
 def _dot(a, b):
-    return jnp.dot(a, b, precision=lax.Precision.HIGHEST)
+    return tensor_contractions.dot(a, b, precision=lax.Precision.HIGHEST)
 
 
 def _pade(m, a):
@@ -69,18 +74,18 @@ def _calc_P_Q(a):
         maxnorm, conds, degrees = _SCHEMES["32"]
     else:
         raise TypeError(f"A.dtype={a.dtype} is not supported.")
-    n_squarings = jnp.maximum(0, jnp.floor(jnp.log2(norm / maxnorm)))
+    n_squarings = ufuncs_api.maximum(0, jnp.floor(ufuncs.log2(norm / maxnorm)))
     a = a / 2 ** n_squarings.astype(a.dtype)
-    idx = jnp.digitize(norm, jnp.array(conds, dtype=norm.dtype))
-    u, v = lax.switch(idx, [functools.partial(_pade, m) for m in degrees], a)
+    idx = manipulation.digitize(norm, jnp.array(conds, dtype=norm.dtype))
+    u, v = control_flow.switch(idx, [functools.partial(_pade, m) for m in degrees], a)
     return u + v, -u + v, n_squarings
 
 
 @jit_named("_squaring", static_argnames=("max_squarings",))
 def _squaring(r, n_squarings, max_squarings):
     def step(c, i):
-        return lax.cond(i < n_squarings, lambda x: _dot(x, x), lambda x: x, c), None
-    out, _ = lax.scan(step, r, jnp.arange(max_squarings, dtype=n_squarings.dtype))
+        return control_flow.cond(i < n_squarings, lambda x: _dot(x, x), lambda x: x, c), None
+    out, _ = control_flow.scan(step, r, jnp.arange(max_squarings, dtype=n_squarings.dtype))
     return out
 
 
@@ -107,4 +112,4 @@ def expm(A, *, upper_triangular=False, max_squarings=16):
             r = _jnp_linalg.solve(q_, p_)
         return _squaring(r, n_squarings, max_squarings)
 
-    return lax.cond(n_squarings > max_squarings, nan, compute, (A, p, q))
+    return control_flow.cond(n_squarings > max_squarings, nan, compute, (A, p, q))

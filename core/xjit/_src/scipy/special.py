@@ -10,9 +10,17 @@ from xjit._src import core, dtypes
 from xjit._src.custom_derivatives import custom_jvp
 from xjit._src.ad_api import jvp as _jvp
 from xjit._src.numpy.util import promote_args_inexact as _promote_inexact
-from xjit import lax
-from xjit import numpy as jnp
-from xjit.nn import log_softmax as _nn_log_softmax, logsumexp, softmax as _nn_softmax  # noqa: F401
+from xjit._src.lax import lax
+from xjit._src.lax import special as lax_special
+from xjit._src.numpy import lax_numpy as jnp
+from xjit._src.numpy import manipulation
+from xjit._src.numpy import reductions
+from xjit._src.numpy import shape_ops
+from xjit._src.numpy import sorting
+from xjit._src.numpy import ufuncs
+from xjit._src.numpy import ufuncs_api
+from xjit._src.nn.functions import (  # noqa: F401
+    log_softmax as _nn_log_softmax, logsumexp, softmax as _nn_softmax)
 from xjit._src.pjit import jit_named
 
 
@@ -54,8 +62,8 @@ def _gammasgn(x):
     fl = lax.floor(x)
     neg = x < 0
     pole = neg & (x == fl) | jnp.isnan(x)
-    minus = neg & (fl % 2 != 0) | (x == 0) & jnp.signbit(x)
-    return jnp.select([pole, minus], [t(np.nan), t(-1.0)], t(1.0))
+    minus = neg & (fl % 2 != 0) | (x == 0) & ufuncs.signbit(x)
+    return manipulation.select([pole, minus], [t(np.nan), t(-1.0)], t(1.0))
 
 
 gammasgn = jit_named("gammasgn")(_gammasgn)
@@ -92,7 +100,7 @@ def _algdiv(a, b):
 
 def betaln(a, b):
     a, b = promote_args_inexact("betaln", a, b)
-    a, b = jnp.minimum(a, b), jnp.maximum(a, b)
+    a, b = ufuncs_api.minimum(a, b), ufuncs_api.maximum(a, b)
     small_b = lax.lgamma(a) + (lax.lgamma(b) - lax.lgamma(a + b))
     large_b = lax.lgamma(a) + _algdiv(a, b)
     return jnp.where(b < 8, small_b, large_b)
@@ -138,7 +146,7 @@ poch.defjvps(lambda dz, ans, z, m: (digamma(z + m) - digamma(z)) * poch(z, m) * 
 def betainc(a, b, x):
     a, b, x = promote_args_inexact("betainc", a, b, x)
     _no_complex("betainc", x)
-    return lax.betainc(a, b, x)
+    return lax_special.betainc(a, b, x)
 
 
 def digamma(x):
@@ -148,12 +156,12 @@ def digamma(x):
 
 def gammainc(a, x):
     a, x = promote_args_inexact("gammainc", a, x)
-    return lax.igamma(a, x)
+    return lax_special.igamma(a, x)
 
 
 def gammaincc(a, x):
     a, x = promote_args_inexact("gammaincc", a, x)
-    return lax.igammac(a, x)
+    return lax_special.igammac(a, x)
 
 
 def multigammaln(a, d):
@@ -162,8 +170,8 @@ def multigammaln(a, d):
     constant = lax.mul(lax.mul(lax.mul(_const(a, 0.25), d_), lax.sub(d_, _const(a, 1))),
                        lax.log(_const(a, np.pi)))
     b = lax.div(jnp.arange(d, dtype=d_.dtype), _const(a, 2))
-    terms = gammaln(jnp.expand_dims(a, axis=-1) - jnp.expand_dims(b, axis=tuple(range(a.ndim))))
-    return jnp.sum(terms, axis=-1) + constant
+    terms = gammaln(shape_ops.expand_dims(a, axis=-1) - shape_ops.expand_dims(b, axis=tuple(range(a.ndim))))
+    return reductions.sum(terms, axis=-1) + constant
 
 
 def polygamma(n, x):
@@ -172,7 +180,7 @@ def polygamma(n, x):
                          f"Got dtype {lax.dtype(n)}.")
     n, x = promote_args_inexact("polygamma", n, x)
     _no_complex("polygamma", x)
-    return lax.polygamma(n, x)
+    return lax_special.polygamma(n, x)
 
 
 # Bernoulli numbers B_2k scaled by (2k)!: the Euler-Maclaurin tail of zeta.
@@ -193,7 +201,7 @@ def zeta(x, q=None):
     if q is None:
         raise NotImplementedError(_RIEMANN)
     x, q = promote_args_inexact("zeta", x, q)
-    return lax.zeta(x, q)
+    return lax_special.zeta(x, q)
 
 
 def _zeta_series(x, q=None):
@@ -204,13 +212,13 @@ def _zeta_series(x, q=None):
     s, a = promote_args_inexact("zeta", x, q)
     t = lax.dtype(a).type
     N = M = t(8) if lax.dtype(a) == np.float32 else t(16)
-    s_, a_ = jnp.expand_dims(s, -1), jnp.expand_dims(a, -1)
-    k = jnp.expand_dims(np.arange(N, dtype=N.dtype), tuple(range(a.ndim)))
-    head = jnp.sum((a_ + k) ** (-s_), -1)
+    s_, a_ = shape_ops.expand_dims(s, -1), shape_ops.expand_dims(a, -1)
+    k = shape_ops.expand_dims(np.arange(N, dtype=N.dtype), tuple(range(a.ndim)))
+    head = reductions.sum((a_ + k) ** (-s_), -1)
     integral = lax.div((a + N) ** (t(1) - s), s - t(1))
     t0 = (a + N) ** (-s)
-    m = jnp.expand_dims(np.arange(2 * M, dtype=M.dtype), tuple(range(s.ndim)))
-    t1 = jnp.cumprod((s_ + m) / (a_ + N), -1)[..., ::2]
+    m = shape_ops.expand_dims(np.arange(2 * M, dtype=M.dtype), tuple(range(s.ndim)))
+    t1 = sorting.cumprod((s_ + m) / (a_ + N), -1)[..., ::2]
     t1 = jnp.clip(t1, max=dtypes.finfo(t).max)
     t1 = t1 / np.expand_dims(np.array(_ZETA_TAIL[:t1.shape[-1]], dtype=t), tuple(range(a.ndim)))
     return head + integral + t0 * (t(0.5) + t1.sum(-1))
@@ -344,22 +352,22 @@ def boxcox1p(x, lmbda):
 
 def i0e(x):
     x, = promote_args_inexact("i0e", x)
-    return lax.bessel_i0e(x)
+    return lax_special.bessel_i0e(x)
 
 
 def i0(x):
     x, = promote_args_inexact("i0", x)
-    return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i0e(x))
+    return lax.mul(lax.exp(lax.abs(x)), lax_special.bessel_i0e(x))
 
 
 def i1e(x):
     x, = promote_args_inexact("i1e", x)
-    return lax.bessel_i1e(x)
+    return lax_special.bessel_i1e(x)
 
 
 def i1(x):
     x, = promote_args_inexact("i1", x)
-    return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i1e(x))
+    return lax.mul(lax.exp(lax.abs(x)), lax_special.bessel_i1e(x))
 
 
 # -- softmax

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from xjit._src.custom_derivatives import custom_jvp
-from xjit import lax
-from xjit import numpy as jnp
+from xjit._src.lax import lax
+from xjit._src.numpy import lax_numpy as jnp
+from xjit._src.numpy import polynomial
 
 
 def _check_float(x, name="x"):
@@ -65,12 +66,12 @@ def _ndtri(p):
     mcp = jnp.where(mcp == t(0.0), jnp.full(shape, t(0.5)), mcp)
     w = mcp - t(0.5)
     ww = lax.square(w)
-    x_big = w + w * ww * (jnp.polyval(p0, ww) / jnp.polyval(q0, ww))
+    x_big = w + w * ww * (polynomial.polyval(p0, ww) / polynomial.polyval(q0, ww))
     x_big *= -t(np.sqrt(2.0 * np.pi))
     z = lax.sqrt(t(-2.0) * lax.log(mcp))
     first = z - lax.log(z) / z
-    x_tiny = first - jnp.polyval(p2, 1 / z) / jnp.polyval(q2, 1 / z) / z
-    x_small = first - jnp.polyval(p1, 1 / z) / jnp.polyval(q1, 1 / z) / z
+    x_tiny = first - polynomial.polyval(p2, 1 / z) / polynomial.polyval(q2, 1 / z) / z
+    x_small = first - polynomial.polyval(p1, 1 / z) / polynomial.polyval(q1, 1 / z) / z
     x = jnp.where(mcp > t(np.exp(-2.0)), x_big, jnp.where(z >= t(8.0), x_tiny, x_small))
     x = jnp.where(p > t(1.0 - np.exp(-2.0)), x, -x)
     inf = jnp.full(shape, t(np.inf))
@@ -152,7 +153,7 @@ def _spence_poly(w):
     b = jnp.array([0.0006909904889125533, 0.02540437639325444, 0.2829748606025681,
                    1.4117259775183106, 3.6380053334513707, 5.03278880143317,
                    3.547713409852251, 1.0], dtype=w.dtype)
-    return -w * jnp.polyval(a, w) / jnp.polyval(b, w)
+    return -w * polynomial.polyval(a, w) / polynomial.polyval(b, w)
 
 
 def _spence_calc(x):

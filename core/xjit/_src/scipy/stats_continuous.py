@@ -8,8 +8,10 @@ from xjit._src.scipy.special import (
     _const, betainc, betaln, expit, gammainc, gammaincc, gammaln, logit, xlog1py, xlogy)
 from xjit._src.scipy.special import promote_args_inexact as _promote
 from xjit._src.scipy.special_ndtr import log_ndtr, ndtr, ndtri
-from xjit import lax
-from xjit import numpy as jnp
+from xjit._src.lax import lax
+from xjit._src.numpy import lax_numpy as jnp
+from xjit._src.numpy import manipulation
+from xjit._src.numpy import ufuncs_api
 
 
 def _z(x, loc, scale):
@@ -62,7 +64,7 @@ def norm_isf(q, loc=0, scale=1):
 
 def uniform_logpdf(x, loc=0, scale=1):
     x, loc, scale = _promote("uniform.logpdf", x, loc, scale)
-    outside = jnp.logical_or(lax.gt(x, lax.add(loc, scale)), lax.lt(x, loc))
+    outside = ufuncs_api.logical_or(lax.gt(x, lax.add(loc, scale)), lax.lt(x, loc))
     return jnp.where(outside, -np.inf, lax.neg(lax.log(scale)))
 
 
@@ -74,7 +76,7 @@ def uniform_cdf(x, loc=0, scale=1):
     x, loc, scale = _promote("uniform.cdf", x, loc, scale)
     hi = lax.add(loc, scale)
     conds = [lax.lt(x, loc), lax.gt(x, hi), lax.ge(x, loc) & lax.le(x, hi)]
-    return jnp.select(conds, [jnp.array(0, x.dtype), jnp.array(1, x.dtype), _z(x, loc, scale)])
+    return manipulation.select(conds, [jnp.array(0, x.dtype), jnp.array(1, x.dtype), _z(x, loc, scale)])
 
 
 def uniform_ppf(q, loc=0, scale=1):
@@ -205,8 +207,8 @@ def beta_logpdf(x, a, b, loc=0, scale=1):
     y = _z(x, loc, scale)
     lin = lax.add(xlogy(lax.sub(a, one), y), xlog1py(lax.sub(b, one), lax.neg(y)))
     lp = lax.sub(lax.add(shape_term, lin), lax.log(scale))
-    out = jnp.where(jnp.logical_or(lax.gt(x, lax.add(loc, scale)), lax.lt(x, loc)), -np.inf, lp)
-    bad = jnp.logical_or(jnp.logical_or(lax.le(a, zero), lax.le(b, zero)), lax.le(scale, zero))
+    out = jnp.where(ufuncs_api.logical_or(lax.gt(x, lax.add(loc, scale)), lax.lt(x, loc)), -np.inf, lp)
+    bad = ufuncs_api.logical_or(ufuncs_api.logical_or(lax.le(a, zero), lax.le(b, zero)), lax.le(scale, zero))
     return jnp.where(bad, np.nan, out)
 
 
@@ -278,7 +280,7 @@ def logistic_logpdf(x, loc=0, scale=1):
     x = _z(x, loc, scale)
     two = _const(x, 2)
     h = lax.div(x, two)
-    return lax.sub(lax.mul(lax.neg(two), jnp.logaddexp(h, lax.neg(h))), lax.log(scale))
+    return lax.sub(lax.mul(lax.neg(two), ufuncs_api.logaddexp(h, lax.neg(h))), lax.log(scale))
 
 
 def logistic_pdf(x, loc=0, scale=1):

@@ -6,15 +6,17 @@ import numpy as np
 
 from xjit._src.scipy.special import _const, gammaincc, gammaln, xlog1py, xlogy
 from xjit._src.scipy.special import promote_args_inexact as _promote
-from xjit import lax
-from xjit import numpy as jnp
+from xjit._src.lax import lax
+from xjit._src.numpy import lax_numpy as jnp
+from xjit._src.numpy import manipulation
+from xjit._src.numpy import ufuncs_api
 
 
 def poisson_logpmf(k, mu, loc=0):
     k, mu, loc = _promote("poisson.logpmf", k, mu, loc)
     x = lax.sub(k, loc)
     lp = xlogy(x, mu) - gammaln(x + 1) - mu
-    off = jnp.logical_or(lax.lt(x, _const(k, 0)), lax.ne(jnp.round(k), k))
+    off = ufuncs_api.logical_or(lax.lt(x, _const(k, 0)), lax.ne(jnp.round(k), k))
     return jnp.where(off, -np.inf, lp)
 
 
@@ -34,7 +36,7 @@ def bernoulli_logpmf(k, p, loc=0):
     zero, one = _const(k, 0), _const(k, 1)
     x = lax.sub(k, loc)
     lp = xlogy(x, p) + xlog1py(lax.sub(one, x), -p)
-    return jnp.where(jnp.logical_or(lax.lt(x, zero), lax.gt(x, one)), -np.inf, lp)
+    return jnp.where(ufuncs_api.logical_or(lax.lt(x, zero), lax.gt(x, one)), -np.inf, lp)
 
 
 def bernoulli_pmf(k, p, loc=0):
@@ -45,8 +47,8 @@ def bernoulli_cdf(k, p):
     k, p = _promote("bernoulli.cdf", k, p)
     zero, one = _const(k, 0), _const(k, 1)
     conds = [jnp.isnan(k) | jnp.isnan(p) | (p < zero) | (p > one), lax.lt(k, zero),
-             jnp.logical_and(lax.ge(k, zero), lax.lt(k, one)), lax.ge(k, one)]
-    return jnp.select(conds, [jnp.nan, zero, one - p, one])
+             ufuncs_api.logical_and(lax.ge(k, zero), lax.lt(k, one)), lax.ge(k, one)]
+    return manipulation.select(conds, [jnp.nan, zero, one - p, one])
 
 
 def bernoulli_ppf(q, p):

@@ -8,8 +8,12 @@ from xjit._src.lax import linalg as _lax_linalg
 from xjit._src.numpy.util import promote_dtypes_inexact
 from xjit._src.numpy.vectorize import vectorize
 from xjit._src.scipy.special import _const, gammaln, promote_args_inexact as _promote, xlogy
-from xjit import lax
-from xjit import numpy as jnp
+from xjit._src.lax import lax
+from xjit._src.numpy import diagonals
+from xjit._src.numpy import einsum
+from xjit._src.numpy import lax_numpy as jnp
+from xjit._src.numpy import reductions
+from xjit._src.numpy import shape_ops
 
 
 def mvn_logpdf(x, mean, cov, allow_singular=None):
@@ -22,7 +26,7 @@ def mvn_logpdf(x, mean, cov, allow_singular=None):
     n = mean.shape[-1]
     if not np.shape(cov):
         y = x - mean
-        return (-1 / 2 * jnp.einsum("...i,...i->...", y, y) / cov
+        return (-1 / 2 * einsum.einsum("...i,...i->...", y, y) / cov
                 - n / 2 * (jnp.log(2 * np.pi) + jnp.log(cov)))
     if cov.ndim < 2 or cov.shape[-2:] != (n, n):
         raise ValueError("multivariate_normal.logpdf got incompatible shapes")
@@ -34,8 +38,8 @@ def mvn_logpdf(x, mean, cov, allow_singular=None):
         return out[..., 0, :]
 
     y = vectorize(whiten, signature="(n,n),(n)->(n)")(chol, x - mean)
-    return (-1 / 2 * jnp.einsum("...i,...i->...", y, y) - n / 2 * jnp.log(2 * np.pi)
-            - jnp.log(jnp.diagonal(chol, axis1=-1, axis2=-2)).sum(-1))
+    return (-1 / 2 * einsum.einsum("...i,...i->...", y, y) - n / 2 * jnp.log(2 * np.pi)
+            - jnp.log(diagonals.diagonal(chol, axis1=-1, axis2=-2)).sum(-1))
 
 
 def mvn_pdf(x, mean, cov):
@@ -43,7 +47,7 @@ def mvn_pdf(x, mean, cov):
 
 
 def _is_simplex(x):
-    return jnp.all(x > 0, axis=0) & (abs(jnp.sum(x, axis=0) - 1) < 1e-06)
+    return reductions.all(x > 0, axis=0) & (abs(reductions.sum(x, axis=0) - 1) < 1e-06)
 
 
 def dirichlet_logpdf(x, alpha):
@@ -55,11 +59,11 @@ def dirichlet_logpdf(x, alpha):
                          f"entry fewer; got x.shape={x.shape}, alpha.shape={alpha.shape}")
     one = _const(x, 1)
     if x.shape[0] != alpha.shape[0]:  # the last coordinate is implied by the others
-        x = jnp.concatenate([x, lax.sub(one, x.sum(0, keepdims=True))], axis=0)
-    norm = jnp.sum(gammaln(alpha)) - gammaln(jnp.sum(alpha))
+        x = shape_ops.concatenate([x, lax.sub(one, x.sum(0, keepdims=True))], axis=0)
+    norm = reductions.sum(gammaln(alpha)) - gammaln(reductions.sum(alpha))
     if x.ndim > 1:
         alpha = lax.broadcast_in_dim(alpha, alpha.shape + (1,) * (x.ndim - 1), (0,))
-    lp = lax.sub(jnp.sum(xlogy(lax.sub(alpha, one), x), axis=0), norm)
+    lp = lax.sub(reductions.sum(xlogy(lax.sub(alpha, one), x), axis=0), norm)
     return jnp.where(_is_simplex(x), lp, -np.inf)
 
 

@@ -1,6 +1,8 @@
-"""Equality of PRNG key arrays, which chex's ``assert_trees_all_equal`` relies
-on (``jnp.array_equal(k1, k2, equal_nan=True)``): ``eq``/``ne`` compare the
-key data, under jit and vmap too; keys meet only keys of their own type.
+"""PRNG key arrays where libraries use them: equality, which chex's
+``assert_trees_all_equal`` relies on (``jnp.array_equal(k1, k2,
+equal_nan=True)``; ``eq``/``ne`` compare the key data, under jit and vmap
+too, and keys meet only keys of their own type), and keys closed over by a
+jitted function, as optax's ``inject_hyperparams`` state holds them.
 Expected values and jaxprs are JAX 0.10.2's."""
 import numpy as np
 import pytest
@@ -63,3 +65,16 @@ def test_keys_meet_only_keys():
         lax.eq(KS, jnp.zeros(3, jnp.uint32))
     with pytest.raises(TypeError, match="lt does not accept dtype key<fry>"):
         KS < KS
+
+
+def test_closed_over_keys_are_constants():
+    k = jax.random.key(0)
+    # a scalar key is a constvar, never a literal
+    assert str(jax.make_jaxpr(lambda: (k, 1.0))()) == \
+        "{ lambda a:key<fry>[]; . let  in (a, 1.0:f32[]) }"
+    out_k, out_ks = jax.jit(lambda: (k, KS))()
+    assert out_k.dtype == k.dtype and out_ks.shape == (3,)
+    np.testing.assert_array_equal(jax.random.key_data(out_k), [0, 0])
+    np.testing.assert_array_equal(jax.random.key_data(out_ks), jax.random.key_data(KS))
+    np.testing.assert_allclose(jax.jit(lambda x: jax.random.normal(k, (2,)) * x)(2.0),
+                               [3.2452843, 4.0505295], rtol=1e-6)
