@@ -4,7 +4,9 @@ Both libraries run in one process; samples alternate between them (and
 alternate which goes first) so drift in machine load hits both alike. Each
 workload reports median and minimum time per call, the ratio xjit/JAX of the
 medians (< 1: xjit is faster), the issue's target and pass/fail, then the
-geometric mean of the ratios. Workloads whose xjit feature does not exist yet
+geometric mean of the ratios. Dispatch rows also time, interleaved with both,
+jaxlib's bare execute of the same executable (the floor) and must come within
+``FLOOR_TARGET`` of it. Workloads whose xjit feature does not exist yet
 print "not available" and are picked up automatically once it does.
 
     .venv/bin/python bench/vs_jax.py [--quick] [--json] [-k SUBSTRING]

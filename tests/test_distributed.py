@@ -30,7 +30,7 @@ mesh = jax.sharding.Mesh(np.array(jax.devices()), ("data",))
 data = (np.arange(64, dtype=np.float32).reshape(16, 4) - 30) / 10
 target = np.cos(data[:, :2] * 3)
 x = jax.make_array_from_callback((16, 4), NS(mesh, P("data")), lambda i: data[i])
-y = jax.make_array_from_callback((16, 2), NS(mesh, P("data")), lambda i: target[i])
+y = jax.make_array_from_process_local_data(NS(mesh, P("data")), target[8 * pid:8 * pid + 8])
 total = jax.jit(lambda a: jnp.sum(jnp.sin(a) * a), out_shardings=NS(mesh, P()))(x)
 w0 = (np.arange(8, dtype=np.float32).reshape(4, 2) - 4) / 8
 params = jax.make_array_from_callback((4, 2), NS(mesh, P()), lambda i: w0[i])
@@ -49,7 +49,8 @@ out = {"process_index": jax.process_index(), "process_count": jax.process_count(
        "total": float(total), "losses": losses, "params": np.asarray(params).ravel().tolist(),
        "params_spec": str(params.sharding.spec), "replicated": bool(params.is_fully_replicated),
        "x_local_shards": [str(s.index) for s in x.addressable_shards],
-       "x_fully_addressable": bool(x.is_fully_addressable)}
+       "x_fully_addressable": bool(x.is_fully_addressable), "y_shape": list(y.shape),
+       "y_local_shards": [str(s.index) for s in y.addressable_shards]}
 print("@@" + json.dumps(out), flush=True)
 jax.distributed.shutdown()
 '''

@@ -168,3 +168,6 @@ def test_jitted_function_type_is_named_as_in_jax():
     assert repr(g).startswith("<PjitFunction of <function ")
     assert (g.__name__, g.__doc__, g.__wrapped__) == ("f", "doc", f)
     assert str(inspect.signature(g)) == "(x, y=1)"
+    assert str(inspect.signature(g, follow_wrapped=False)) == "(x, y=1)"
+    assert str(inspect.signature(jax.jit(f, static_argnums=1), follow_wrapped=False)) == \
+        "(x, y=1)"

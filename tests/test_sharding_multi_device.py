@@ -65,6 +65,11 @@ CASES = {
     "from_single_device_arrays_sharding": "sh(jax.make_array_from_single_device_arrays((8, 4), "
                                           "NS(mesh, P('x', 'y')), "
                                           "[s.data for s in XS.addressable_shards]))",
+    "from_process_local": "jax.make_array_from_process_local_data(NS(mesh, P('x')), "
+                          "np.asarray(X))",
+    "from_process_local_sharding": "sh(jax.make_array_from_process_local_data("
+                                   "NS(mesh, P('x', 'y')), np.asarray(X), (8, 4)))",
+    "single_device_shards": "shards(X)",
     "eager_op": "XS * 2 + 1",
     "eager_op_sharding": "sh(XS * 2 + 1)",
     "eager_reduce_sharding": "sh(XS.sum())",
@@ -102,6 +107,8 @@ CASES = {
     "visualize_replicated": "visual(jax.device_put(X, NS(mesh, P())))",
     "visualize_one_device": "visual(X)",
     "err_visualize_3d": "visual(jnp.ones((2, 2, 2)))",
+    "inspect_sharding": "(lambda seen: (jax.debug.inspect_array_sharding({'a': XS, 'b': X}, "
+                        "callback=lambda s: seen.append(repr(s))), str(seen))[1])([])",
     "lower_text": "jax.jit(reduce_rows).lower(XS).as_text()",
     "lower_text_out_shardings": "jax.jit(double, out_shardings=NS(mesh, P(None, 'y')))"
                                 ".lower(XS).as_text()",

@@ -54,7 +54,8 @@ from xjit._src.shard_map import shard_map  # noqa: E402,F401
 from xjit._src.mesh import set_mesh  # noqa: E402,F401
 from xjit._src.sharding import NamedSharding, reshard  # noqa: E402,F401
 from xjit._src.sharded_array import (  # noqa: E402,F401
-    make_array_from_callback, make_array_from_single_device_arrays)
+    make_array_from_callback, make_array_from_process_local_data,
+    make_array_from_single_device_arrays)
 from xjit import ref  # noqa: E402,F401
 from xjit.ref import Ref, empty_ref, free_ref, freeze, new_ref  # noqa: E402,F401
 

@@ -15,9 +15,12 @@ from .ad_api import (  # noqa: F401
     grad, hessian, jacfwd, jacrev, jvp, linearize, value_and_grad, vjp)
 from .api_transforms import jacobian, linear_transpose  # noqa: F401
 from .config import disable_jit  # noqa: F401
+from .sharding import PartitionSpec, _named as sharding_of_spec
 
 
 def device_put(x, device=None, *, donate=False, may_alias=None):
+    if isinstance(device, PartitionSpec):  # over the mesh in context (set_mesh)
+        device = sharding_of_spec(device, "device_put")
     if isinstance(device, _jax.Sharding):
         from .sharding import place  # a jax.sharding object: the array carries it
         return tree_util.tree_map(lambda v: place(v, device), x)
@@ -25,11 +28,11 @@ def device_put(x, device=None, *, donate=False, may_alias=None):
 
 
 def device_get(x):
-    def get(v):
+    leaves, treedef = tree_util.tree_flatten(x)
+    for v in leaves:  # start every device-to-host copy before waiting for the first
         if isinstance(v, ArrayImpl):
-            return np.asarray(v)
-        return v
-    return tree_util.tree_map(get, x)
+            v.copy_to_host_async()
+    return treedef.unflatten([np.asarray(v) if isinstance(v, ArrayImpl) else v for v in leaves])
 
 
 def block_until_ready(x):

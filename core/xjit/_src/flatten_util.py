@@ -10,13 +10,8 @@ import numpy as np
 from xjit._src import dtypes, tree_util
 
 
-def _jnp():
-    import xjit.numpy  # the numpy layer sits above this module's callers' imports
-    return xjit.numpy
-
-
 def _lax():
-    from xjit._src.lax import lax
+    from xjit._src.lax import lax  # the lax layer sits above this module's callers' imports
     return lax
 
 
@@ -52,23 +47,25 @@ def _unravel_pytree(treedef, unravel_list, flat):
 
 
 def _ravel_list(leaves):
-    jnp, lax = _jnp(), _lax()
+    from xjit._src.numpy import lax_numpy, shape_ops
+    lax = _lax()
     if not leaves:
-        return jnp.array([], np.float32), lambda _: []
+        return lax_numpy.array([], np.float32), lambda _: []
     from_dtypes = tuple(dtypes.dtype(x) for x in leaves)
     to_dtype = dtypes.result_type(*from_dtypes)
     shapes = tuple(np.shape(x) for x in leaves)
     indices = tuple(int(i) for i in np.cumsum([int(np.prod(s, dtype=np.int64)) for s in shapes]))
     if all(dt == to_dtype for dt in from_dtypes):
-        flat = jnp.concatenate([jnp.ravel(x) for x in leaves])
+        flat = shape_ops.concatenate([shape_ops.ravel(x) for x in leaves])
         return flat, _HashablePartial(_unravel_single_dtype, indices, shapes)
-    flat = jnp.concatenate([jnp.ravel(lax.convert_element_type(x, to_dtype)) for x in leaves])
+    flat = shape_ops.concatenate([shape_ops.ravel(lax.convert_element_type(x, to_dtype))
+                                  for x in leaves])
     return flat, _HashablePartial(_unravel_list, indices, shapes, from_dtypes, to_dtype)
 
 
 def _chunks(flat, indices, shapes):
-    jnp = _jnp()
-    return [c.reshape(s) for c, s in zip(jnp.split(flat, indices[:-1]), shapes)]
+    from xjit._src.numpy.splitting import split
+    return [c.reshape(s) for c, s in zip(split(flat, indices[:-1]), shapes)]
 
 
 def _unravel_single_dtype(indices, shapes, flat):

@@ -230,6 +230,12 @@ class PjitFunction:
             return self
         return functools.partial(self, obj)
 
+    @property
+    def __signature__(self):
+        """The function's signature, also for ``inspect.signature(...,
+        follow_wrapped=False)`` (chex's fake pmap asks so), as JAX's."""
+        return inspect.signature(self._fun)
+
     # -- argument handling
     def _split(self, args, kwargs):
         """(dynamic args, dynamic kwargs, static key, donated positions)."""

@@ -137,7 +137,7 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
 def _fail_like_one_shard(leaves, axes, n_devices):
     """More slices than devices: each device's shard keeps the extra slices, and
     the body's squeeze of the mapped axis fails on it, as in JAX."""
-    from xjit import lax
+    from xjit._src.lax import lax
     from xjit._src.api import ShapeDtypeStruct, eval_shape
     for x, ax in zip(leaves, axes):
         if ax is not None and hasattr(x, "shape") and x.shape[ax] != n_devices:
@@ -156,7 +156,7 @@ def _donated_leaves(donate, dyn_argnums, dyn_args, n_leaves):
 
 
 def _build(fun, axis_name, statics, in_tree, in_axes_flat, out_axes, mesh_devices, donated):
-    from xjit import lax
+    from xjit._src.lax import lax
     from xjit._src.pjit import jit
     from xjit._src.shard_map import shard_map
 

@@ -164,7 +164,7 @@ def _spmd(f, mesh, manual, leaves, in_tree, specs, out_specs, check_vma, fun_nam
 def _shard_input(x, spec, sizes, order, manual, fun_name):
     """``x`` with its partitioned dimensions split and the mesh axes moved to the
     front in ``order``; returns the array and the axes it carries."""
-    import xjit.numpy as jnp
+    from xjit._src.numpy import shape_ops as jnp  # asarray, reshape, transpose
     x = jnp.asarray(x)
     dims = _check_divisible(x.shape, spec, sizes, manual, fun_name)
     shape, labels = [], []
@@ -184,7 +184,7 @@ def _shard_input(x, spec, sizes, order, manual, fun_name):
 def _unshard_output(y, spec, sizes, order, manual):
     """The global value of an output whose leading axes are the mesh axes in
     ``order`` (one per manual axis), by its ``out_specs`` entry."""
-    import xjit.numpy as jnp
+    from xjit._src.numpy import shape_ops as jnp  # asarray, reshape, transpose
     ndim = y.ndim - len(order)
     dims = _dim_axes(spec, ndim, manual, "out")
     mentioned = {a for axes in dims for a in axes}

@@ -177,6 +177,28 @@ def make_array_from_callback(shape, sharding, data_callback, dtype=None):
     return _assemble(aval, sharding, pieces)
 
 
+def make_array_from_process_local_data(sharding, local_data, global_shape=None):
+    """An array laid out by ``sharding`` from this process's part of it:
+    ``local_data`` is the block of the global array this process's devices
+    hold (all of it in a run of one process)."""
+    local = np.asarray(local_data)
+    if global_shape is None:  # each dimension as many times larger as it has blocks elsewhere
+        everywhere = sharding.devices_indices_map(local.shape)
+        here = sharding.addressable_devices_indices_map(local.shape)
+        global_shape = tuple(
+            n * len({_block_key(i)[d] for i in everywhere.values()})
+            // len({_block_key(i)[d] for i in here.values()})
+            for d, n in enumerate(local.shape))
+    global_shape = tuple(global_shape)
+    here = sharding.addressable_devices_indices_map(global_shape)
+    starts = [min(i[d].start or 0 for i in here.values()) for d in range(len(global_shape))]
+
+    def piece(index):
+        return local[tuple(slice((s.start or 0) - o, (s.stop if s.stop is not None else n) - o)
+                           for s, o, n in zip(index, starts, global_shape))]
+    return make_array_from_callback(global_shape, sharding, piece, dtype=local.dtype)
+
+
 def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None):
     """An array of ``shape`` laid out by ``sharding`` from its shards, one
     one-device array per device (in any order)."""
@@ -208,3 +230,14 @@ def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None)
     bufs = [by_device[d]._buf for d in sharding._addressable_device_assignment]
     buf = _jax.ArrayImpl(_physical(aval), sharding, bufs, committed=True, _skip_checks=True)
     return ShardedArrayImpl(buf, aval)
+
+
+def _single_device_shards(arr):
+    """A one-device array's one shard: all of it."""
+    index = (slice(None),) * arr.ndim
+    return [Shard(arr.device, index, 0, arr)]
+
+
+# A one-device array has its shards too (jax.Array's API on every array).
+ArrayImpl.addressable_shards = property(_single_device_shards)
+ArrayImpl.global_shards = property(_single_device_shards)

@@ -113,9 +113,16 @@ def visualize_sharding(shape, sharding, *, use_color=True, scale=1.0, min_width=
     console.print(table, end="\n\n")
 
 
+def inspect_array_sharding(value, *, callback):
+    """``callback(sharding)`` for each array of the pytree ``value``."""
+    from xjit._src import tree_util
+    for leaf in tree_util.tree_leaves(value):
+        if isinstance(leaf, core.Tracer):
+            raise NotImplementedError("xjit inspects the sharding of concrete arrays only; "
+                                      "call inspect_array_sharding outside jit")
+        callback(leaf.sharding)
+
+
 def visualize_array_sharding(arr, **kwargs):
     """Print the picture of concrete array ``arr``'s sharding."""
-    if isinstance(arr, core.Tracer):
-        raise NotImplementedError("xjit draws the sharding of concrete arrays only; call "
-                                  "visualize_array_sharding outside jit")
-    return visualize_sharding(arr.shape, arr.sharding, **kwargs)
+    inspect_array_sharding(arr, callback=lambda s: visualize_sharding(arr.shape, s, **kwargs))

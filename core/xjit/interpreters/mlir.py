@@ -7,6 +7,7 @@ from typing import Callable
 
 from jaxlib.mlir import ir  # noqa: F401
 
+from xjit._src.callback import emit_python_callback  # noqa: F401
 from xjit._src.interpreters.mlir import (  # noqa: F401
     LoweringRuleContext, ModuleContext, aval_to_ir_type, aval_to_ir_types, dense_int_array,
     dense_int_elements, dtype_to_ir_type, flatten_ir_types, flatten_ir_values, i32_attr,

@@ -173,7 +173,7 @@ class JVPTrace(core.Trace):
             else:
                 primals.append(x)
                 tangents.append(None)
-        if not nonzero:
+        if not nonzero and primitive not in jvp_even_if_zero:
             with core.set_current_trace(self.parent):
                 return primitive.bind(*primals, **params)
         # JAX's rules get tuples
@@ -206,6 +206,12 @@ class JVPTrace(core.Trace):
         if type(x) is JVPTracer and x._trace is self:
             return x.primal, x.tangent
         return x, Zero.from_primal_value(x)
+
+
+# Primitives whose JVP rule runs even when every tangent is zero: as in JAX,
+# a ref made inside a differentiated function (``new_ref``) always gets a
+# tangent ref, so a differentiated value may be written to it later.
+jvp_even_if_zero: set = set()
 
 
 # --------------------------------------------------------------------------

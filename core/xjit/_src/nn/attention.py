@@ -6,45 +6,43 @@ from __future__ import annotations
 import numpy as np
 
 from xjit._src import dtypes
+from xjit._src.numpy import diagonals
+from xjit._src.numpy import lax_numpy as jnp
+from xjit._src.numpy import shape_ops
+from xjit._src.numpy import ufuncs_api
 from xjit._src.interpreters.batching import vmap
 from xjit._src.numpy.einsum import einsum
 
 
-def _jnp():
-    from xjit import numpy as jnp
-    return jnp
-
 
 def _large_negative(dtype):
     """-0.7 * the dtype's max (capped at float32's): finite after scaling."""
-    jnp = _jnp()
     big = min(float(dtypes.finfo(dtype).max), float(dtypes.finfo(np.float32).max))
     return jnp.asarray(-0.7 * big, dtype=dtype)
 
 
 def _combined_mask(logits, mask, is_causal, q_seqlen, kv_seqlen, window):
     """The boolean mask of the positions a query may attend to, or None."""
-    jnp = _jnp()
     if mask is None and not is_causal and q_seqlen is None and kv_seqlen is None \
             and window is None:
         return None
     combined = jnp.ones_like(logits, dtype=bool)
     if mask is not None:
-        combined = jnp.logical_and(combined, mask)
+        combined = ufuncs_api.logical_and(combined, mask)
     T, S = logits.shape[2], logits.shape[3]
     if is_causal:
-        combined = jnp.logical_and(combined, jnp.tril(jnp.ones((T, S), dtype=bool))[None, None])
+        combined = ufuncs_api.logical_and(combined, diagonals.tril(jnp.ones((T, S), dtype=bool))[None, None])
     if window is not None:
         q_pos, k_pos = jnp.arange(T), jnp.arange(S)
         left, right = window
-        inside = jnp.logical_and(q_pos[:, None] >= k_pos[None, :] - right,
+        inside = ufuncs_api.logical_and(q_pos[:, None] >= k_pos[None, :] - right,
                                  q_pos[:, None] <= k_pos[None, :] + left)
-        combined = jnp.logical_and(combined, inside[None, None])
+        combined = ufuncs_api.logical_and(combined, inside[None, None])
     if q_seqlen is not None or kv_seqlen is not None:
         q_ok = True if q_seqlen is None else jnp.arange(T)[None, :, None] < q_seqlen[:, None, None]
         kv_ok = True if kv_seqlen is None else \
             jnp.arange(S)[None, None, :] < kv_seqlen[:, None, None]
-        combined = jnp.logical_and(combined, jnp.logical_and(q_ok, kv_ok)[:, None])
+        combined = ufuncs_api.logical_and(combined, ufuncs_api.logical_and(q_ok, kv_ok)[:, None])
     return combined
 
 
@@ -52,7 +50,6 @@ def _attend(query, key, value, bias, mask, is_causal, scale, q_seqlen, kv_seqlen
             return_residual):
     """One group of query heads: query (B, T, N, H), key/value (B, S, N, H)."""
     from xjit._src.nn import functions as nn
-    jnp = _jnp()
     logits_dtype = jnp.promote_types(query.dtype, np.float32)
     logits = einsum("BTNH,BSNH->BNTS", query, key, preferred_element_type=logits_dtype)
     logits = logits * jnp.array(scale, dtype=logits.dtype)
@@ -69,7 +66,7 @@ def _attend(query, key, value, bias, mask, is_causal, scale, q_seqlen, kv_seqlen
         encoded = encoded * valid[:, :, None, None].astype(encoded.dtype)
     if return_residual:
         from xjit._src.ad_api import stop_gradient
-        lse = jnp.transpose(nn.logsumexp(logits, axis=-1).astype(key.dtype), (0, 2, 1))
+        lse = shape_ops.transpose(nn.logsumexp(logits, axis=-1).astype(key.dtype), (0, 2, 1))
         return encoded, stop_gradient(lse)
     return encoded
 
@@ -93,12 +90,11 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
     """softmax(query . key^T * scale + bias, masked) . value over inputs shaped
     (batch, seq, heads, head_dim) or without the batch axis. Key/value heads
     may be fewer than query heads (grouped-query attention)."""
-    jnp = _jnp()
     out_shape = jnp.asarray(query).shape
 
     def as_4d(t):
         t = jnp.asarray(t)
-        return jnp.expand_dims(t, tuple(range(4 - t.ndim))) if t.ndim < 4 else t
+        return shape_ops.expand_dims(t, tuple(range(4 - t.ndim))) if t.ndim < 4 else t
 
     q, k, v = as_4d(query), as_4d(key), as_4d(value)
     bias = None if bias is None else as_4d(bias)
@@ -126,21 +122,21 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
 
     _, T, N, _ = q.shape
     G = N // K
-    q = jnp.reshape(q, (B, T, K, G, H))
+    q = shape_ops.reshape(q, (B, T, K, G, H))
 
     def grouped(t):  # (B, N or 1, T, S) -> (B, K or 1, G, T, S)
         if t is None:
             return None
         tB, tN, tT, tS = t.shape
         if tN == 1:
-            return jnp.broadcast_to(t[:, :, None], (tB, tN, G, tT, tS))
-        return jnp.reshape(t, (tB, K, G, tT, tS))
+            return shape_ops.broadcast_to(t[:, :, None], (tB, tN, G, tT, tS))
+        return shape_ops.reshape(t, (tB, K, G, tT, tS))
 
     attend = vmap(_attend, in_axes=(3, None, None, 2, 2) + (None,) * 6, out_axes=3)
     out = attend(q, k, v, grouped(bias), grouped(mask), is_causal, scale, q_len, kv_len,
                  local_window_size, return_residual)
     if return_residual:
         encoded, lse = out
-        return (jnp.reshape(encoded, out_shape),
-                jnp.reshape(jnp.reshape(lse, (B, T, N)), out_shape[:-1]))
-    return jnp.reshape(out, out_shape)
+        return (shape_ops.reshape(encoded, out_shape),
+                shape_ops.reshape(shape_ops.reshape(lse, (B, T, N)), out_shape[:-1]))
+    return shape_ops.reshape(out, out_shape)

@@ -10,6 +10,9 @@ from typing import Protocol
 import numpy as np
 
 from xjit._src import core, dtypes
+from xjit._src.numpy import lax_numpy as jnp
+from xjit._src.numpy import linalg as jnp_linalg
+from xjit._src.numpy import shape_ops
 
 __all__ = ["Initializer", "constant", "delta_orthogonal", "glorot_normal", "glorot_uniform", "he_normal",
            "he_uniform", "kaiming_normal", "kaiming_uniform", "lecun_normal", "lecun_uniform",
@@ -24,10 +27,6 @@ class Initializer(Protocol):
         raise NotImplementedError
 
 
-def _jnp():
-    from xjit import numpy as jnp
-    return jnp
-
 
 def _random():
     from xjit._src import random
@@ -39,30 +38,30 @@ def _dtype(dtype):
 
 
 def zeros(key, shape, dtype=None, out_sharding=None):
-    return _jnp().zeros(shape, _dtype(dtype))
+    return jnp.zeros(shape, _dtype(dtype))
 
 
 def ones(key, shape, dtype=None, out_sharding=None):
-    return _jnp().ones(shape, _dtype(dtype))
+    return jnp.ones(shape, _dtype(dtype))
 
 
 def constant(value, dtype=None):
     def init(key, shape, dtype=dtype, out_sharding=None):
-        return _jnp().full(shape, value, dtype=_dtype(dtype))
+        return jnp.full(shape, value, dtype=_dtype(dtype))
     return init
 
 
 def uniform(scale=1e-2, dtype=None):
     def init(key, shape, dtype=dtype, out_sharding=None):
         dtype = _dtype(dtype)
-        return _random().uniform(key, shape, dtype) * _jnp().array(scale, dtype)
+        return _random().uniform(key, shape, dtype) * jnp.array(scale, dtype)
     return init
 
 
 def normal(stddev=1e-2, dtype=None):
     def init(key, shape, dtype=dtype, out_sharding=None):
         dtype = _dtype(dtype)
-        return _random().normal(key, shape, dtype) * _jnp().array(stddev, dtype)
+        return _random().normal(key, shape, dtype) * jnp.array(stddev, dtype)
     return init
 
 
@@ -70,7 +69,7 @@ def truncated_normal(stddev=1e-2, dtype=None, lower=-2.0, upper=2.0):
     def init(key, shape, dtype=dtype, out_sharding=None):
         dtype = _dtype(dtype)
         return (_random().truncated_normal(key, lower, upper, shape, dtype)
-                * _jnp().array(stddev, dtype))
+                * jnp.array(stddev, dtype))
     return init
 
 
@@ -92,7 +91,7 @@ def _compute_fans(shape, in_axis=-2, out_axis=-1, batch_axis=()):
 
 def _complex_uniform(key, shape, dtype):
     """Uniform on the unit disk (radius sqrt(2 u), uniform angle)."""
-    jnp, random = _jnp(), _random()
+    random = _random()
     key_r, key_theta = random.split(key)
     real_dt = np.array(0, dtype).real.dtype
     dtype = dtypes.to_complex_dtype(real_dt)
@@ -103,7 +102,7 @@ def _complex_uniform(key, shape, dtype):
 
 def _complex_truncated_normal(key, upper, shape, dtype):
     """A complex normal with modulus truncated at ``upper``."""
-    jnp, random = _jnp(), _random()
+    random = _random()
     key_r, key_theta = random.split(key)
     real_dt = np.array(0, dtype).real.dtype
     dtype = dtypes.to_complex_dtype(real_dt)
@@ -118,7 +117,7 @@ def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_a
                      dtype=None):
     """Samples with variance ``scale / n``, n the fan picked by ``mode``."""
     def init(key, shape, dtype=dtype, out_sharding=None):
-        jnp, random = _jnp(), _random()
+        random = _random()
         shape = core.canonicalize_shape(shape)
         dtype = _dtype(dtype)
         fan_in, fan_out = _compute_fans(shape, in_axis, out_axis, batch_axis)
@@ -173,16 +172,14 @@ del _name
 def _orthogonal_matrices(key, n, m, dtype):
     """An (n, m) matrix with orthonormal columns (or rows, if n < m): the Q
     of a normal draw's QR, its columns signed by R's diagonal."""
-    jnp = _jnp()
     z = _random().normal(key, (max(n, m), min(n, m)), dtype)
-    q, r = jnp.linalg.qr(z)
-    x = q * jnp.expand_dims(jnp.sign(jnp.linalg.diagonal(r)), -2)
-    return jnp.matrix_transpose(x) if n < m else x
+    q, r = jnp_linalg.qr(z)
+    x = q * shape_ops.expand_dims(jnp.sign(jnp_linalg.diagonal(r)), -2)
+    return shape_ops.matrix_transpose(x) if n < m else x
 
 
 def orthogonal(scale=1.0, column_axis=-1, dtype=None):
     def init(key, shape, dtype=dtype, out_sharding=None):
-        jnp = _jnp()
         if out_sharding is not None:
             raise NotImplementedError
         dtype = _dtype(dtype)
@@ -193,15 +190,14 @@ def orthogonal(scale=1.0, column_axis=-1, dtype=None):
         n_cols = shape[column_axis]
         n_rows = math.prod(shape) // n_cols
         q = _orthogonal_matrices(key, n_rows, n_cols, dtypes.canonicalize_dtype(dtype))
-        q = jnp.reshape(q, tuple(np.delete(shape, column_axis)) + (n_cols,))
-        return jnp.array(scale, dtype) * jnp.moveaxis(q, -1, column_axis)
+        q = shape_ops.reshape(q, tuple(np.delete(shape, column_axis)) + (n_cols,))
+        return jnp.array(scale, dtype) * shape_ops.moveaxis(q, -1, column_axis)
     return init
 
 
 def delta_orthogonal(scale=1.0, column_axis=-1, dtype=None):
     """Convolution kernels that are orthogonal at the spatial centre, zero elsewhere."""
     def init(key, shape, dtype=dtype, out_sharding=None):
-        jnp = _jnp()
         if out_sharding is not None:
             raise NotImplementedError
         dtype = _dtype(dtype)

@@ -11,10 +11,12 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import dtypes
+from ..ad_api import stop_gradient
 from ..custom_derivatives import custom_jvp
 from xjit._src.lax import lax
 from ..lax import linalg as lax_linalg
 from ..lax import linalg_general as lax_linalg_general
+from ..lax.linear_solve import custom_linear_solve
 from ..lax.sorting import sort as lax_sort
 from . import util
 from .lax_numpy import asarray, eye, util_dtype, where
@@ -70,6 +72,8 @@ def _real_dtype(dt):
 def _permute_rows(perm, b):
     """``b[..., perm, :]``, a gather (a one-hot product would turn an
     infinite entry into NaNs across its column)."""
+    if perm.shape[-1] == 0:
+        return b
     return take_along_axis(b, lax.expand_dims(perm, (perm.ndim,)), axis=-2)
 
 # -- solves and inverses
@@ -107,11 +111,30 @@ def _solve(a, b):
     batch = util.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     a = util.broadcast_to(a, batch + a.shape[-2:])
     b = util.broadcast_to(b, batch + b.shape[-2:])
-    lu, _, perm = lax_linalg.lu(a)
-    y = lax_linalg.triangular_solve(lu, _permute_rows(perm, b), left_side=True, lower=True,
-                                    unit_diagonal=True)
-    x = lax_linalg.triangular_solve(lu, y, left_side=True, lower=False)
+    # differentiated implicitly, as JAX: tangents and cotangents are further
+    # solves with the same LU, not the LU's own derivative (which turns an
+    # infinite or singular input into NaN where JAX's gradient is finite or inf)
+    lu, _, perm = lax_linalg.lu(stop_gradient(a))
+    nb = len(batch)
+    dims = (((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb))))
+    x = custom_linear_solve(lambda v: lax.dot_general(a, v, dims, precision="highest"), b,
+                            solve=lambda _, v: _lu_solve(lu, perm, v, False),
+                            transpose_solve=lambda _, v: _lu_solve(lu, perm, v, True))
     return lax.squeeze(x, (x.ndim - 1,)) if vector else x
+
+
+def _lu_solve(lu, perm, b, transpose):
+    """``a^-1 b`` (``a^-T b``) from ``a``'s LU factors and row permutation."""
+    if not transpose:
+        y = lax_linalg.triangular_solve(lu, _permute_rows(perm, b), left_side=True, lower=True,
+                                        unit_diagonal=True)
+        return lax_linalg.triangular_solve(lu, y, left_side=True, lower=False)
+    y = lax_linalg.triangular_solve(lu, b, left_side=True, lower=False, transpose_a=True)
+    y = lax_linalg.triangular_solve(lu, y, left_side=True, lower=True, unit_diagonal=True,
+                                    transpose_a=True)
+    iota = lax.broadcasted_iota(np.int32, perm.shape, perm.ndim - 1)
+    _, inverse = lax_sort((perm, iota), dimension=perm.ndim - 1, num_keys=1)
+    return _permute_rows(inverse, y)
 
 
 def solve(a, b):

@@ -360,8 +360,13 @@ core.pp_eqn_rules[addupdate_p] = _pp_addupdate
 
 
 def _new_ref_jvp(trace, primals, tangents, **params):
-    return new_ref_p.bind(primals[0], **params), new_ref_p.bind(
-        ad.instantiate_zeros(tangents[0]), **params)
+    t = ad.instantiate_zeros(tangents[0])
+    tt = trace.tangent_trace
+    if isinstance(tt, ad.PETrace) and not tt.is_unknown(t):  # the linear side makes it
+        tref = tt.record(new_ref_p, [t], params)
+    else:
+        tref = new_ref_p.bind(t, **params)
+    return new_ref_p.bind(primals[0], **params), tref
 
 
 def _get_jvp(trace, primals, tangents, *, indexer):
@@ -408,6 +413,7 @@ def _staged_with_unknown_refs(prim):
 
 
 ad.trace_jvp_rules[new_ref_p] = _new_ref_jvp
+ad.jvp_even_if_zero.add(new_ref_p)
 ad.trace_jvp_rules[get_p] = _get_jvp
 ad.trace_jvp_rules[swap_p] = _write_jvp(swap_p, "set/swap")
 ad.trace_jvp_rules[addupdate_p] = _write_jvp(addupdate_p, "addupdate")

@@ -9,6 +9,7 @@ from xjit._src.interpreters.ad import Zero
 from xjit._src.interpreters.partial_eval import (
     DebugInfo, arg_names_of, close_jaxpr, trace_to_jaxpr)
 from xjit._src.lax import lax
+from xjit._src.state.types import AbstractRef
 
 
 # --------------------------------------------------------------------------
@@ -46,6 +47,45 @@ def trace_fun(fun, in_tree, in_avals, traced_for, args_for_names=None):
 
 def _closed(jaxpr):
     return core.ClosedJaxpr(jaxpr, [])
+
+
+# --------------------------------------------------------------------------
+# Refs closed over by a loop body: carried as values (discharged), written back
+
+
+def closed_over_refs(traced):
+    """The refs (unique, in order) among the constants of ``traced`` functions."""
+    refs, seen = [], set()
+    for t in traced:
+        for c in t.consts:
+            if type(core.aval_of(c)) is AbstractRef and id(c) not in seen:
+                seen.add(id(c))
+                refs.append(c)
+    return refs
+
+
+def threading_refs(traced, refs):
+    """``traced``'s function as ``fun(ref_values, *args) -> (outs, ref_values)``:
+    its reads and writes of the closed-over ``refs`` act on values passed in
+    and returned (the jaxpr discharged), so a loop can carry them, as JAX
+    discharges a loop's refs."""
+    from xjit._src.state.discharge import discharge_state
+    disc = discharge_state(_closed(traced.jaxpr))
+    n_out = len(traced.jaxpr.outvars)
+    ref_ids = [id(c) for c in traced.consts if type(core.aval_of(c)) is AbstractRef]
+
+    def fun(ref_values, *args):
+        by_id = dict(zip(map(id, refs), ref_values))
+        ins = [by_id.get(id(c), c) for c in traced.consts]
+        outs = core.eval_jaxpr(disc.jaxpr, disc.consts, *ins, *args)
+        final = dict(zip(ref_ids, outs[n_out:]))
+        return outs[:n_out], [final.get(id(r), v) for r, v in zip(refs, ref_values)]
+    return fun
+
+
+def write_back(refs, values):
+    for r, v in zip(refs, values):
+        r[...] = v
 
 
 def _join_consts(traced):

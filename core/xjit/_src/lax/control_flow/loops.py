@@ -40,8 +40,8 @@ from xjit._src.lax import lax
 from . import errors as errs
 from .common import (
     _carry_fixpoint, _closed, _dce, _eval, _forwarded, _move_to_front, _nonzero,
-    _partition, _permute_inputs, _promote_weak_inputs, _prune_outputs, _trace_closed, jvp_jaxpr,
-    trace_fun)
+    _partition, _permute_inputs, _promote_weak_inputs, _prune_outputs, _trace_closed,
+    closed_over_refs, jvp_jaxpr, threading_refs, trace_fun, write_back)
 
 _flags = config._values
 
@@ -94,6 +94,9 @@ def while_loop(cond_fun, body_fun, init_val):
         avals = [core.aval_of(x) for x in init]
         c, b = stage(init, avals)
     errs.check_carry("while_loop", b, in_tree, b.out_tree, avals, b.out_avals)
+    refs = closed_over_refs([c, b])
+    if refs:
+        return _while_threading_refs(c, b, refs, tree_util.tree_unflatten(in_tree, init))
     cj, cconsts = c.jaxpr, c.consts
     bj, bconsts = b.jaxpr, b.consts
     nb = len(bconsts)
@@ -114,6 +117,26 @@ def while_loop(cond_fun, body_fun, init_val):
     outs, moved = iter(outs), iter(moved if any(move) else [])
     flat = [next(moved) if m else next(outs) for m in move] if any(move) else list(outs)
     return tree_util.tree_unflatten(in_tree, flat)
+
+
+def _while_threading_refs(c, b, refs, init_val):
+    """A while loop whose functions close over refs: the refs' values join
+    the carry and are written back after the loop."""
+    if any(e.primitive.name in ("swap", "addupdate") for e in c.jaxpr.eqns):
+        raise NotImplementedError("a while_loop's cond_fun must not write to a Ref")
+    cond, body = threading_refs(c, refs), threading_refs(b, refs)
+
+    def cond2(state):
+        val, values = state
+        return cond(values, *tree_util.tree_leaves(val))[0][0]
+
+    def body2(state):
+        val, values = state
+        outs, values = body(values, *tree_util.tree_leaves(val))
+        return tree_util.tree_unflatten(b.out_tree, outs), values
+    val, values = while_loop(cond2, body2, (init_val, [r[...] for r in refs]))
+    write_back(refs, values)
+    return val
 
 
 def _static_bound(x):
@@ -220,6 +243,10 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
         t, carry_avals, carry_tree = stage(init_flat)
     errs.check_carry("scan", t, init_tree, carry_tree, carry_avals,
                      t.out_avals[:carry_tree.num_leaves])
+    refs = closed_over_refs([t])
+    if refs:
+        return _scan_threading_refs(t, refs, tree_util.tree_unflatten(init_tree, init_flat), xs,
+                                    length, reverse, unroll)
     jaxpr, consts = t.jaxpr, t.consts
     nk = len(consts)
     fwd = _forwarded(jaxpr)
@@ -244,6 +271,22 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     ys = [next(outs) if f is None else lax.asarray_device(xs_flat[f]) for f in ys_fwd]
     return (tree_util.tree_unflatten(init_tree, carry),
             tree_util.tree_unflatten(t.out_tree, [0] * nc + ys)[1])
+
+
+def _scan_threading_refs(t, refs, init, xs, length, reverse, unroll):
+    """A scan whose body closes over refs: the refs' values join the carry
+    and are written back after the loop."""
+    body = threading_refs(t, refs)
+
+    def body2(state, x):
+        carry, values = state
+        outs, values = body(values, *tree_util.tree_leaves(carry), *tree_util.tree_leaves(x))
+        carry, y = tree_util.tree_unflatten(t.out_tree, outs)
+        return (carry, values), y
+    (carry, values), ys = scan(body2, (init, [r[...] for r in refs]), xs, length=length,
+                               reverse=reverse, unroll=unroll)
+    write_back(refs, values)
+    return carry, ys
 
 
 class _iteration_note:
