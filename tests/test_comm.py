@@ -143,6 +143,31 @@ def test_every_message_the_channel_sends_is_valid(chan):
         protocol.validate_outgoing(m)
 
 
+def test_recompile_budget_warning_reaches_the_sidebar(chan):
+    """A function over its recompile budget is sent with the warning (the
+    panel shows it as a badge) and every compile's reason."""
+    import warnings
+    f = xjit.jit(lambda x: x * 2)
+    old = xjit.config.xjit_recompile_budget
+    xjit.config.update("xjit_recompile_budget", 2)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for n in (1, 2, 3):
+                f(jnp.ones(n))
+    finally:
+        xjit.config.update("xjit_recompile_budget", old)
+    chan.flush()
+    sent = [fn for m in chan.test_comm.sent if m["type"] == "batch" for fn in m["functions"]
+            if fn["name"] == "<lambda>" and fn["cache_misses"] == 3]
+    assert sent, chan.test_comm.sent
+    assert sent[-1]["budget_warning"].startswith("jit(<lambda>) has recompiled 2 times "
+                                                 "(xjit_recompile_budget=2)")
+    assert [r.split(":")[0] for r in sent[-1]["recompile_reasons"]] == ["different input shape at x"] * 2
+    for m in chan.test_comm.sent:
+        protocol.validate_outgoing(m)
+
+
 def test_invalid_outgoing_message_is_not_sent(chan, caplog):
     n = len(chan.test_comm.sent)
     with caplog.at_level(logging.ERROR, logger="xjit_kernel_ext"):

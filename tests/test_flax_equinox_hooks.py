@@ -110,3 +110,71 @@ def test_an_abstract_mesh_sharding_has_no_devices_to_put_on():
                        r"since the target sharding has an `AbstractMesh` in it\. Got sharding "
                        r"type .*SingleDeviceSharding'> for shape float32\[2,6\]"):
         jax.lax.with_sharding_constraint(x, _abstract_sharding())
+
+
+def test_emit_python_callback_from_a_bindings_rule():
+    """equinox's noinline lowers through ``mlir.emit_python_callback``; each
+    module gets its own callback index, so a second jit of the same rule
+    signature still calls the right function (the rule is rebuilt, not reused)."""
+    from xjit.extend.core import Primitive
+    from xjit.interpreters import mlir
+
+    calls = []
+
+    def host(x, y):
+        calls.append(x.shape)
+        return [np.asarray(x * 2 + y, np.float32)]
+
+    p = Primitive("flax_equinox_hostcall")
+    p.multiple_results = True
+    p.def_abstract_eval(lambda x, y: [x])
+
+    def rule(ctx, x, y):
+        res, token, keep = mlir.emit_python_callback(
+            ctx, host, None, [x, y], ctx.avals_in, ctx.avals_out, has_side_effect=False)
+        ctx.module_context.add_keepalive(keep)
+        assert token is None
+        return res
+
+    mlir.register_lowering(p, rule)
+    f = jax.jit(lambda x, y: p.bind(x, y)[0] + 1)
+    g = jax.jit(lambda x, y: p.bind(x, y)[0] * 10)
+    assert f(jnp.arange(3.0), jnp.ones(3)).tolist() == [2.0, 4.0, 6.0]
+    assert g(jnp.arange(3.0), jnp.ones(3)).tolist() == [10.0, 30.0, 50.0]
+    assert f(jnp.ones(3), jnp.ones(3)).tolist() == [4.0, 4.0, 4.0]
+    assert calls == [(3,)] * 3
+
+
+def test_get_bind_params_rebinds_an_equation():
+    """equinox's finalise_jaxpr re-runs each equation as
+    ``prim.bind(*invals, **prim.get_bind_params(eqn.params))`` (JAX >= 0.9.2 form)."""
+    closed = jax.make_jaxpr(lambda x: jnp.cumsum(jnp.sin(x) * 2.0))(jnp.arange(4.0))
+    env = dict(zip(closed.jaxpr.invars, [jnp.arange(4.0)]))
+    for eqn in closed.jaxpr.eqns:
+        params = eqn.primitive.get_bind_params(eqn.params)
+        assert params == eqn.params
+        ins = [v.val if hasattr(v, "val") else env[v] for v in eqn.invars]
+        outs = eqn.primitive.bind(*ins, **params)
+        env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
+    want = np.cumsum(np.sin(np.arange(4.0, dtype=np.float32)) * 2)
+    np.testing.assert_allclose(env[closed.jaxpr.outvars[0]], want, rtol=1e-6)
+
+
+def test_shaped_array_takes_a_sharding_keyword():
+    """flax's axes_scan builds ``ShapedArray(shape=, dtype=, sharding=, weak_type=)``."""
+    aval = jax.core.ShapedArray(shape=(2, 3), dtype=jnp.float32, sharding=None, weak_type=True)
+    assert str(aval) == "~float32[2,3]" and aval == jax.core.ShapedArray((2, 3), np.float32, True)
+
+
+def test_eval_shape_takes_avals_and_keeps_weak_types_and_key_dtypes():
+    """flax's ConvLocal calls ``eval_shape(f, inputs, ShapedArray(...))``; JAX
+    reads any argument with a shape and dtype, and its result keeps weak types
+    and PRNG key dtypes (nnx's abstract modules hold keys)."""
+    from xjit.core import ShapedArray
+    out = jax.eval_shape(lambda a, b: a + b, ShapedArray((2,), jnp.float32, weak_type=True), 1.0)
+    assert repr(out) == "ShapeDtypeStruct(shape=(2,), dtype=float32, weak_type=True)"
+    assert repr(jax.eval_shape(lambda a: a * 2, 2.0)) == \
+        "ShapeDtypeStruct(shape=(), dtype=float32, weak_type=True)"
+    keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), 3))
+    assert repr(keys) == "ShapeDtypeStruct(shape=(3,), dtype=key<fry>)"
+    assert jnp.issubdtype(keys.dtype, jax.dtypes.prng_key) and keys.size == 3

@@ -222,6 +222,15 @@ def test_listing_prints_each_equation_as_the_whole_jaxpr_does():
     assert first.outvars == [(name, "f32[2]") for name in first.text.split(" = ")[0].replace(
         ":f32[2]", "").split()] and first.invars == [("a", "f32[6]")]
     assert lst.text == str(closed)
+    # a listing kept by a panel does not keep the jaxpr (and its constants) alive
+    import gc
+    import weakref
+    lst = xi.listing(closed)
+    ref = weakref.ref(closed)
+    del closed
+    gc.collect()
+    assert ref() is None
+    assert lst.text.startswith(lst.header + "\n    ") and lst.text.endswith("\n  " + lst.footer)
 
 
 def test_timing_tab_shows_compile_history_and_the_recompile_budget(ip):

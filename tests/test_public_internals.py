@@ -39,7 +39,8 @@ NAMES = {
                                     "transform_name_stack user_context",
     "xjit.extend.backend": "backends get_backend get_default_device",
     "xjit.interpreters.ad": "JVPTrace JVPTracer UndefinedPrimal Zero add_jaxvals add_jaxvals_p "
-                            "add_tangents annotations defjvp defjvp2 deflinear deflinear2 "
+                            "add_tangents annotations defbilinear defjvp defjvp2 deflinear "
+                            "deflinear2 "
                             "get_primitive_transpose instantiate_zeros is_undefined_primal "
                             "primitive_jvps primitive_transposes zeros_like_aval",
     "xjit.interpreters.batching": "bdim_at_front broadcast defbroadcasting defreducer "
@@ -591,6 +592,22 @@ def test_rules_get_tuples_and_register_lowering_returns_none():
     assert float(jax.jvp(p.bind, (1.0,), (3.0,))[1]) == 6.0
     assert jax.vmap(p.bind)(jnp.arange(2.0)).tolist() == [0.0, 2.0]
     assert seen == [("jvp", tuple, tuple), ("batch", tuple, tuple)]
+
+
+def test_defbilinear_gives_product_rule_derivatives():
+    from xjit.extend.core import Primitive
+    from xjit.interpreters import ad, mlir
+    p = Primitive("bilinear_mul")
+    p.def_impl(lambda x, y: x * y)
+    p.def_abstract_eval(lambda x, y: x)
+    mlir.register_lowering(p, mlir.lower_fun(lambda x, y: x * y, multiple_results=False))
+    ad.defbilinear(p, lambda ct, x, y: ct * y, lambda ct, x, y: x * ct)
+
+    def f(x, y):  # x ** 3 * y
+        return p.bind(x, y) * p.bind(x, x)
+    for grad in (jax.grad(f, (0, 1)), jax.jit(jax.grad(f, (0, 1)))):
+        assert [float(g) for g in grad(2.0, 3.0)] == [36.0, 8.0]
+    assert float(jax.jvp(f, (2.0, 3.0), (1.0, 0.5))[1]) == 40.0
 
 
 def test_stages_expose_args_info_and_the_executable():

@@ -8,6 +8,7 @@ import multi_device
 PRELUDE = r'''
 NS, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
 mesh = jax.sharding.Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))
+emesh = jax.make_mesh((4, 2), ('x', 'y'))
 X = jnp.arange(32.0).reshape(8, 4)
 XS = jax.device_put(X, NS(mesh, P('x', 'y')))
 V = jnp.arange(16.0)
@@ -88,9 +89,16 @@ CASES = {
     "pmap_ppermute": "jax.pmap(lambda a: lax.ppermute(a, 'i', [(j, (j + 3) % 8) "
                      "for j in range(8)]), axis_name='i')(X)",
     "pmap_fewer": "jax.pmap(lambda a: a.sum())(jnp.arange(12.0).reshape(4, 3))",
+    "infer_eager": "jax.shard_map(lambda a: lax.psum(a, 'x'), mesh=emesh, out_specs=P(None, 'y'))"
+                   "(jax.device_put(X, NS(emesh, P('x', 'y'))))",
+    "infer_under_jit": "jax.jit(jax.shard_map(lambda a: lax.psum(a, 'x'), mesh=emesh, "
+                       "out_specs=P(None, 'y')))(jax.device_put(X, NS(emesh, P('x', 'y'))))",
     "err_spec_axis": "sm(lambda a: a, ins=P('z'))(XS)",
     "err_indivisible": "sm(lambda v: v, ins=P('x'), outs=P('x'))(jnp.arange(6.0))",
 }
 
 test_matches_jax, test_every_case_recorded, test_records_match_live_jax = \
-    multi_device.tests("shard_map_multi_device", "test_sharding_shard_map", CASES, every=6)
+    multi_device.tests("shard_map_multi_device", "test_sharding_shard_map", CASES,
+                       known={"infer_under_jit": "xjit's traced values carry no sharding, so "
+                              "in_specs=Infer under jit raises NotImplementedError instead of "
+                              "reading the specs from the types"}, every=6)

@@ -46,6 +46,10 @@ def _zeros(aval):
     return _to_device(val) if not aval.shape else lax.broadcast_in_dim(val, aval.shape, ())
 
 
+def _is_host(x):
+    return isinstance(x, (bool, int, float, complex, np.ndarray, np.generic))
+
+
 def _instantiate(t, primal):
     return _zeros(core.aval_of(primal)) if type(t) is Zero else t
 
@@ -107,7 +111,8 @@ def jvp(fun, primals, tangents, has_aux=False):
         if pa.shape != ta.shape:
             raise ValueError("jvp called with different primal and tangent shapes;Got primal "
                              f"shape {pa.shape} and tangent shape as {ta.shape}")
-    p_leaves, t_leaves = _as_arrays(p_leaves), _as_arrays(t_leaves)
+    # JAX keeps host values (a Python float) as they are: a rule or function that
+    # passes one through returns it unconverted (equinox checks the type)
     store = []
     flat = _flatten_fun(lambda *a: fun(*a), p_tree, store)
     if has_aux:
@@ -117,6 +122,9 @@ def jvp(fun, primals, tangents, has_aux=False):
                    else t for p, t in zip(p_leaves, t_leaves)]
     outs, touts = ad.jvp_flat(flat, p_leaves, tangents_in)
     touts = [_instantiate(t, p) for t, p in zip(touts, outs)]
+    # a tangent computed beside an array primal is an array, as JAX's rules make it
+    touts = [_to_device(t) if _is_host(t) and not _is_host(p) and np.result_type(t) != dtypes.float0
+             else t for t, p in zip(touts, outs)]
     out_tree = store[0]
     if has_aux:
         (o_tree, _), n = _aux_trees(out_tree)

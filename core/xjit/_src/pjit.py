@@ -543,8 +543,15 @@ class PjitFunction:
 
     def eval_shape(self, *args, **kwargs):
         from xjit._src.stages import ShapeDtypeStruct
+
+        def spec(x):  # anything with a shape and dtype stands for an array (flax passes avals)
+            if core.valid_jaxtype(x) or not (hasattr(x, "shape") and hasattr(x, "dtype")):
+                return x
+            return ShapeDtypeStruct(x.shape, x.dtype, weak_type=getattr(x, "weak_type", False))
+        args, kwargs = tree_util.tree_map(spec, (args, kwargs))
         entry = self.trace(*args, **kwargs)._entry
-        return tree_util.tree_map(lambda a: ShapeDtypeStruct(a.shape, a.dtype),
+        return tree_util.tree_map(lambda a: ShapeDtypeStruct(a.shape, a.dtype,
+                                                             weak_type=a.weak_type),
                                   tree_util.tree_unflatten(entry.out_tree, entry.closed.out_avals))
 
     def clear_cache(self):

@@ -217,7 +217,7 @@ def _shard_map(f, mesh, in_specs, out_specs, axis_names, check_vma, emulate=Fals
         order = [a for a in m.axis_names if a in manual]
         leaves, in_tree = tree_util.tree_flatten(args)
         if in_specs is Infer:
-            specs = [_inferred_spec(x, manual) for x in leaves]
+            specs = [_inferred_spec(x, manual, sizes) for x in leaves]
         else:
             _check_specs(in_specs, "in", manual)
             try:
@@ -266,7 +266,18 @@ def _shard_map(f, mesh, in_specs, out_specs, axis_names, check_vma, emulate=Fals
     return wrapped
 
 
-def _inferred_spec(x, manual):
+def _inferred_spec(x, manual, sizes):
+    """The in_spec of ``x`` read from its sharding. A traced value carries no
+    sharding in xjit (JAX reads it from the value's type): rather than guess
+    it replicated, that fails unless every manual axis has size 1."""
+    from xjit._src.core import Tracer
+    if isinstance(x, Tracer):
+        if any(sizes[a] > 1 for a in manual):
+            raise NotImplementedError(
+                "shard_map with in_specs=jax.sharding.Infer (the default) cannot read the "
+                "sharding of a traced argument in xjit; pass in_specs explicitly (or call "
+                "shard_map outside jit)")
+        return PartitionSpec()
     sharding = getattr(x, "sharding", None)
     if isinstance(sharding, NamedSharding):
         return PartitionSpec(*[

@@ -25,7 +25,8 @@ class ShapeDtypeStruct:
 
     def __init__(self, shape, dtype, *, weak_type=False, sharding=None):
         self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
+        # extended dtypes (PRNG key types: eval_shape of a key) are kept as they are
+        self.dtype = dtype if getattr(dtype, "extended", False) else np.dtype(dtype)
         self.weak_type = weak_type
         self.sharding = sharding
 

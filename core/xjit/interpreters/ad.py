@@ -6,7 +6,8 @@ from __future__ import annotations  # noqa: F401  (JAX's module exports ``annota
 
 from xjit._src.interpreters.ad import (  # noqa: F401
     JVPTrace, JVPTracer, UndefinedPrimal, Zero, add_any_p as add_jaxvals_p, add_tangents,
-    defjvp, defjvp2, deflinear, deflinear2, instantiate_zeros, is_undefined_primal, zeros_like_aval)
+    defbilinear, defjvp, defjvp2, deflinear, deflinear2, instantiate_zeros, is_undefined_primal,
+    zeros_like_aval)
 from xjit._src.interpreters.ad import jvp_rules as primitive_jvps  # noqa: F401
 from xjit._src.interpreters.ad import transpose_rules as primitive_transposes  # noqa: F401
 

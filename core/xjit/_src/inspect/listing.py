@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import weakref
 
 import numpy as np
 
@@ -39,14 +40,23 @@ class JaxprListing:
     closed: dataclasses.InitVar[object]
 
     def __post_init__(self, closed):
-        self._closed = closed
+        # held weakly: a listing kept by a notebook panel must not keep the
+        # jaxpr's constants alive (a bare Jaxpr has none, and no weakref)
+        try:
+            self._closed = weakref.ref(closed)
+        except TypeError:
+            self._closed = lambda: closed
 
     @functools.cached_property
     def text(self) -> str:
-        """The whole jaxpr exactly as printed (made on first use: viewers of
-        long jaxprs only ever show the equations)."""
-        text, self._closed = str(self._closed), None
-        return text
+        """The whole jaxpr exactly as printed, made on first use (viewers of
+        long jaxprs only ever show the equations); once the jaxpr is gone,
+        the listed lines."""
+        closed = self._closed()
+        if closed is not None:
+            return str(closed)
+        eqns = ["    " + e.text.replace("\n", "\n    ") for e in self.eqns]
+        return "\n".join([self.header, *eqns, "  " + self.footer])
 
     def lines_by_source(self) -> dict:
         """(filename, lineno) -> indices of the equations it produced."""
@@ -95,6 +105,7 @@ class _Printer:
         params = rule(eqn.params) if rule is not None else eqn.params
         if params:
             pairs = params.items() if rule is not None else sorted(params.items())
+            # a value that is no jaxpr prints as one text document: ("t", its text)
             kv = "[" + " ".join(f"{k}={_pp_value(v, self.ctx)[1]}" for k, v in pairs) + "]"
         else:
             kv = ""

@@ -534,6 +534,23 @@ def deflinear2(prim, transpose_fn):
     transpose_rules[prim] = transpose_fn
 
 
+def defbilinear(prim, lhs_rule, rhs_rule):
+    """A primitive linear in each of its two arguments (a product): the
+    tangent is the primitive with one argument replaced by its tangent; the
+    transpose for a linear ``x`` is ``lhs_rule(ct, x, y, **params)``, for a
+    linear ``y`` ``rhs_rule(ct, x, y, **params)``."""
+    defjvp(prim, lambda g, x, y, **params: prim.bind(g, y, **params),
+           lambda g, x, y, **params: prim.bind(x, g, **params))
+
+    def transpose(ct, x, y, **params):
+        if is_undefined_primal(x):
+            out = Zero(x.aval) if type(ct) is Zero else lhs_rule(ct, x, y, **params)
+            return [out, None]
+        out = Zero(y.aval) if type(ct) is Zero else rhs_rule(ct, x, y, **params)
+        return [None, out]
+    transpose_rules[prim] = transpose
+
+
 # -- add_any's rules; stop_gradient (an identity whose tangent is zero)
 deflinear2(add_any_p, lambda ct, x, y: [ct, ct])
 

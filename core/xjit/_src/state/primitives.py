@@ -360,13 +360,12 @@ core.pp_eqn_rules[addupdate_p] = _pp_addupdate
 
 
 def _new_ref_jvp(trace, primals, tangents, **params):
+    ref = new_ref_p.bind(primals[0], **params)
     t = ad.instantiate_zeros(tangents[0])
     tt = trace.tangent_trace
     if isinstance(tt, ad.PETrace) and not tt.is_unknown(t):  # the linear side makes it
-        tref = tt.record(new_ref_p, [t], params)
-    else:
-        tref = new_ref_p.bind(t, **params)
-    return new_ref_p.bind(primals[0], **params), tref
+        return ref, tt.record(new_ref_p, [t], params)
+    return ref, new_ref_p.bind(t, **params)
 
 
 def _get_jvp(trace, primals, tangents, *, indexer):

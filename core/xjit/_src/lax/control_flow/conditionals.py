@@ -25,8 +25,8 @@ from xjit._src.interpreters.mlir import lower_jaxpr, ttype
 from xjit._src.lax import lax
 from . import errors as errs
 from .common import (
-    _closed, _eval, _forwarded, _join_consts, _nonzero, _prune_outputs, _trace_closed, jvp_jaxpr,
-    trace_fun)
+    _closed, _eval, _forwarded, _join_consts, _nonzero, _prune_outputs, _trace_closed,
+    closed_over_refs, jvp_jaxpr, threading_refs, trace_fun, write_back)
 
 _flags = config._values
 
@@ -93,6 +93,9 @@ def _bind_cond(index, funs, operands, kind):
     avals = [core.aval_of(x) for x in ops]
     traced = [trace_fun(f, in_tree, avals, kind)[0] for f in funs]
     errs.check_branches(kind, funs, traced)
+    refs = closed_over_refs(traced)
+    if refs:
+        return _cond_threading_refs(index, traced, refs, ops, kind)
     jaxprs, consts = _join_consts(traced)
     if kind == "cond":
         jaxprs = jaxprs[::-1]
@@ -104,6 +107,18 @@ def _bind_cond(index, funs, operands, kind):
     outs = iter(cond_p.bind(index, *args, branches=branches))
     flat = [next(outs) if s is None else lax.asarray_device(args[s]) for s in same]
     return tree_util.tree_unflatten(traced[0].out_tree, flat)
+
+
+def _cond_threading_refs(index, traced, refs, ops, kind):
+    """Branches that close over refs: the refs' values are passed in and out
+    of every branch and written back after the conditional."""
+    def branch(t):
+        fun = threading_refs(t, refs)
+        return lambda values, ops: fun(values, *ops)[::-1]
+    values, outs = _bind_cond(index, [branch(t) for t in traced],
+                              ([r[...] for r in refs], list(ops)), kind)
+    write_back(refs, values)
+    return tree_util.tree_unflatten(traced[0].out_tree, outs)
 
 
 def platform_dependent(*args, default=None, **per_platform):
