@@ -29,8 +29,9 @@ The JAX column does not change while xjit is being fixed, and large suites
 are run in slices, so each run's outcomes are merged into
 <cache>/results/<lib>-<impl>.json (a test's latest outcome wins), and
 `--reuse jax` takes the JAX column from there for the selected files instead
-of running it again. `--from-results` compares the merged outcomes of every
-file without running anything:
+of running it again; slices may run at once (the merge takes a lock).
+`--from-results` compares the merged outcomes of every file without running
+anything. If pytest itself breaks off (INTERNALERROR), its lines are printed:
 
     .venv/bin/python scripts/library_suites.py optax --only jax --files 'optax/_src/*'
     .venv/bin/python scripts/library_suites.py optax --reuse jax --files 'optax/_src/*'

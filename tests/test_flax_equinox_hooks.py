@@ -178,3 +178,22 @@ def test_eval_shape_takes_avals_and_keeps_weak_types_and_key_dtypes():
     keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), 3))
     assert repr(keys) == "ShapeDtypeStruct(shape=(3,), dtype=key<fry>)"
     assert jnp.issubdtype(keys.dtype, jax.dtypes.prng_key) and keys.size == 3
+
+
+def test_jvp_hands_back_host_values_it_did_not_compute_on():
+    """JAX's jvp does not convert its arguments: a value a function or a custom
+    rule passes through comes back as given (equinox's nondifferentiable_backward
+    and filter_custom_jvp tests check the type); computed tangents are arrays."""
+    assert repr(jax.jvp(lambda x: x, (1.0,), (2.0,))) == "(1.0, 2.0)"
+    assert repr(jax.jvp(lambda x: x, (np.float32(1),), (np.float32(1),))) == \
+        "(np.float32(1.0), np.float32(1.0))"
+
+    @jax.custom_jvp
+    def f(x):
+        return x
+    f.defjvp(lambda p, t: (p[0], t[0] ** 2))
+    assert repr(jax.jvp(f, (2.0,), (3.0,))) == "(2.0, 9.0)"
+    assert repr(jax.jvp(lambda x: x + 1, (1.0,), (1.0,))) == \
+        "(Array(2., dtype=float32, weak_type=True), Array(1., dtype=float32, weak_type=True))"
+    assert repr(jax.jvp(lambda x: x + 1, (np.ones(2),), (np.ones(2),))) == \
+        "(Array([2., 2.], dtype=float32), Array([1., 1.], dtype=float32))"

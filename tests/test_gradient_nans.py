@@ -106,3 +106,30 @@ def test_nan_made_on_another_line_stops_at_the_infinite_derivative(wrap):
     assert tb.tb_frame.f_code is _distance.__code__
     assert tb.tb_lineno == _distance.__code__.co_firstlineno + 3
     np.testing.assert_array_equal(np.asarray(tb.tb_frame.f_locals["diff"]), [0.0, 0.0])
+
+
+def _root(x):
+    y = jnp.sqrt(x)
+    return y * 2.0
+
+
+@pytest.mark.parametrize("wrap", [lambda g: g, jax.jit], ids=["eager", "jit"])
+def test_gradient_inf_says_so_as_nans_do(wrap):
+    """With jax_debug_infs, sqrt's infinite derivative at 0 (made while
+    linearizing, in sqrt's JVP rule) is reported as a NaN would be: in the
+    gradient of sqrt, at the forward line."""
+    with jax.debug_infs(True), pytest.raises(FloatingPointError) as e:
+        wrap(jax.grad(_root))(0.0)
+    assert str(e.value).startswith("invalid value (inf) in the gradient of sqrt at x = 0.0 "
+                                   "(backward pass): its derivative there is inf")
+    tb = _last_frame(e.value)
+    assert tb.tb_frame.f_code is _root.__code__ and tb.tb_lineno == _root.__code__.co_firstlineno + 1
+
+
+def test_forward_inf_and_jvp_inf_are_not_called_gradients():
+    with jax.debug_infs(True), pytest.raises(FloatingPointError) as e:
+        jax.grad(lambda x: jnp.log(x) * 2.0)(0.0)
+    assert str(e.value).startswith("invalid value (inf) encountered in log\n")
+    with jax.debug_infs(True), pytest.raises(FloatingPointError) as e:
+        jax.jvp(_root, (0.0,), (1.0,))       # forward mode: no backward pass to speak of
+    assert str(e.value).startswith("invalid value (inf) encountered in div\n")

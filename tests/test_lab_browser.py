@@ -675,10 +675,13 @@ def test_ten_thousand_equation_jaxpr_is_virtualised(ran):
     row = _row(pg, "big")
     row.wait_for()
     fold = pg.locator("#xjit-panel .xjit-jaxpr-fold")
+    import sys; sys.path.insert(0, "/tmp"); import diag
+    st = diag.start(pg)
     t0 = time.perf_counter()
     row.locator(".xjit-function-name").click()
     fold.wait_for()
     first = time.perf_counter() - t0
+    diag.stop(st)
     _row(pg, "poly").locator(".xjit-function-name").click()
     pg.locator("#xjit-panel .xjit-jaxpr-title:has-text('poly')").wait_for()
     t0 = time.perf_counter()

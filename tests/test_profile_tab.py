@@ -1,6 +1,9 @@
 """``%%xjit --profile``: a Profile tab with device time per source line of
 the user's cell and per kernel, in the static HTML (no script) and in the
 plain-text twin; absent without the flag."""
+import gzip
+import json
+import os
 import re
 
 import pytest
@@ -15,11 +18,16 @@ CELL = ("@jax.jit\n"
 
 
 @pytest.fixture(scope="module")
-def ip():
+def ip(tmp_path_factory):
+    """A shell working in a fresh folder (the notebook's): profiles are
+    written under its .xjit/profiles/."""
+    cwd = os.getcwd()
+    os.chdir(tmp_path_factory.mktemp("notebook"))
     shell = InteractiveShell.instance()
     shell.run_line_magic("load_ext", "xjit")
     shell.run_cell("import xjit as jax, xjit.numpy as jnp\n" + CELL)
-    return shell
+    yield shell
+    os.chdir(cwd)
 
 
 def _panel(ip, name):
@@ -76,6 +84,32 @@ def test_profile_tab_names_the_lines_of_a_matmul_and_tanh(ip):
     assert re.search(r'class="xjit-eqn" data-xjit-file="[^"]+" data-xjit-line="[45]"', section)
     # the plain-text twin holds the same lines
     assert "-- Profile --" in text and "y = x @ w" in text and "return jnp.tanh(y)" in text
+
+
+def test_the_tab_offers_the_perfetto_trace_it_wrote(ip):
+    """The profile is written where the tab says, under the notebook's
+    .xjit/profiles/<function>/ as XProf lays out a run; the Perfetto file
+    parses and holds the profiled kernels; the tab links to ui.perfetto.dev
+    and says how to open the file."""
+    _run(ip, "%%xjit --quiet --profile --repeat 2\n"
+             "@jax.jit\n"
+             "def traced(w, x):\n"
+             "    return jnp.tanh(x @ w)\n"
+             "traced(jnp.ones((32, 32)), jnp.ones((8, 32)));")
+    p = _panel(ip, "traced")
+    path = p.data.perfetto_trace
+    assert re.fullmatch(r"\.xjit/profiles/traced/plugins/profile/[^/]+/perfetto_trace\.json\.gz", path)
+    run = os.path.dirname(path)
+    assert any(f.endswith(".xplane.pb") for f in os.listdir(run))
+    with gzip.open(path) as fp:
+        events = json.load(fp)["traceEvents"]
+    names = {e.get("name") for e in events}
+    assert {o.name for o in p.data.profile.ops} <= names
+    section = p.html().split('class="xjit-tab xjit-tab-profile"', 1)[1]
+    assert f"Perfetto trace: {path}." in section
+    assert '<a href="https://ui.perfetto.dev" target="_blank"' in section
+    assert "Open trace file" in section and "<script" not in section.lower()
+    assert f"Perfetto trace: {path}. To see it on a timeline, open https://ui.perfetto.dev" in p.text()
 
 
 def test_the_tab_goes_away_with_a_cell_without_the_flag(ip):

@@ -11,6 +11,8 @@ findings cache, so a cell that traces a function lints it once.
 from __future__ import annotations
 
 import math
+import os
+import re
 
 import xjit
 import xjit.inspect as xi
@@ -85,22 +87,48 @@ def measure(fid, listing, repeat: int) -> Steady:
     return Steady(*_rerun(fid, listing, repeat, xi.profile))
 
 
+# Where ``%%xjit --profile`` writes each function's trace, under the kernel's
+# working directory (the notebook's folder): XProf/TensorBoard open
+# ``--logdir .xjit/profiles/<function>``, ui.perfetto.dev the
+# ``perfetto_trace.json.gz`` of a run.
+PROFILE_DIR = os.path.join(".xjit", "profiles")
+
+
+def export_trace(prof, name: str) -> str | None:
+    """Write ``prof`` as ``.xjit/profiles/<name>/plugins/profile/<run>/``
+    (``<host>.xplane.pb`` and ``perfetto_trace.json.gz``); returns the
+    Perfetto file's path, relative when under the working directory, or
+    None when it cannot be written (a read-only folder, a trace running):
+    the tab still shows the profile."""
+    log_dir = os.path.join(PROFILE_DIR, re.sub(r"[^\w.-]", "_", name) or "function")
+    try:
+        run = prof.export(log_dir, create_perfetto_trace=True)
+    except (OSError, RuntimeError, ValueError):
+        return None
+    path = os.path.join(run, "perfetto_trace.json.gz")
+    rel = os.path.relpath(path)
+    return path if rel.startswith(os.pardir) else rel
+
+
 def device_profile(info, listing, repeat: int):
-    """``(xjit.inspect.DeviceProfile or None, why not)``: the device time
-    of ``repeat`` runs under XLA's profiler, per kernel and source line;
-    its runs go to the sidebar's timeline too."""
+    """``(xjit.inspect.DeviceProfile or None, why not, Perfetto file or
+    None)``: the device time of ``repeat`` runs under XLA's profiler, per
+    kernel and source line, written for Perfetto; its runs go to the
+    sidebar's timeline too."""
     prof, note = _rerun(info.fun_id, listing, repeat, xi.device_profile)
+    if prof is None:
+        return prof, note, None
     from . import channel
     ch = channel()
-    if prof is not None and ch is not None:
+    if ch is not None:
         ch.publish_device(info.fun_id, info.name, prof)
-    return prof, note
+    return prof, note, export_trace(prof, info.name)
 
 
 class _Entry:
     def __init__(self, gen, panel, steady):
         self.gen, self.panel, self.steady = gen, panel, steady
-        self.profile = None  # (DeviceProfile or None, note), once a cell asked for one
+        self.profile = None  # (DeviceProfile or None, note, Perfetto file), once asked for
 
 
 class PanelBook:
@@ -127,7 +155,7 @@ class PanelBook:
         if profile and entry.profile is None:  # once per generation, like the listing
             entry.profile = device_profile(info, entry.panel.data.listing, repeat)
         if profile or entry.panel.data.profiled:
-            entry.panel.set_profile(*(entry.profile if profile else (None, "")))
+            entry.panel.set_profile(*(entry.profile if profile else (None, "", None)))
         self.by_name[info.name] = entry.panel
         return entry.panel
 

@@ -53,6 +53,7 @@ class PanelData:
     cell_label: object = notebook_label
     profile: object | None = None  # xjit.inspect.DeviceProfile: adds the Profile tab
     profile_note: str = ""         # why a requested profile is missing (the tab says so)
+    perfetto_trace: str | None = None  # the profile's perfetto_trace.json.gz, when written
 
     @property
     def profiled(self) -> bool:
@@ -104,15 +105,16 @@ class FunctionPanel:
                        "</span></div>")
         return defined + render.timing_html(d.timing, f"{d.name}: where the time goes")
 
-    def set_profile(self, prof, note: str = "") -> None:
+    def set_profile(self, prof, note: str = "", perfetto_trace: str | None = None) -> None:
         """Show (or, with None and no note, hide) the Profile tab."""
-        self.data.profile, self.data.profile_note = prof, note
+        d = self.data
+        d.profile, d.profile_note, d.perfetto_trace = prof, note, perfetto_trace
 
     def profile_html(self) -> str:
         d = self.data
         if d.profile is None:
             return f"<i>{render.esc(d.profile_note)}</i>"
-        return profile.profile_html(d.profile, d.cell_label)
+        return profile.profile_html(d.profile, d.cell_label, d.perfetto_trace)
 
     def tabs(self) -> list:
         out = [("Jaxpr", self.jaxpr_html()), ("Lint", self.lint_html()),
@@ -131,7 +133,7 @@ class FunctionPanel:
                  else "(lint disabled)",
                  "-- Timing --", render.timing_text(d.timing)]
         if d.profiled:
-            parts += ["-- Profile --", profile.profile_text(d.profile, d.cell_label)
+            parts += ["-- Profile --", profile.profile_text(d.profile, d.cell_label, d.perfetto_trace)
                       if d.profile is not None else f"({d.profile_note})"]
         return "\n".join(parts)
 

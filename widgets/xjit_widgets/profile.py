@@ -20,6 +20,7 @@ from .render import esc, source_attrs, where
 from .units import seconds
 
 MAX_KERNELS = 10   # kernels listed; the rest are summed in one row
+PERFETTO_UI = "https://ui.perfetto.dev"
 CONTEXT = 1        # source lines shown around each line with device time
 
 STYLE = (".xjit-panel table.xjit-profile td,.xjit-panel table.xjit-profile th{padding:2px 8px;"
@@ -75,8 +76,24 @@ def _kernels(prof):
     return top, (len(rest), sum(o.time_s for o in rest), sum(o.share for o in rest))
 
 
-def profile_html(prof, cell_label) -> str:
-    """The tab's HTML: the lines table, then the kernels with their equations."""
+def _perfetto_hint(path) -> str:
+    """How to open the written trace: Perfetto loads a local file only
+    through its own "Open trace file" (the page cannot reach the kernel's
+    disk); the ``.xplane.pb`` beside it is XProf/TensorBoard's."""
+    return (f"Perfetto trace: {path}. To see it on a timeline, open {PERFETTO_UI} and choose "
+            "'Open trace file' with this file (XProf/TensorBoard read the .xplane.pb beside it).")
+
+
+def _perfetto_html(path) -> str:
+    if path is None:
+        return ""
+    link = f'<a href="{PERFETTO_UI}" target="_blank" rel="noopener">{PERFETTO_UI}</a>'
+    return f"<div class='xjit-perfetto'>{esc(_perfetto_hint(path)).replace(PERFETTO_UI, link)}</div>"
+
+
+def profile_html(prof, cell_label, perfetto_trace=None) -> str:
+    """The tab's HTML: the lines table, then the kernels with their
+    equations, then where the Perfetto trace was written."""
     eqns = {e.label: e for e in prof.equations}
     lines = []
     for filename, n, r, text in _source_rows(prof):
@@ -111,10 +128,11 @@ def profile_html(prof, cell_label) -> str:
             f"<table class='xjit-profile'><caption>By source line</caption>"
             f"{head.format('line', 'source')}{lines}</table>"
             f"<table class='xjit-profile'><caption>Top kernels</caption>"
-            f"{head.format('kernel', 'equations fused into it')}{''.join(rows)}</table>")
+            f"{head.format('kernel', 'equations fused into it')}{''.join(rows)}</table>"
+            f"{_perfetto_html(perfetto_trace)}")
 
 
-def profile_text(prof, cell_label) -> str:
+def profile_text(prof, cell_label, perfetto_trace=None) -> str:
     """The same as plain text."""
     out = [_header(prof), "By source line:"]
     for filename, n, r, text in _source_rows(prof):
@@ -130,4 +148,6 @@ def profile_text(prof, cell_label) -> str:
             + " ".join(o.equations) for o in top]
     if n_rest:
         out.append(f"  {seconds(t_rest):>10} {sh_rest:6.1%}  {n_rest} more kernels")
+    if perfetto_trace is not None:
+        out.append(_perfetto_hint(perfetto_trace))
     return "\n".join(out)

@@ -95,7 +95,7 @@ def raise_at_user_frame(prim, params, args, kind):
     word = "invalid value (nan)" if kind == "nan" else "invalid value (inf)"
     src = core.eqn_source.get()
     frame = core.user_frame()
-    backward = src is not None and _in_backward_pass()
+    backward = src is not None and (_in_backward_pass() or _in_derivative_of_jvp_rule(prim))
     msg = f"{word} encountered in {prim.name}" + (" (backward pass)" if backward else "")
     where = (f"{src.filename}:{src.lineno} ({src.function})" if src is not None else
              f"{frame.f_code.co_filename}:{frame.f_lineno} ({frame.f_code.co_name})"
@@ -136,6 +136,24 @@ def _in_backward_pass():
     while f is not None:
         if f.f_code is code:
             return True
+        f = f.f_back
+    return False
+
+
+def _in_derivative_of_jvp_rule(prim):
+    """True while a primitive's JVP rule, linearizing for ``grad``, computes
+    its derivative with ``prim`` (a different primitive): an inf or NaN made
+    there (``0.5 / sqrt(0)`` in sqrt's rule) is born in the gradient, at the
+    forward line, exactly like one made by the backward pass; the rule's own
+    primitive computes the primal output, which is a forward value."""
+    from xjit._src.interpreters import ad
+    code = ad.JVPTrace.process_primitive.__code__
+    f = sys._getframe(2)
+    while f is not None:
+        if f.f_code is code:  # the innermost rule decides
+            trace, rule_prim = f.f_locals.get("self"), f.f_locals.get("primitive")
+            return (getattr(trace, "linearizing", False) and rule_prim in ad.jvp_rules
+                    and rule_prim is not prim)
         f = f.f_back
     return False
 

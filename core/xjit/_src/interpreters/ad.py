@@ -94,9 +94,10 @@ def tangent_aval(aval):
 def zeros_like_aval(aval):
     if aval.dtype == dtypes.float0:
         return np.zeros(aval.shape, dtypes.float0)
+    zero = core.lax_ops.host_convert(0, aval.dtype, aval.weak_type)  # weak kept, as JAX
     if not aval.shape:  # a scalar zero stays a literal, as in JAX
-        return core.lax_ops.host_convert(0, aval.dtype, False)
-    return core.lax_ops.full(aval.shape, 0, aval.dtype)
+        return zero
+    return core.lax_ops.broadcast_in_dim(zero, aval.shape, ())
 
 
 def instantiate_zeros(t):

@@ -526,8 +526,13 @@ def full(shape, fill_value, dtype=None):
 
 
 def full_like(x, fill_value, dtype=None, shape=None):
+    """As JAX: weakly typed when ``x`` is and no dtype is given (so the zeros
+    and ones of derivative rules keep a weak cotangent weak)."""
     aval = core.aval_of(x)
-    return full(aval.shape if shape is None else shape, fill_value, dtype or aval.dtype)
+    shape = aval.shape if shape is None else core.canonicalize_shape(shape, _BCAST_NEGATIVE)
+    weak = dtype is None and aval.weak_type
+    value = _convert(fill_value, dtype or aval.dtype, weak)
+    return asarray_device(value) if not shape else broadcast_in_dim(value, shape, ())
 
 
 def zeros_like_array(x):

@@ -5,8 +5,12 @@ threaded through the jaxpr (as JAX's ``discharge_state``): a ref argument
 becomes an array argument whose final value is an extra result, ``new_ref``
 starts a value, ``get`` indexes the current value, ``swap``/``addupdate``
 replace it, and a nested ``jit`` taking refs is discharged the same way with
-its refs' final values as extra results. Refs inside other higher-order
-primitives (loops, conditionals, custom rules) are not supported yet and raise.
+its refs' final values as extra results. Loops and conditionals never hold
+refs: ``lax.scan``/``while_loop``/``cond`` carry the values of the refs their
+functions close over (``control_flow.common.threading_refs``, built on
+``discharge_state``). Refs inside other higher-order primitives (custom
+rules) are not supported yet and raise. A linear jaxpr that makes tangent
+refs (reverse mode through ``new_ref``) is discharged before transposing.
 """
 from __future__ import annotations
 

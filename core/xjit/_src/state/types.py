@@ -121,8 +121,8 @@ class Ref(metaclass=_RefMeta):
     def __array__(self, *args, **kwargs):
         raise TypeError(
             "A Ref (mutable array reference) is not an array: read it with ref[...]. xjit "
-            "supports Refs in jitted functions and nested jits, not inside loops, conditionals "
-            "or custom derivative rules yet.")
+            "supports Refs in jitted functions, nested jits, loops and conditionals, not inside "
+            "custom derivative rules yet.")
 
     def addupdate(self, x, idx=()):
         self._aval._addupdate(self, idx, x)
