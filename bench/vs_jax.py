@@ -9,7 +9,7 @@ jaxlib's bare execute of the same executable (the floor) and must come within
 ``FLOOR_TARGET`` of it. Workloads whose xjit feature does not exist yet
 print "not available" and are picked up automatically once it does.
 
-    .venv/bin/python bench/vs_jax.py [--quick] [--json] [-k SUBSTRING]
+    .venv/bin/python bench/vs_jax.py [--quick] [--json] [-k SUBSTRING] [--no-libraries]
 
 Needs JAX next to xjit: ``XJIT_EXTRAS=test,compare bash scripts/setup.sh``.
 """
@@ -478,6 +478,11 @@ def run(args):
             row["passed"] = row["passed"] and row["floor_ratio"] <= FLOOR_TARGET
         results.append(row)
         _print_row(row, args)
+    if not args.no_libraries:  # optax, flax, equinox: each side in its own process
+        import libraries
+        for row in libraries.measure(args.k, args.rounds or (11 if args.quick else 41)):
+            results.append(row)
+            _print_row(row, args)
     if not args.k or args.k.lower() in INSPECT_PREFIX + "subscriber":
         for row in _inspect_overhead(xlib, rounds, budget):
             results.append(row)
@@ -569,6 +574,8 @@ def main(argv=None):
     p.add_argument("--json", action="store_true", help="print results as JSON")
     p.add_argument("--rounds", type=int, default=0, help="samples per library and workload")
     p.add_argument("-k", default="", help="only workloads whose name contains this")
+    p.add_argument("--no-libraries", action="store_true",
+                   help="skip the (slow) optax/flax/equinox rows of bench/libraries.py")
     p.add_argument("--cpu-time", action="store_true",
                    help="steady workloads read process CPU time, not wall time (loaded machines)")
     args = p.parse_args(argv)

@@ -35,7 +35,7 @@ import time
 from . import serialize
 from .batching import CallCounter, EventBatcher
 from .cells import CellMap
-from .signature_cache import findings_for, listing_for
+from .signature_cache import findings_for, reply_for
 from .protocol import TARGET, ProtocolError, message, validate_incoming, validate_outgoing
 
 log = logging.getLogger("xjit_kernel_ext")
@@ -56,6 +56,7 @@ class XjitChannel:
         self.comms: list = []
         self.findings: dict[str, list[dict]] = {}
         self._to_lint: dict[int, str] = {}  # fun_id -> name, traced in the running cell
+        self._to_list: set[int] = set()  # traced by the last cell: replies built when idle
         self.last_nan: dict | None = None
         self.recent: collections.deque = collections.deque(maxlen=RECENT_EVENTS)
         self.calls = CallCounter()
@@ -162,13 +163,11 @@ class XjitChannel:
             if comm in self.comms:
                 self.comms.remove(comm)
 
-    def send(self, msg: dict, comms=None) -> bool:
-        """Validate and send to ``comms`` (default: every open comm). An invalid
-        outgoing message is a bug on this side: it is logged, never sent."""
-        try:
-            validate_outgoing(msg)
-        except ProtocolError as e:
-            log.error("xjit: not sending invalid message: %s", e)
+    def send(self, msg: dict, comms=None, validated: bool = False) -> bool:
+        """Validate (unless ``validated`` already) and send to ``comms``
+        (default: every open comm). An invalid outgoing message is a bug on
+        this side: it is logged, never sent."""
+        if not validated and self._checked(msg) is None:
             return False
         for c in list(self.comms if comms is None else comms):
             try:
@@ -197,7 +196,9 @@ class XjitChannel:
             self.flush()
             self.send(self.state(), reply_to)
         elif kind == "select_function":
-            self.send(self.function_reply(msg["fun_id"]), reply_to)
+            reply = self.function_reply(msg["fun_id"])
+            if reply is not None:
+                self.send(reply, reply_to, validated=True)
         elif kind == "run_debug":
             self.run_debug(reply_to)
 
@@ -213,15 +214,24 @@ class XjitChannel:
                 executes=[dict(a) for a in self.calls.totals.values()],
             )
 
-    def function_reply(self, fun_id: int) -> dict:
+    def function_reply(self, fun_id: int) -> dict | None:
         """A function's whole jaxpr as structured equations (no size cap:
-        the panel renders it as a virtualised list)."""
+        the panel renders it as a virtualised list), validated, and kept
+        for its signature; None (logged) if invalid."""
         import xjit.inspect
         for info in xjit.inspect.functions():
             if info.fun_id == fun_id:
-                lst = listing_for(info)
-                return message("function", **serialize.listing(fun_id, info.name, lst, self.cells))
-        return message("error", message=f"no jitted function with id {fun_id}")
+                return reply_for(info, lambda lst, info=info: self._checked(message(
+                    "function", **serialize.listing(fun_id, info.name, lst, self.cells))))
+        return self._checked(message("error", message=f"no jitted function with id {fun_id}"))
+
+    @staticmethod
+    def _checked(msg: dict) -> dict | None:
+        try:
+            return validate_outgoing(msg)
+        except ProtocolError as e:
+            log.error("xjit: not sending invalid message: %s", e)
+            return None
 
     def run_debug(self, reply_to=None):
         """Run ``%debug`` (the post-mortem debugger on the last exception).
@@ -319,8 +329,20 @@ class XjitChannel:
                 break
             try:
                 self.flush()
+                self._prepare_replies()
             except Exception:  # never let the thread die on a bad summary
                 log.debug("xjit: background flush failed", exc_info=True)
+
+    def _prepare_replies(self):
+        """Between cells, build the ``function`` replies of the functions the
+        last cell traced, so that clicking one in the sidebar, even a
+        10,000-equation jaxpr, is answered at once."""
+        while self.comms and not self._in_cell:
+            with self._lock:
+                if not self._to_list:
+                    return
+                fid = self._to_list.pop()
+            self.function_reply(fid)
 
     # -- IPython hooks -------------------------------------------------------------
     def pre_run_cell(self, info=None):
@@ -331,22 +353,28 @@ class XjitChannel:
     def post_run_cell(self, result=None):
         self._in_cell = False
         self.flush()
-        self._lint_traced()
+        traced = self._lint_traced()
         self.cells.end_cell(getattr(result, "execution_count", None))
+        if traced:  # their replies name the cell, now numbered
+            with self._lock:
+                self._to_list.update(traced)
+            self._wake.set()
 
     def _lint_traced(self):
         """Lint every function the cell traced (at its latest signature), so
         the Findings section covers all functions without being asked. The
-        findings are shared with ``%%xjit``'s panels (``findings``)."""
+        findings are shared with ``%%xjit``'s panels (``findings``).
+        Returns them (fun_id -> name)."""
         import xjit.inspect
         with self._lock:
             todo, self._to_lint = self._to_lint, {}
         if not todo:
-            return
+            return todo
         infos = {i.fun_id: i for i in xjit.inspect.functions()}
         for fid, name in todo.items():
             if fid in infos:
                 self.publish_findings(str(name), findings_for(infos[fid]))
+        return todo
 
     # -- device profiles -------------------------------------------------------------
     def publish_device(self, fun_id: int, fun_name: str, prof) -> None:

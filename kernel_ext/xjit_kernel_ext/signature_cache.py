@@ -9,6 +9,7 @@ import xjit.inspect as xi
 
 _findings: dict[int, tuple] = {}  # fun_id -> (generation, findings)
 _listings: dict[int, tuple] = {}  # fun_id -> (generation, JaxprListing or None)
+_replies: dict[int, tuple] = {}   # fun_id -> (generation, validated sidebar `function` message)
 
 
 def generation(info) -> tuple:
@@ -44,8 +45,22 @@ def listing_for(info):
     return lst
 
 
+def reply_for(info, build):
+    """The sidebar's ``function`` message for the latest signature:
+    ``build(listing)``, made and validated once per generation (for a
+    10,000-equation jaxpr, listing and validating cost as much as the trace's
+    own bookkeeping; a panel that asks again gets the kept message)."""
+    gen = generation(info)
+    cached = _replies.get(info.fun_id)
+    if cached is not None and cached[0] == gen:
+        return cached[1]
+    msg = build(listing_for(info))
+    _replies[info.fun_id] = (gen, msg)
+    return msg
+
+
 def forget(live_ids) -> None:
     """Drop what is kept for functions the engine no longer reports."""
-    for cache in (_findings, _listings):
+    for cache in (_findings, _listings, _replies):
         for fid in [f for f in cache if f not in live_ids]:
             del cache[fid]

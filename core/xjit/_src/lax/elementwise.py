@@ -510,8 +510,9 @@ defjvp(integer_pow_p, _integer_pow_jvp)
 
 
 # -- complex parts
-deflinear(real_p, lambda ct: [lax.complex(ct, lax.full_like(ct, 0))])
-deflinear(imag_p, lambda ct: [lax.complex(lax.full_like(ct, 0), lax.neg(ct))])
+# the zero part is strongly typed, as JAX's: the gradient at a Python complex is strong
+deflinear(real_p, lambda ct: [lax.complex(ct, lax.full_like(ct, 0, core.aval_of(ct).dtype))])
+deflinear(imag_p, lambda ct: [lax.complex(lax.full_like(ct, 0, core.aval_of(ct).dtype), lax.neg(ct))])
 deflinear(complex_p, lambda ct: [lax.real(ct), lax.neg(lax.imag(ct))])
 
 
