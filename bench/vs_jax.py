@@ -480,7 +480,8 @@ def run(args):
         _print_row(row, args)
     if not args.no_libraries:  # optax, flax, equinox: each side in its own process
         import libraries
-        for row in libraries.measure(args.k, args.rounds or (11 if args.quick else 41)):
+        for row in libraries.measure(args.k, args.rounds or (11 if args.quick else 41),
+                                     cpu_time=args.cpu_time):
             results.append(row)
             _print_row(row, args)
     if not args.k or args.k.lower() in INSPECT_PREFIX + "subscriber":

@@ -333,9 +333,6 @@ KNOWN = {
                                     "that shares the vmap's tracers and returns the value of the "
                                     "vmap(grad) order",
     "custom_vjp_closure:jit_grad_vmap": "as custom_vjp_closure:grad_vmap, under jit",
-    "custom_vjp2:grad_vmap_in_axes_none": "JAX hands a custom_vjp bwd cotangent back unchanged "
-                                          "(strong f32 for the Python-float argument); xjit's grad "
-                                          "gives it the argument's weak type",
 }
 
 test_matches_jax, test_every_case_recorded, test_records_match_live_jax = recorded.tests(

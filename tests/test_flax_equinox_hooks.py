@@ -197,3 +197,17 @@ def test_jvp_hands_back_host_values_it_did_not_compute_on():
         "(Array(2., dtype=float32, weak_type=True), Array(1., dtype=float32, weak_type=True))"
     assert repr(jax.jvp(lambda x: x + 1, (np.ones(2),), (np.ones(2),))) == \
         "(Array([2., 2.], dtype=float32), Array([1., 1.], dtype=float32))"
+
+
+def test_multihost_utils_on_one_process():
+    """orbax (flax's checkpointing, nnx's integration tests) imports
+    ``jax.experimental.multihost_utils``; with one process, JAX's results are
+    host copies (recorded from JAX 0.10.2)."""
+    from xjit.experimental import multihost_utils as mh
+    got = mh.process_allgather({"a": jnp.ones(2), "b": 3})
+    assert got["a"].shape == (1, 2) and type(got["a"]) is np.ndarray and got["b"].tolist() == [3]
+    assert mh.process_allgather(jnp.ones(2), tiled=True).tolist() == [1.0, 1.0]
+    assert mh.process_allgather(jnp.float32(1), tiled=True).shape == ()
+    x, n = mh.broadcast_one_to_all((jnp.ones(2), 1))
+    assert type(x) is np.ndarray and x.dtype == np.float32 and n.shape == ()
+    assert mh.sync_global_devices("step") is None and mh.reached_preemption_sync_point(3) is False

@@ -18,10 +18,6 @@ XJIT = runner.namespace("xjit")
 # Differences whose root is outside jnp (lax and AD rules), each with the reason;
 # a case that starts to agree fails until it is dropped from here.
 KNOWN = {
-    "2:grad": "grad(lax.div(python float, f32)) keeps the weak type (AD, not jnp)",
-    "14:grad": "lax.nextafter has a JVP in xjit; JAX has none, so grad(jnp.spacing) raises there",
-    "139:grad": "lax.nextafter has a JVP in xjit; JAX has none, so grad(jnp.spacing) raises there",
-    "22:grad": "grad of lax.nextafter on mixed dtypes: JAX fails for the missing JVP first",
     "62:eager": "JAX leaks AttributeError for a Python complex operand of lax.dynamic_slice",
     "115:vmap": "vmap of lax.dynamic_update_slice on 0-d operands (lax batching rule)",
     "119:eager": "lax.dynamic_slice with a start past int32 raises; JAX clamps (lax)",

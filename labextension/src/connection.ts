@@ -15,6 +15,7 @@ import {
   checkKernelMessage,
   checkRequest,
   KernelMessage as XjitMessage,
+  prepareValidators,
   Request,
   requestState,
   runDebug,
@@ -204,6 +205,10 @@ export class KernelLink {
     }
     const msg = data as XjitMessage;
     this.model.apply(msg);
+    if (msg.type === 'state') {
+      // connected: ready the other validators while nothing is asked of us
+      setTimeout(prepareValidators, 0);
+    }
     if (msg.type === 'batch' && this.model.selection) {
       // keep the shown jaxpr current when its function is retraced
       const sel = this.model.selection.fun_id;

@@ -60,6 +60,8 @@ export class PanelModel {
   findings: IFinding[] = [];
   nan: IEvent | null = null;
   timeline: ITimelineItem[] = [];
+  /** Bumped whenever `timeline` changes (the view redraws it only then). */
+  timelineVersion = 0;
   dropped = 0;
   selection: ISelection | null = null;
   debug: IDebugState = { status: 'idle', output: '', prompt: null, message: '' };
@@ -86,6 +88,7 @@ export class PanelModel {
     this.findings = [];
     this.nan = null;
     this.timeline = [];
+    this.timelineVersion++;
     this.dropped = 0;
     this.selection = null;
     this.debug = { status: 'idle', output: '', prompt: null, message: '' };
@@ -114,6 +117,7 @@ export class PanelModel {
         this.findings = msg.findings.slice();
         this.nan = msg.nan;
         this.timeline = [];
+        this.timelineVersion++;
         this._addEvents(msg.events);
         this._addExecutes(msg.executes);
         break;
@@ -241,6 +245,7 @@ export class PanelModel {
   }
 
   private _push(item: ITimelineItem): void {
+    this.timelineVersion++;
     this.timeline.push(item);
     if (this.timeline.length > MAX_TIMELINE) {
       this.timeline.splice(0, this.timeline.length - MAX_TIMELINE);

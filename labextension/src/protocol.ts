@@ -179,6 +179,13 @@ function validatorFor(type: string): ValidateFunction {
   return v;
 }
 
+/** Compile every message type's validator now (ajv compiles one the first
+ * time its type is seen, which would otherwise land on a user's click:
+ * the first `function` reply waited for its validator to be generated). */
+export function prepareValidators(): void {
+  KERNEL_TYPES.concat(FRONTEND_TYPES).forEach(validatorFor);
+}
+
 function check(msg: unknown, allowed: string[], direction: string): string | null {
   if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) {
     return `${direction} message is not an object`;

@@ -93,6 +93,7 @@ export class PanelView {
   private _timeline: HTMLElement;
   private _jaxprView: JaxprView | null = null;
   private _jaxprFor: ISelection | null = null;
+  private _timelineDrawn: [PanelModel | null, number] | null = null; // (model, its version)
 
   constructor(private _actions: IActions) {
     this.node = h('div', { class: 'xjit-panel' });
@@ -369,8 +370,16 @@ export class PanelView {
     body.replaceChildren(...(children.filter(c => c !== null) as HTMLElement[]));
   }
 
+  /** Redrawn only when the timeline changed: a click elsewhere (selecting a
+   * 10,000-equation jaxpr) must not pay for up to MAX_TIMELINE marks. */
   private _renderTimeline(model: PanelModel | null): void {
     const body = this._timeline;
+    const version = model ? model.timelineVersion : -1;
+    const drawn = this._timelineDrawn;
+    if (drawn && drawn[0] === model && drawn[1] === version) {
+      return;
+    }
+    this._timelineDrawn = [model, version];
     if (!model || model.timeline.length === 0) {
       this._empty(body, 'Nothing has run yet.');
       return;

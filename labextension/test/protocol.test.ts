@@ -7,6 +7,7 @@ import * as path from 'path';
 import {
   checkKernelMessage,
   checkRequest,
+  prepareValidators,
   requestState,
   runDebug,
   selectFunction
@@ -32,6 +33,10 @@ describe('xjit/2 validation', () => {
 
   test.each(fixtures.invalid.map(c => [c.why, c]))('invalid: %s', (_, c) => {
     expect(check(c as ICase)).toEqual(expect.any(String));
+  });
+
+  test('every message type has a validator, compiled ahead of use', () => {
+    expect(() => prepareValidators()).not.toThrow();
   });
 
   test('request builders produce valid requests', () => {

@@ -188,6 +188,28 @@ describe('PanelView', () => {
     expect(view.jaxprView).toBe(list);
   });
 
+  test('the timeline is redrawn only when it changed (not on a selection)', () => {
+    const view = new PanelView(actions());
+    const m = model();
+    view.render(m);
+    const chart = view.node.querySelector('.xjit-section-timeline .xjit-section-body')!.firstChild;
+    expect(chart).not.toBeNull();
+    m.select(3);
+    view.render(m);
+    expect(view.node.querySelector('.xjit-section-timeline .xjit-section-body')!.firstChild).toBe(chart);
+    const before = m.timelineVersion;
+    m.apply({
+      protocol: 'xjit/2', type: 'batch', seq: 2, dropped: 0, functions: [], events: [],
+      executes: [{ fun_id: 3, fun_name: 'f', count: 2, first_time: 6, last_time: 7, total_s: 0.1, last_s: 0.05 }]
+    });
+    expect(m.timelineVersion).toBeGreaterThan(before);
+    view.render(m);
+    const redrawn = view.node.querySelector('.xjit-section-timeline .xjit-section-body')!.firstChild;
+    expect(redrawn).not.toBe(chart);
+    view.render(new PanelModel()); // another notebook's (empty) timeline
+    expect(view.node.querySelector('.xjit-section-timeline .xjit-empty')).not.toBeNull();
+  });
+
   test('status line for each connection state', () => {
     const view = new PanelView(actions());
     view.render(null);
