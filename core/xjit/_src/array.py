@@ -14,6 +14,73 @@ import numpy as np
 from xjit._src import xla_bridge as backend, core, dtypes, errors
 
 
+# NumPy's DLPack import knows these dtypes; others (bfloat16, float8, int4)
+# take jaxlib's own host copy.
+_DLPACK_KINDS = frozenset(np.dtype(t) for t in (
+    np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+    np.float16, np.float32, np.float64, np.complex64, np.complex128))
+
+
+class _Capsule:
+    """Hands a DLPack capsule to ``np.from_dlpack`` (which wants an object)."""
+    __slots__ = ("capsule",)
+
+    def __init__(self, capsule):
+        self.capsule = capsule
+
+    def __dlpack__(self, stream=None, **_):
+        return self.capsule
+
+    def __dlpack_device__(self):
+        return (1, 0)  # kDLCPU
+
+
+class _NoJaxImport:
+    """jaxlib's own host-copy methods import the ``jax`` package when one is
+    installed (and carry on when it is not). Nothing xjit does may import the
+    real jax, so while they run, ``import jax`` fails as if it were absent."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "jax" or name.startswith("jax."):
+            raise ImportError(f"xjit does not import the real jax ({name})")
+        return None
+
+    def __enter__(self):
+        import sys
+        self._armed = "jax" not in sys.modules  # already there (taken over or real): harmless
+        if self._armed:
+            sys.meta_path.insert(0, self)
+        return self
+
+    def __exit__(self, *exc):
+        if self._armed:
+            import sys
+            sys.meta_path.remove(self)
+
+
+_ZERO_COPY_BYTES = 1 << 22
+
+
+def host_copy(buf) -> np.ndarray:
+    """The host value of one device buffer. A small CPU buffer is copied
+    through DLPack (a quarter of the cost of jaxlib's method, whose import
+    attempt dominates); a large one is read in place by jaxlib, as JAX does.
+    (A DLPack view in place would pin the buffer: deleting it then aborts.)"""
+    if (buf.platform() == "cpu" and buf.aval.dtype in _DLPACK_KINDS
+            and buf.on_device_size_in_bytes() < _ZERO_COPY_BYTES):
+        from jaxlib import _jax
+        return np.from_dlpack(_Capsule(_jax.buffer_to_dlpack_managed_tensor(buf))).copy()
+    with _NoJaxImport():
+        return np.asarray(buf._single_device_array_to_np_array_did_copy()[0])
+
+
+def copy_to_host_async(buf):
+    """Starts the host copy where it is a real transfer (a CPU buffer is host memory)."""
+    if buf.platform() != "cpu":
+        with _NoJaxImport():
+            buf._copy_single_device_array_to_host_async()
+
+
 class Array(abc.ABC):
     """The public array type: concrete arrays and tracers are both instances."""
 
@@ -87,7 +154,7 @@ class ArrayImpl:
 
     def copy_to_host_async(self):
         self._check_alive()
-        self._buf._copy_single_device_array_to_host_async()
+        copy_to_host_async(self._buf)
 
     @property
     def _value(self) -> np.ndarray:
@@ -95,8 +162,7 @@ class ArrayImpl:
         npy = self._npy
         if npy is None:
             self._check_alive()
-            npy, _ = self._buf._single_device_array_to_np_array_did_copy()
-            npy = np.asarray(npy)
+            npy = host_copy(self._buf)
             npy.flags.writeable = False
             self._npy = npy
         return npy

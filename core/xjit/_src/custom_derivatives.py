@@ -424,6 +424,8 @@ def _check_jvp_output(pair, name, jvp_name, store):
     else:
         store.append((tree, outs))
     touts = [Zero(t.aval) if type(t) is SymbolicZero else t for t in touts]
+    touts = [Zero(core.aval_of(t)) if getattr(t, "dtype", None) == dtypes.float0 else t
+             for t in touts]  # an integer output's float0 tangent: nothing to lower
     bad = []
     for o, t in zip(outs, touts):
         pa = core.aval_of(o).strip_weak_type()

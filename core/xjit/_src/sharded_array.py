@@ -13,7 +13,7 @@ import numpy as np
 from jaxlib import _jax
 
 from xjit._src import core, xla_bridge as backend
-from xjit._src.array import ArrayImpl
+from xjit._src.array import ArrayImpl, host_copy
 from xjit._src.config import config
 
 
@@ -106,7 +106,7 @@ class ShardedArrayImpl(ArrayImpl):
             npy = None
             for device, buf in zip(sharding._addressable_device_assignment,
                                    self._shard_buffers()):
-                piece = np.asarray(buf._single_device_array_to_np_array_did_copy()[0])
+                piece = host_copy(buf)
                 if npy is None:
                     npy = np.empty(self.aval.shape, piece.dtype)
                 npy[indices[device]] = piece
@@ -129,7 +129,7 @@ def _host_value(x, aval):
     if isinstance(x, ArrayImpl):
         v = x._value
         return v if not getattr(aval.dtype, "extended", False) else \
-            x._buf._single_device_array_to_np_array_did_copy()[0]
+            host_copy(x._buf)
     return host_value(x, aval.dtype)
 
 

@@ -83,7 +83,7 @@ def swapaxes(a, axis1, axis2):
     a = asarray(a)
     perm = np.arange(a.ndim)  # NumPy's indexing rules and errors for the axes, as JAX
     perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
-    return lax.transpose(a, [int(p) for p in perm])
+    return lax.jit_output(lax.transpose(a, [int(p) for p in perm]))
 
 
 def moveaxis(a, source, destination):
@@ -93,7 +93,7 @@ def moveaxis(a, source, destination):
     perm = [i for i in range(a.ndim) if i not in src]
     for d, s in sorted(zip(dst, src)):
         perm.insert(d, s)
-    return lax.transpose(a, perm)
+    return lax.jit_output(lax.transpose(a, perm))
 
 
 def squeeze(a, axis=None):

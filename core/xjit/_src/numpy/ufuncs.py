@@ -547,10 +547,8 @@ def ldexp(x1, x2, /):
     return _ldexp(x1, x2)
 
 
-@jit_named("frexp")
-def _frexp(x):
+def _frexp_bits(x):
     from ..prng import bitcast_convert_type
-    (x,) = util.promote_dtypes_inexact(x)
     dt = util_dtype(x)
     wt = _work_dtype(dt)
     it, mant, bias = _FLOAT_BITS[wt.itemsize]
@@ -568,6 +566,25 @@ def _frexp(x):
     m = lax._convert(where(special, xw, m), dt, False)
     e = where(special, lax.full_like(e, 0), e)
     return m, lax._convert(e, np.int32, False)
+
+
+def _frexp_jvp(primals, tangents):
+    """The mantissa's tangent is ``t * 2**-e`` (the bit arithmetic has none)."""
+    (x,), (t,) = primals, tangents
+    m, e = _frexp_rule(x)
+    scale = lax.exp2(lax.neg(lax._convert(e, util_dtype(t), False)))
+    return (m, e), (lax.mul(t, scale), np.zeros(np.shape(e), dtypes.float0))
+
+
+_frexp_rule = custom_jvp(_frexp_bits)
+_frexp_rule.__name__ = "_frexp"
+_frexp_rule.defjvp(_frexp_jvp)
+
+
+@jit_named("frexp")
+def _frexp(x):
+    (x,) = util.promote_dtypes_inexact(x)
+    return _frexp_rule(x)
 
 
 def frexp(x, /):
