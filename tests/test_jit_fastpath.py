@@ -129,3 +129,26 @@ def test_device_get_on_a_tree():
     tree["a"].delete()
     with pytest.raises(RuntimeError, match="Array has been deleted"):
         xjit.device_get(tree)
+
+
+def test_static_arguments_join_the_fast_key_by_value():
+    """equinox's filter_jit passes a static argument on every call."""
+    traces = []
+
+    def g(tag, x, scale):
+        traces.append((tag, scale))
+        return {"v": x * scale + len(tag)}
+
+    f = xjit.jit(g, static_argnums=(0, 2), donate_argnums=1)
+    outs = []
+    for _ in range(3):
+        x = jnp.arange(3.0)
+        outs.append(np.asarray(f("ab", x, 2)["v"]))
+        assert x.is_deleted()  # donation holds on the fast path too
+    assert traces == [("ab", 2)] and len(f._fast) == 1
+    np.testing.assert_array_equal(outs[2], [2.0, 4.0, 6.0])
+    np.testing.assert_array_equal(np.asarray(f("abc", jnp.arange(3.0), 2)["v"]), [3.0, 5.0, 7.0])
+    np.testing.assert_array_equal(np.asarray(f("ab", jnp.arange(3.0), 3)["v"]), [2.0, 5.0, 8.0])
+    assert traces == [("ab", 2), ("abc", 2), ("ab", 3)]
+    with pytest.raises(ValueError, match="Non-hashable static arguments"):
+        f(["ab"], jnp.arange(3.0), 2)

@@ -416,8 +416,17 @@ class PjitFunction:
     def _fast_tree(self, args):
         """The fast path's (entry, leaves, buffers) for positional arguments
         that are pytrees of arrays and Python scalars; entry is None otherwise."""
-        leaves, treedef = _flatten(args)
-        key = [dispatch.trace_token, treedef]
+        if self._static_argnums:  # static positional arguments join the key by value
+            try:
+                dyn, _, static_key = self._split(args, {})
+            except (TypeError, ValueError):  # the full path raises it properly
+                return None, args, None
+            leaves, treedef = _flatten(dyn)
+            key = [dispatch.trace_token, treedef, static_key]
+        else:
+            leaves, treedef = _flatten(args)
+            key = [dispatch.trace_token, treedef]
+        nkey = len(key)
         bufs = []
         scalars = False
         for x in leaves:
@@ -432,16 +441,18 @@ class PjitFunction:
                 return None, leaves, None
         entry = self._fast.get(tuple(key))
         if scalars and entry is not None:
-            bufs = _buffers(leaves, key[2:], entry)
+            bufs = _buffers(leaves, key[nkey:], entry)
         return entry, leaves, bufs
 
-    def _remember_fast(self, args, leaves, avals, entry):
+    def _remember_fast(self, args, dyn, static_key, leaves, avals, entry):
         """Serve later calls like this one from ``_fast``, under the key that
         ``__call__`` (flat arrays) or ``_fast_tree`` (anything else) builds."""
         if len(self._fast) >= _FAST_CACHE_SIZE:
             self._fast.clear()
         avals = [dispatch.intern_aval(a) for a in avals]
-        if len(leaves) == len(args) and all(type(x) is ArrayImpl for x in args):
+        if static_key:
+            self._fast[(dispatch.trace_token, _flatten(dyn)[1], static_key, *avals)] = entry
+        elif len(leaves) == len(args) and all(type(x) is ArrayImpl for x in args):
             self._fast[(dispatch.trace_token, *avals)] = entry
         else:
             self._fast[(dispatch.trace_token, _flatten(args)[1], *avals)] = entry
@@ -479,10 +490,9 @@ class PjitFunction:
             entry.compile()
         if _flags["jax_debug_key_reuse"] and check_key_reuse is not None:  # never on the fast path
             check_key_reuse(entry.closed, leaves)
-        elif not static_key and not kwargs and not any(
-                _flags[f] for f in _CHECKED_FLAGS) and all(
+        elif not kwargs and not any(_flags[f] for f in _CHECKED_FLAGS) and all(
                 type(x) is ArrayImpl or type(x) in _PY_SCALARS for x in leaves):
-            self._remember_fast(args, leaves, avals, entry)
+            self._remember_fast(args, dyn, static_key, leaves, avals, entry)
         bufs = _buffers(leaves, avals, entry)
         return self._execute(entry, leaves, bufs, args, kwargs)
 

@@ -360,7 +360,9 @@ def _minmax_lowering(op_name, pick_x):
 
     def lexicographic(x, y):
         shape = broadcast_shapes_binary(op_name, core.aval_of(x), core.aval_of(y))
-        x, y = (v if v.shape == shape else lax.broadcast_in_dim(v, shape, ()) for v in (x, y))
+        x, y = (v if v.shape == shape else  # a scalar, or size-1 axes (from vmap)
+                lax.broadcast_in_dim(v, shape, tuple(range(len(shape) - v.ndim, len(shape))))
+                for v in (x, y))
         rx, ry = lax.real(x), lax.real(y)
         take_x = lax.select(lax.eq(rx, ry), pick_x(lax)(lax.imag(x), lax.imag(y)), pick_x(lax)(rx, ry))
         return lax.select(take_x, x, y)
