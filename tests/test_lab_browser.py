@@ -669,8 +669,9 @@ def test_untrusted_saved_panel_shows_without_links(page, server):
 def test_ten_thousand_equation_jaxpr_is_virtualised(ran):
     """Every equation of a 10,000-equation jaxpr is in the list; the unrolled
     loop folds as in the notebook panel; showing it takes under a second,
-    the first time too (when the kernel builds the function's listing, kept
-    for its signature)."""
+    the first time too (the kernel builds and validates the function's reply
+    between cells and keeps it for its signature; the panel compiles its
+    validators on connecting and redraws only what changed)."""
     pg = ran
     row = _row(pg, "big")
     row.wait_for()

@@ -11,8 +11,6 @@ from util import differential_cases, differential_tests
 CASES = differential_cases("power")
 
 KNOWN = {
-    "grad-pow-int-scalar": "xjit's grad gives the cotangent the primal's weak type; JAX "
-                           "returns a strong float32 here (values agree)",
     "jaxpr-power-np-array": "xjit converts a NumPy exponent on the host, so the unused promoted "
                             "copy JAX stages (a dead convert_element_type) is not printed",
 }
