@@ -175,9 +175,12 @@ def _axes(axis, ndim):
 @functools.partial(jit, static_argnames=("axis",))
 def log_softmax(x, axis=-1, where=None):
     x_max = reductions.max(x, axis, where=where, initial=-jnp.inf, keepdims=True)
-    shifted = x - ad_api.stop_gradient(x_max)
+    # masked-out entries are -inf in and out, so they get no gradient (as in JAX)
+    x_safe = x if where is None else jnp.where(where, x, -jnp.inf)
+    shifted = x_safe - ad_api.stop_gradient(x_max)
     shifted_logsumexp = jnp.log(reductions.sum(jnp.exp(shifted), axis, where=where, keepdims=True))
-    return shifted - shifted_logsumexp
+    result = shifted - shifted_logsumexp
+    return result if where is None else jnp.where(where, result, -jnp.inf)
 
 
 
