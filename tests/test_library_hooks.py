@@ -96,7 +96,7 @@ def test_axis_primitive_batchers_takes_the_old_rule_form():
     x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
     out = jax.vmap(double_p.bind, in_axes=1, axis_name="i")(x)
     np.testing.assert_array_equal(out, 2 * x.T)
-    assert seen == [(3, "i", None, [1])]
+    assert seen == [(3, "i", None, (1,))]  # tuples, as JAX's BatchTrace passes
     out = jax.jit(jax.vmap(double_p.bind))(x)
     np.testing.assert_array_equal(out, 2 * x)
 

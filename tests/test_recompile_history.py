@@ -97,6 +97,17 @@ def test_recompile_budget_warns_naming_the_changing_argument():
     assert _info(js).budget_warning == msgs[0]
 
 
+def test_no_budget_warning_unless_asked_for():
+    """Plain JAX code (a library's test suite under the takeover, run with
+    ``-W error``) sees no warning JAX would not give; ``%load_ext xjit`` sets 8."""
+    js = jax.jit(lambda x: x * 2)
+    assert jax.config.xjit_recompile_budget is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for i in range(1, 12):
+            js(jnp.ones(i))
+
+
 def test_recompile_budget_error():
     jb = jax.jit(lambda x: x)
     with jax.config.override("xjit_recompile_budget", 2), \

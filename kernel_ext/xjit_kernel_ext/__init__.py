@@ -30,6 +30,8 @@ def load_ipython_extension(ipython):
     import xjit.inspect
     # findings, NaN replays and tracebacks never point into the kernel extension
     xjit.inspect.register_exclusion(os.path.dirname(os.path.abspath(__file__)))
+    if xjit.config.xjit_recompile_budget is None:  # the notebook's default; plain JAX code has none
+        xjit.config.update("xjit_recompile_budget", 8)
     _channel = XjitChannel(ipython)
     _channel.start()
 

@@ -270,10 +270,15 @@ traceback_filtering = config.define(
     "remove_frames, quiet_remove_frames, or auto (tracebackhide under IPython, else "
     "quiet_remove_frames).",
     validate=_enum(("off", "tracebackhide", "remove_frames", "quiet_remove_frames", "auto")))
+def _check_budget(name, value):
+    return None if value is None else _check_int(name, value)
+
+
 recompile_budget = config.define(
-    "xjit_recompile_budget", 8,
+    "xjit_recompile_budget", None,
     "After this many recompiles of one jitted function, warn (naming the argument that keeps "
-    "changing); 0 disables the check.", validate=_check_int)
+    "changing); 0 disables the check. Unset (None), it is off, as JAX has no such warning, "
+    "until `%load_ext xjit` sets it to 8.", validate=_check_budget)
 recompile_budget_error = config.define_bool(
     "xjit_recompile_budget_error", False,
     "Raise instead of warning when a function exceeds xjit_recompile_budget.")

@@ -305,7 +305,7 @@ def _callsite():
 def _check_budget(info):
     budget = config.xjit_recompile_budget
     recompiles = len(info.compiles) - 1
-    if budget <= 0 or recompiles < budget or info.budget_warning is not None:
+    if not budget or budget <= 0 or recompiles < budget or info.budget_warning is not None:
         return
     counts: dict = {}
     for rec in info.compiles[1:]:
