@@ -262,15 +262,11 @@ def w_compile_block(lib):
     return prepare
 
 
-def w_mlp_train_step(lib):
-    jnp, jax = lib.jnp, lib.jax
-    r = np.random.RandomState(0)
-    sizes = [(32, 128), (128, 128), (128, 10)]
-    params = [(jnp.asarray(r.randn(*s).astype("float32") * 0.1), jnp.zeros(s[1], "float32"))
-              for s in sizes]
-    x = jnp.asarray(r.randn(64, 32).astype("float32"))
-    y = jnp.asarray(r.randn(64, 10).astype("float32"))
+_MLP_SIZES = [(32, 128), (128, 128), (128, 10)]
 
+
+def _mlp_train(jax, jnp, params, x, y):
+    """``run()``: one SGD step of a tanh MLP on (x, y), then wait."""
     def loss(params, x, y):
         for w, b in params[:-1]:
             x = jnp.tanh(x @ w + b)
@@ -290,6 +286,16 @@ def w_mlp_train_step(lib):
     return run
 
 
+def w_mlp_train_step(lib):
+    jnp, jax = lib.jnp, lib.jax
+    r = np.random.RandomState(0)
+    params = [(jnp.asarray(r.randn(*s).astype("float32") * 0.1), jnp.zeros(s[1], "float32"))
+              for s in _MLP_SIZES]
+    x = jnp.asarray(r.randn(64, 32).astype("float32"))
+    y = jnp.asarray(r.randn(64, 10).astype("float32"))
+    return _mlp_train(jax, jnp, params, x, y)
+
+
 def w_data_parallel_mlp(lib):
     """The MLP train step with its batch split over 8 devices ('data') and the
     parameters replicated (run with XLA_FLAGS=--xla_force_host_platform_device_count=8)."""
@@ -300,29 +306,11 @@ def w_data_parallel_mlp(lib):
     mesh = jax.sharding.Mesh(np.array(jax.devices()[:8]), ("data",))
     P = jax.sharding.PartitionSpec
     r = np.random.RandomState(0)
-    sizes = [(32, 128), (128, 128), (128, 10)]
     params = jax.device_put([(r.randn(*s).astype("float32") * 0.1, np.zeros(s[1], "float32"))
-                             for s in sizes], sharding(mesh, P()))
+                             for s in _MLP_SIZES], sharding(mesh, P()))
     x = jax.device_put(r.randn(256, 32).astype("float32"), sharding(mesh, P("data")))
     y = jax.device_put(r.randn(256, 10).astype("float32"), sharding(mesh, P("data")))
-
-    def loss(params, x, y):
-        for w, b in params[:-1]:
-            x = jnp.tanh(x @ w + b)
-        w, b = params[-1]
-        return jnp.mean((x @ w + b - y) ** 2)
-
-    @jax.jit
-    def step(params, x, y):
-        l, g = jax.value_and_grad(loss)(params, x, y)
-        return l, jax.tree_util.tree_map(lambda p, d: p - 0.01 * d, params, g)
-
-    state = [params]
-
-    def run():
-        l, state[0] = step(state[0], x, y)
-        jax.block_until_ready((l, state[0]))
-    return run
+    return _mlp_train(jax, jnp, params, x, y)
 
 
 WORKLOADS = [
