@@ -14,23 +14,18 @@ import numpy as np
 
 from .. import dtypes
 from xjit._src.lax import lax
-from . import util
+from . import (diagonals, index_tricks, lax_numpy, manipulation, reductions, shape_ops, sorting,
+               tensor_contractions, util)
 from .lax_numpy import asarray, multiply, true_divide, util_dtype, where
 from .reductions import max as _max, min as _min, sum as _sum
 from .shape_ops import concatenate, moveaxis, ravel
 from xjit._src.pjit import jit_named
-
-
-def _jnp():
-    import xjit.numpy as jnp  # the public namespace, for functions spread over modules
-    return jnp
 
 # -- covariance and correlation
 
 
 @jit_named("cov", static_argnames=("rowvar", "bias", "ddof", "dtype"))
 def _cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype):
-    jnp = _jnp()
     if y is not None:
         m, y = (asarray(a) for a in util.promote_dtypes_inexact(asarray(m), asarray(y)))
         if y.ndim > 2:
@@ -40,18 +35,18 @@ def _cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype):
         m = asarray(m)
     if m.ndim > 2:
         raise ValueError("m has more than 2 dimensions")
-    X = jnp.atleast_2d(m)
+    X = shape_ops.atleast_2d(m)
     if not rowvar and m.ndim != 1:
         X = X.T
     if X.shape[0] == 0:
-        return jnp.array([]).reshape(0, 0)
+        return lax_numpy.array([]).reshape(0, 0)
     if y is not None:
-        y2 = jnp.atleast_2d(y)
+        y2 = shape_ops.atleast_2d(y)
         if not rowvar and y2.shape[0] != 1:
             y2 = y2.T
-        X = jnp.concatenate((X, y2), axis=0)
+        X = shape_ops.concatenate((X, y2), axis=0)
     if X.shape[1] == 0:
-        return jnp.full(() if X.shape[0] == 1 else (X.shape[0],) * 2, np.nan, dtype=X.dtype)
+        return lax_numpy.full(() if X.shape[0] == 1 else (X.shape[0],) * 2, np.nan, dtype=X.dtype)
     if ddof is None:
         ddof = 1 if bias == 0 else 0
     w = None
@@ -63,19 +58,19 @@ def _cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype):
             raise RuntimeError("incompatible numbers of samples and fweights")
         if util_dtype(fweights).kind not in "iu":
             raise TypeError("fweights must be integer.")
-        w = jnp.abs(fweights)
+        w = lax_numpy.abs(fweights)
     if aweights is not None:
         aweights = asarray(aweights)
         if aweights.ndim > 1:
             raise RuntimeError("cannot handle multidimensional aweights")
         if aweights.shape[0] != X.shape[1]:
             raise RuntimeError("incompatible numbers of samples and aweights")
-        aweights = jnp.abs(aweights)
+        aweights = lax_numpy.abs(aweights)
         w = aweights if w is None else w * aweights
     if dtype is not None:
         X = X.astype(dtype)
         w = w.astype(dtype) if w is not None else w
-    avg, w_sum = jnp.average(X, axis=1, weights=w, returned=True)
+    avg, w_sum = reductions.average(X, axis=1, weights=w, returned=True)
     w_sum = w_sum[0]
     if w is None:
         f = X.shape[1] - ddof
@@ -84,10 +79,10 @@ def _cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype):
     elif aweights is None:
         f = w_sum - ddof
     else:
-        f = w_sum - ddof * jnp.sum(w * aweights) / w_sum
+        f = w_sum - ddof * reductions.sum(w * aweights) / w_sum
     X = X - avg[:, None]
     X_T = X.T if w is None else (X * w[None, :]).T
-    return jnp.true_divide(jnp.dot(X, X_T.conj()), f).squeeze()
+    return lax_numpy.true_divide(tensor_contractions.dot(X, X_T.conj()), f).squeeze()
 
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None):
@@ -103,16 +98,15 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
 
 @jit_named("corrcoef", static_argnames=("rowvar", "dtype"))
 def _corrcoef(x, y, rowvar, dtype):
-    jnp = _jnp()
     c = cov(x, y, rowvar, dtype=dtype)
     if c.ndim == 0:
-        return jnp.divide(c, c)  # NaN for 0/0 or inf/inf, else 1
-    d = jnp.diag(c)
-    std = jnp.sqrt(jnp.real(d)).astype(c.dtype)
+        return lax_numpy.divide(c, c)  # NaN for 0/0 or inf/inf, else 1
+    d = diagonals.diag(c)
+    std = lax_numpy.sqrt(lax_numpy.real(d)).astype(c.dtype)
     c = c / std[:, None] / std[None, :]
-    re = jnp.clip(jnp.real(c), -1, 1)
+    re = lax_numpy.clip(lax_numpy.real(c), -1, 1)
     if util_dtype(c).kind == "c":
-        return lax.complex(re, jnp.clip(jnp.imag(c), -1, 1))
+        return lax.complex(re, lax_numpy.clip(lax_numpy.imag(c), -1, 1))
     return re
 
 
@@ -142,7 +136,7 @@ def _gradient_along(a, h, axis):
     if np.ndim(h) == 0:
         inner = (cut(a, 2, n) - cut(a, 0, n - 2)) * 0.5 / h
         lower = lower / h
-        return _jnp().concatenate((upper / h, inner, lower), axis=axis)
+        return shape_ops.concatenate((upper / h, inner, lower), axis=axis)
     if np.ndim(h) != 1:
         raise ValueError("Spacing arrays must be 1D arrays or scalars.")
     if h.shape[0] != n:
@@ -158,7 +152,7 @@ def _gradient_along(a, h, axis):
     wb = (dx2 - dx1) / (dx1 * dx2)
     wc = dx1 / (dx2 * (dx1 + dx2))
     inner = wa * cut(a, 0, n - 2) + wb * cut(a, 1, n - 1) + wc * cut(a, 2, n)
-    return _jnp().concatenate((upper, inner, lower), axis=axis)
+    return shape_ops.concatenate((upper, inner, lower), axis=axis)
 
 
 @jit_named("gradient", static_argnames=("axis", "edge_order"))
@@ -200,7 +194,6 @@ def gradient(f, *varargs, axis=None, edge_order=None):
 def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
     """Add multiples of ``period`` so consecutive steps along ``axis`` never
     jump by more than ``discont`` (default ``period / 2``)."""
-    jnp = _jnp()
     util.check_arraylike("unwrap", p)
     p, period = (asarray(x) for x in util.promote_dtypes(asarray(p), period))
     if util_dtype(p).kind == "c":
@@ -210,14 +203,14 @@ def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
     if discont is None:
         discont = period / 2
     interval = period // 2 if util_dtype(p).kind in "iu" else period / 2
-    dd = jnp.diff(p, axis=axis)
-    ddmod = jnp.mod(dd + interval, period) - interval
-    ddmod = jnp.where((ddmod == -interval) & (dd > 0), interval, ddmod)
-    correction = jnp.where(jnp.abs(dd) < discont, 0, ddmod - dd)
+    dd = diff(p, axis=axis)
+    ddmod = lax_numpy.mod(dd + interval, period) - interval
+    ddmod = lax_numpy.where((ddmod == -interval) & (dd > 0), interval, ddmod)
+    correction = lax_numpy.where(lax_numpy.abs(dd) < discont, 0, ddmod - dd)
     n = p.shape[axis]
     ax = util.canonicalize_axis(axis, p.ndim)
-    return jnp.concatenate((_slice_in_dim(p, 0, 1, ax),
-                            _slice_in_dim(p, 1, n, ax) + jnp.cumsum(correction, axis=ax)),
+    return shape_ops.concatenate((_slice_in_dim(p, 0, 1, ax),
+                            _slice_in_dim(p, 1, n, ax) + sorting.cumsum(correction, axis=ax)),
                            axis=ax)
 
 
@@ -227,7 +220,6 @@ def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
 def histogramdd(sample, bins=10, range=None, weights=None, density=None):
     """Counts of the ``(N, D)`` samples in a D-dimensional grid of bins, and
     the list of per-dimension bin edges."""
-    jnp = _jnp()
     if weights is None:
         util.check_arraylike("histogramdd", sample)
         (sample,) = util.promote_dtypes_inexact(asarray(sample))
@@ -252,26 +244,25 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):
     idx, edges = [], []
     for i in builtins.range(D):
         col = sample[:, i]
-        e = jnp.histogram_bin_edges(col, per_dim[i], None if range is None else range[i],
+        e = histogram_bin_edges(col, per_dim[i], None if range is None else range[i],
                                     weights)
-        b = jnp.searchsorted(e, col, side="right")
-        idx.append(jnp.where(col == e[-1], b - 1, b))
+        b = sorting.searchsorted(e, col, side="right")
+        idx.append(lax_numpy.where(col == e[-1], b - 1, b))
         edges.append(e)
     nbins = tuple(e.shape[0] + 1 for e in edges)
-    flat = jnp.ravel_multi_index(tuple(idx), nbins, mode="clip")
-    hist = jnp.bincount(flat, weights, length=math.prod(nbins)).reshape(nbins)
+    flat = index_tricks.ravel_multi_index(tuple(idx), nbins, mode="clip")
+    hist = manipulation.bincount(flat, weights, length=math.prod(nbins)).reshape(nbins)
     hist = hist[D * (slice(1, -1),)]
     if density:
         hist = hist.astype(sample.dtype)
         hist = hist / hist.sum()
-        for width in jnp.ix_(*[jnp.diff(e) for e in edges]):
+        for width in index_tricks.ix_(*[diff(e) for e in edges]):
             hist = hist / width
     return hist, edges
 
 
 def histogram2d(x, y, bins=10, range=None, weights=None, density=None):
     """``histogramdd`` of the points ``(x[i], y[i])``: counts, x edges, y edges."""
-    jnp = _jnp()
     util.check_arraylike("histogram2d", x, y)
     try:
         n = len(bins)
@@ -279,16 +270,15 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=None):
         n = 1
     if n not in (1, 2):
         bins = [asarray(bins), asarray(bins)]
-    hist, edges = histogramdd(jnp.transpose(jnp.asarray([x, y])), bins, range, weights, density)
+    hist, edges = histogramdd(shape_ops.transpose(lax_numpy.asarray([x, y])), bins, range, weights, density)
     return hist, edges[0], edges[1]
 
-# -- periodic interpolation (the ``period=`` path of ``jnp.interp``)
+# -- periodic interpolation (the ``period=`` path of ``interp``)
 
 
 @jit_named("_interp", static_argnames=("left", "right"))
 def _interp_periodic(x, xp, fp, left, right, period):
     from ..lax.sorting import sort_key_val
-    jnp = _jnp()
     x, xp, fp = asarray(x), asarray(xp), asarray(fp)
     if xp.shape != fp.shape or xp.ndim != 1:
         raise ValueError("xp and fp must be one-dimensional arrays of equal size")
@@ -297,12 +287,12 @@ def _interp_periodic(x, xp, fp, left, right, period):
         raise ValueError("jnp.interp: complex x values not supported.")
     if np.ndim(period) != 0:
         raise ValueError(f"period must be a scalar; got {period}")
-    period = jnp.abs(period)
+    period = lax_numpy.abs(period)
     x, xp = x % period, xp % period
     xp, fp = sort_key_val(xp, fp)
     # one wrapped sample on each side makes every x fall between two samples
-    xp = jnp.concatenate([xp[-1:] - period, xp, xp[:1] + period])
-    fp = jnp.concatenate([fp[-1:], fp, fp[:1]])
+    xp = shape_ops.concatenate([xp[-1:] - period, xp, xp[:1] + period])
+    fp = shape_ops.concatenate([fp[-1:], fp, fp[:1]])
     return _interp(x, xp, fp, None, None)
 
 
