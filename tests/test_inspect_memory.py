@@ -3,6 +3,8 @@ functions are created, called and dropped, the objects gc tracks are back at
 the baseline. While someone subscribes, only the few most recently dropped
 functions stay visible (a bounded ring), so the count is flat there too."""
 import gc
+import subprocess
+import sys
 
 import pytest
 
@@ -46,11 +48,11 @@ def _retained_after_50(x):
     return len(gc.get_objects()) - before
 
 
-def test_dropped_jitted_functions_leave_nothing_behind():
+def _dropped_functions_leave_nothing_behind():
     assert _retained_after_50(jnp.ones(3)) <= 0
 
 
-def test_with_a_subscriber_dead_functions_are_bounded_then_purged():
+def _with_a_subscriber_dead_functions_are_bounded_then_purged():
     x = jnp.ones(3)
     with xi.subscribe(lambda e: None, kinds={"compile"}):
         assert _retained_after_50(x) <= 0
@@ -61,6 +63,22 @@ def test_with_a_subscriber_dead_functions_are_bounded_then_purged():
         _run(1, x)
         gc.collect()
         assert not events._dead
+
+
+def _in_a_fresh_interpreter(name):
+    """Counting what gc tracks measures the whole process: run the check where
+    no earlier test left caches, loggers or channels behind."""
+    proc = subprocess.run([sys.executable, __file__, name], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_dropped_jitted_functions_leave_nothing_behind():
+    _in_a_fresh_interpreter("_dropped_functions_leave_nothing_behind")
+
+
+def test_with_a_subscriber_dead_functions_are_bounded_then_purged():
+    _in_a_fresh_interpreter("_with_a_subscriber_dead_functions_are_bounded_then_purged")
 
 
 def test_functions_report_temp_and_peak_memory_of_their_executable():
@@ -87,3 +105,7 @@ def test_functions_report_temp_and_peak_memory_of_their_executable():
     assert (summary["temp_bytes"], summary["peak_bytes"]) == (info.temp_bytes, info.peak_bytes)
     protocol.validate_outgoing(protocol.message("batch", seq=1, events=[], executes=[],
                                                 functions=[summary], dropped=0))
+
+
+if __name__ == "__main__":
+    globals()[sys.argv[1]]()

@@ -400,8 +400,15 @@ lowering.rules[bessel_i0e_p] = lower_fun(_bessel_i0e_impl)
 
 
 def _const(x, v):
-    """A strongly typed scalar of ``x``'s dtype (JAX's ``_const``)."""
-    return np.array(v, core.aval_of(x).dtype)[()]
+    """``v`` as JAX's rules write constants: a Python scalar (weak) beside a
+    weakly typed 0-d ``x`` of the Python type's default dtype, else a
+    strongly typed scalar of ``x``'s dtype."""
+    aval = core.aval_of(x)
+    if aval.weak_type and not aval.shape:
+        py = {"f": float, "c": complex, "b": bool}.get(aval.dtype.kind, int)(v)
+        if dtypes.canonicalize_dtype(dtypes.python_scalar_dtypes[type(py)]) == aval.dtype:
+            return py
+    return np.array(v, aval.dtype)[()]
 
 
 def _igamma_dx(g, a, x):
