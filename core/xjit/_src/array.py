@@ -8,6 +8,7 @@ Execution is asynchronous: an Array may not be ready until
 from __future__ import annotations
 
 import abc
+import sys
 
 import numpy as np
 
@@ -46,7 +47,6 @@ class _NoJaxImport:
         return None
 
     def __enter__(self):
-        import sys
         self._armed = "jax" not in sys.modules  # already there (taken over or real): harmless
         if self._armed:
             sys.meta_path.insert(0, self)
@@ -54,7 +54,6 @@ class _NoJaxImport:
 
     def __exit__(self, *exc):
         if self._armed:
-            import sys
             sys.meta_path.remove(self)
 
 
