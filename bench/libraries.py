@@ -9,7 +9,12 @@ sample is the mean time of a fixed number of training steps, after warm-up
 (trace, compile, caches). Each row reports the median over rounds of the paired
 ratio xjit/JAX (< 1: xjit is faster) and the spread of those ratios.
 
-    .venv/bin/python bench/libraries.py [--rounds N] [--budget S] [-k SUBSTRING] [--json] [--cpu-time]
+    .venv/bin/python bench/libraries.py [--rounds N] [--budget S] [-k SUBSTRING] [--json] [--cpu-time] [--executables]
+
+``--executables`` also times, paired the same way, each side's compiled
+executables of one step run bare (jaxlib's execute, result handlers, one
+wait): it tells a slower step whose compiled code is slower from one whose
+dispatch is.
 
 ``bench/vs_jax.py`` prints these rows after its own (``--no-libraries`` skips them).
 """
@@ -182,6 +187,53 @@ WORKLOADS = [
 _BY_NAME = {name: build for name, build in WORKLOADS}
 
 
+def _capture_executions(side, thunk):
+    """The executable runs of one step of ``thunk``, as (execute, buffers,
+    handlers) triples, read from each side's internals (a bench-only hook)."""
+    calls = []
+    if side == "xjit":
+        from xjit._src import pjit
+        entries = [e for per in list(pjit._fun_caches.values()) for cache, fast in per.values()
+                   for e in {*cache.values(), *fast.values()} if e.executable is not None]
+        for e in entries:
+            e.execute = (lambda bufs, real=e.executable.exe.execute_sharded, e=e:
+                         calls.append((real, list(bufs), e.handlers)) or real(bufs))
+        try:
+            thunk()
+        finally:
+            for e in entries:
+                e.execute = e.executable.exe.execute_sharded
+    else:
+        import jax
+        from jax._src.interpreters import pxla
+        original = pxla.ExecuteReplicated.__call__
+
+        def recording(self, *args):
+            kept = [x for i, x in enumerate(args) if i in self.kept_var_idx]
+            calls.append((self.xla_executable.execute_sharded, self.in_handler(kept),
+                          self.out_handler.handlers))
+            return original(self, *args)
+        pxla.ExecuteReplicated.__call__ = recording
+        jax.clear_caches()  # the next step misses JAX's C++ cache and runs through Python
+        try:
+            thunk()
+        finally:
+            pxla.ExecuteReplicated.__call__ = original
+        for _ in range(5):  # compile and warm the C++ path again
+            thunk()
+    if not calls:
+        raise RuntimeError("no executable ran in a step")
+    from jaxlib import _jax
+    wait = _jax.batched_block_until_ready
+
+    def bare():
+        for execute, bufs, handlers in calls:
+            wait(execute(bufs).consume_with_handlers(handlers))
+    for _ in range(5):
+        bare()
+    return bare
+
+
 # --------------------------------------------------------------------------
 # Worker: one side, commands on stdin, one JSON reply per line on stdout.
 
@@ -204,6 +256,9 @@ def _worker(side):
                 thunks[name] = _BY_NAME[name]()
                 for _ in range(5):  # trace, compile, fill caches
                     thunks[name]()
+                out = {"ok": True}
+            elif cmd == "capture":  # the step's executables alone, as workload ``name!``
+                thunks[name + "!"] = _capture_executions(side, thunks[name])
                 out = {"ok": True}
             elif cmd == "calibrate":  # steps per sample of about ``budget`` seconds
                 n, budget = 1, arg[0]
@@ -267,11 +322,13 @@ def _paired(xjit, jax):
     return tuple(float(q) for q in np.quantile(ratios, (0.5, 0.25, 0.75)))
 
 
-def measure(k="", rounds=41, budget_s=0.05, cpu_time=False):
+def measure(k="", rounds=41, budget_s=0.05, cpu_time=False, executables=False):
     """Rows in ``vs_jax.py``'s format for the workloads whose name contains ``k``.
 
     The row's times and ``ratio`` read wall-clock time, or process CPU time
     with ``cpu_time``; the note gives the other clock's paired ratio too.
+    With ``executables`` each row also has ``exec_ratio``: the paired ratio
+    of the two sides' compiled executables run bare, on the same clock.
     """
     chosen = [name for name, _ in WORKLOADS if k.lower() in name.lower()]
     if not chosen:
@@ -287,10 +344,16 @@ def measure(k="", rounds=41, budget_s=0.05, cpu_time=False):
                     w.ask("build", name)
                 n = min(w.ask("calibrate", name, budget_s)["n"] for w in workers.values())
                 samples = {side: [] for side in workers}
+                bare = {side: [] for side in workers}
                 order = list(workers)
+                if executables:
+                    for w in workers.values():
+                        w.ask("capture", name)
                 for i in range(rounds):
                     for side in (order if i % 2 == 0 else order[::-1]):
                         samples[side].append(workers[side].ask("sample", name, n))
+                        if executables:
+                            bare[side].append(workers[side].ask("sample", name + "!", n))
             except RuntimeError as e:
                 row.update(available=False, note=f"FAILED: {e}")
                 rows.append(row)
@@ -308,10 +371,18 @@ def measure(k="", rounds=41, budget_s=0.05, cpu_time=False):
                 ratio=ratio, ratio_q25=q25, ratio_q75=q75,
                 ratio_of_mins=min(t["xjit"]) / min(t["jax"]),
                 other_clock_ratio=other, other_clock_q25=o25, other_clock_q75=o75)
+            if executables:
+                row["exec_ratio"] = _paired(*([x[clocks[0]] for x in bare[side]]
+                                              for side in ("xjit", "jax")))[0]
+                row["xjit_exec_median_s"] = statistics.median(x[clocks[0]] for x in bare["xjit"])
+                row["jax_exec_median_s"] = statistics.median(x[clocks[0]] for x in bare["jax"])
             row["passed"] = row["ratio"] <= TARGET
             row["note"] = (f"paired ratio IQR {q25:.2f}-{q75:.2f}, of mins "
                            f"{row['ratio_of_mins']:.2f}; {'wall' if cpu_time else 'CPU'} time"
-                           f" ratio {other:.2f} (IQR {o25:.2f}-{o75:.2f}); {rounds}x{n} steps")
+                           f" ratio {other:.2f} (IQR {o25:.2f}-{o75:.2f}); {rounds}x{n} steps"
+                           + (f"; executables alone {row['exec_ratio']:.2f} (xjit "
+                              f"{row['xjit_exec_median_s'] * 1e3:.3f} ms, JAX "
+                              f"{row['jax_exec_median_s'] * 1e3:.3f} ms)" if executables else ""))
             rows.append(row)
     finally:
         for w in workers.values():
@@ -328,10 +399,12 @@ def main(argv=None):
     p.add_argument("--json", action="store_true", help="print results as JSON")
     p.add_argument("--cpu-time", action="store_true",
                    help="headline ratio from process CPU time, not wall time (loaded machines)")
+    p.add_argument("--executables", action="store_true",
+                   help="also time each side's compiled executables of a step run bare")
     args = p.parse_args(argv)
     if args.worker:
         return _worker(args.worker)
-    rows = measure(args.k, args.rounds, args.budget, args.cpu_time)
+    rows = measure(args.k, args.rounds, args.budget, args.cpu_time, args.executables)
     if args.json:
         print(json.dumps(rows, indent=2))
         return

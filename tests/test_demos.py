@@ -87,6 +87,27 @@ def test_loop_bloat_counts_the_loop_in_forward_code_under_value_and_grad():
     assert "In [2], line 2: line 2 produced 150 equations" in grad_panel
 
 
+def test_sharding_demo_shows_shardings_and_collectives_in_the_panels():
+    """The data-parallel step on 8 CPU devices: the batch split over
+    ``data``, the gradients all-reduced; over a 4 x 2 mesh, all-reduces
+    over each axis, and a device profile summed over the 8 devices. The
+    exported page has the Sharding tab."""
+    text = _text("sharding")
+    dp = text.split("== xjit: train_step (", 1)[1].split("-- Sharding --", 1)[1]
+    assert "Mesh('data': 8) over 8 cpu devices" in dp
+    assert "  x: f32[64,32] P('data',): dim 0 over 'data': each device holds f32[8,32]" in dp
+    assert "    device 7: [56:64, 0:32]" in dp
+    assert "  params['w1']: f32[32,32] P(): replicated" in dp
+    assert re.search(r"all-reduce over 'data': \(f32\[\], f32\[32,32\], f32\[1,32\]\) per device "
+                     r"\(4.13 KiB\) from reduce_sum, dot_general at In \[\d+\], line 4", dp)
+    tp = text.split("== xjit: train_step_2d", 1)[1].split("-- Sharding --", 1)[1]
+    assert "all-reduce over 'model': f32[16,1] per device (64 B) from dot_general" in tp
+    assert "all-reduce over 'data': " in tp
+    assert "device time per run on 8 cpu devices (summed over them)" in tp.split("-- Profile --")[1]
+    html = load_script("run_demos").export(_executed(next(p for p in DEMOS if "sharding" in p.stem)))
+    assert html.count('class="xjit-tab xjit-tab-sharding"') == 2
+
+
 def test_tour_exports_to_small_html_with_static_panels():
     """What ``main.sh --headless`` writes: under 1 MB, every %%xjit cell's
     panel present as HTML (tabs, SVG chart), no widget model or script."""

@@ -7,7 +7,8 @@ checks the notebook scrolled to the cell that created it; clicks rows of a
 %%xjit output (click-to-line), shows each of its tabs (Profile too), and
 checks a saved untrusted panel degrades to plain sections without links;
 stops at xjit.debug.breakpoint() and continues from the sidebar; runs %debug
-from the panel; switches notebooks, reloads the page and restarts the kernel.
+from the panel; switches notebooks, reloads the page and restarts the kernel;
+shows a sharded function's shardings, collectives and per-device lanes.
 Screenshots of each sidebar section and each %%xjit tab are taken on every
 run; they replace the committed docs/screenshots/{lab,widget}-*.png only
 when missing or when XJIT_UPDATE_SCREENSHOTS=1 (so a test run does not
@@ -73,6 +74,21 @@ def big(x):
         x = x * 1.0001 + 0.5
     return x
 big(1.0)"""
+
+# a notebook whose kernel has 8 CPU devices: a data-parallel function, profiled
+SHARDING_CELLS = [
+    'import os\nos.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"\n'
+    "%load_ext xjit\nimport xjit, xjit.numpy as jnp\n"
+    "from xjit.sharding import NamedSharding, PartitionSpec as P",
+    'mesh = xjit.make_mesh((8,), ("data",))\n'
+    'x = xjit.device_put(jnp.ones((64, 16)), NamedSharding(mesh, P("data")))\n'
+    "w = jnp.ones((16, 8))\n"
+    "@xjit.jit\n"
+    "def dp_loss(w, x):\n"
+    "    h = jnp.tanh(x @ w)\n"
+    "    return jnp.mean(h)",
+    "%%xjit --profile --repeat 3\ndp_loss(w, x)",
+]
 
 # the time from the cell's reply (its prompt shows the new number) to its
 # %%xjit panel being on screen, measured in the page
@@ -192,6 +208,10 @@ def server(tmp_path_factory):
     other.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     other.cells = [nbformat.v4.new_code_cell("1 + 1")]
     nbformat.write(other, str(base / "root" / "other.ipynb"))
+    sharded = nbformat.v4.new_notebook()
+    sharded.metadata["kernelspec"] = other.metadata["kernelspec"]
+    sharded.cells = [nbformat.v4.new_code_cell(c) for c in SHARDING_CELLS]
+    nbformat.write(sharded, str(base / "root" / "sharding.ipynb"))
     url, proc, log = _start_server(base, "jupyterlab", [
         f"--LabApp.workspaces_dir={base / 'workspaces'}", "--LabApp.expose_app_in_browser=True",
         "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"])
@@ -741,6 +761,61 @@ def test_notebook_switch_reload_and_restart(ran):
     assert _row(pg, "poly").count() == 0
     _wait_status(pg, "waiting")
     assert pg.locator("#xjit-panel .xjit-nan-report").count() == 0
+    assert not pg.errors, pg.errors
+
+
+def test_sharding_in_the_sidebar_and_the_xjit_output(page):
+    """A notebook on 8 CPU devices: clicking a data-parallel function shows
+    its mesh, each value's spec and shards and the all-reduce (whose line
+    jumps to the cell); its profile draws a timeline lane per device; the
+    %%xjit output has a Sharding tab."""
+    pg = page
+    _open(pg, "sharding.ipynb")
+    pg.wait_for_selector("#xjit-panel[data-notebook='sharding.ipynb']")
+    _wait_kernel_idle(pg)
+    pg.click("li.lm-MenuBar-item:has-text('Run')")
+    pg.click("li.lm-Menu-item[data-command='runmenu:run-all']")
+    cells = pg.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell")
+    out = cells.nth(2).locator(".jp-OutputArea-output .xjit-panel")
+    try:
+        out.wait_for(timeout=120_000)
+    except Exception:
+        pg.screenshot(path=os.environ.get("XJIT_FAIL_SHOT", "/tmp/xjit-lab-fail.png"))
+        raise
+    _wait_status(pg, "connected")
+    row = _row(pg, "dp_loss")
+    row.wait_for()
+    row.locator(".xjit-function-name").click()
+    section = pg.locator("#xjit-panel .xjit-section-sharding")
+    section.locator(".xjit-sharding-mesh").wait_for()
+    assert section.locator(".xjit-sharding-mesh").inner_text() == \
+        "Mesh('data': 8) over 8 cpu devices (ids 0, 1, 2, 3, 4, 5, 6, 7)"
+    x = section.locator(".xjit-sharding-value[data-path='x']")
+    assert "dim 0 over 'data': each device holds f32[8,16]" in x.inner_text()
+    x.locator("summary").click()
+    assert x.locator(".xjit-sharding-shard").nth(7).inner_text() == "device 7: [56:64, 0:16] (8×16)"
+    assert section.locator(".xjit-sharding-value[data-path='w'] details").count() == 0
+    collective = section.locator(".xjit-collective[data-kind='all-reduce']")
+    assert collective.inner_text().startswith("all-reduce over 'data': f32[] per device (4 B)")
+    _widen_panel(pg)
+    _shot(section, "lab-sharding.png")
+    collective.locator("button").click()
+    pg.wait_for_selector(".jp-Cell.xjit-jump-target")
+    assert "jp-mod-active" in cells.nth(1).get_attribute("class")
+
+    svg = pg.locator("#xjit-panel .xjit-timeline-svg")
+    lanes = svg.locator("text.xjit-lane-label title").all_text_contents()
+    i = lanes.index("dp_loss")
+    assert lanes[i + 1:i + 9] == [f"dp_loss device {d}" for d in range(8)], lanes
+    assert svg.locator("rect.xjit-mark.xjit-mark-device").count() == 24
+    _shot(pg.locator("#xjit-panel .xjit-section-timeline"), "lab-timeline-devices.png")
+
+    out.scroll_into_view_if_needed()
+    out.locator("label.xjit-tablabel:has-text('Sharding')").click()
+    tab = out.locator("section.xjit-tab-sharding")
+    assert tab.is_visible()
+    assert "Collectives in the compiled program" in tab.inner_text()
+    _shot(out, "widget-sharding.png")
     assert not pg.errors, pg.errors
 
 

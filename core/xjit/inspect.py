@@ -37,3 +37,5 @@ def jaxpr_listing(fun_id):
 from xjit._src.inspect.device_profile import (  # noqa: F401,E402
     DeviceProfile, EqnTime, LineTime, MemoryLine, MemoryProfile, OpTime, ScopeTime,
     device_profile, memory_profile)
+from xjit._src.inspect.spmd import (  # noqa: F401,E402
+    Collective, Shard, ShardingInfo, ValueSharding, collectives, sharding)

@@ -20,8 +20,9 @@ One ``XjitChannel`` per kernel. It
 ``xjit.debug.breakpoint()`` stopping and resuming is sent at once as a
 ``breakpoint`` message (the stopped frame and its locals' reprs).
 
-Requests: ``request_state`` (full snapshot), ``select_function`` (jaxpr and
-per-equation source positions), ``run_debug`` (``%debug``, with the kernel's
+Requests: ``request_state`` (full snapshot), ``select_function`` (jaxpr,
+per-equation source positions and, over many devices, the shardings and
+collectives), ``run_debug`` (``%debug``, with the kernel's
 stdin forwarded to the panel so pdb can prompt there).
 """
 from __future__ import annotations
@@ -35,7 +36,7 @@ import time
 from . import serialize
 from .batching import CallCounter, EventBatcher
 from .cells import CellMap
-from .signature_cache import findings_for, reply_for
+from .signature_cache import findings_for, reply_for, sharding_for
 from .protocol import TARGET, ProtocolError, message, validate_incoming, validate_outgoing
 
 log = logging.getLogger("xjit_kernel_ext")
@@ -43,7 +44,7 @@ log = logging.getLogger("xjit_kernel_ext")
 RECENT_EVENTS = 500  # kept for state snapshots (the schema allows 1000)
 EVENT_KINDS = frozenset({"trace", "lower", "compile", "cache_miss", "nan"})
 BREAKPOINT_KINDS = frozenset({"breakpoint", "breakpoint_continue"})
-MAX_DEVICE_RUNS = 20  # device events sent per profile (its latest runs)
+MAX_DEVICE_RUNS = 20  # device events sent per profile and device (its latest runs)
 
 
 class XjitChannel:
@@ -222,7 +223,8 @@ class XjitChannel:
         for info in xjit.inspect.functions():
             if info.fun_id == fun_id:
                 return reply_for(info, lambda lst, info=info: self._checked(message(
-                    "function", **serialize.listing(fun_id, info.name, lst, self.cells))))
+                    "function", **serialize.listing(fun_id, info.name, lst, self.cells),
+                    sharding=serialize.sharding(sharding_for(info), self.cells))))
         return self._checked(message("error", message=f"no jitted function with id {fun_id}"))
 
     @staticmethod
@@ -380,15 +382,25 @@ class XjitChannel:
     def publish_device(self, fun_id: int, fun_name: str, prof) -> None:
         """The runs of a ``DeviceProfile`` (``%%xjit --profile``) as ``device``
         events, which the sidebar's timeline draws in a lane under the
-        function's own."""
+        function's own; a program over several devices gets a lane per
+        device (each run's part there, ``details.device``)."""
         top = prof.lines[0] if prof.lines else None
         where = self.cells.location(top.filename if top else None, top.lineno if top else None)
         note = f"{top.share:.0%} at {top.where}: {top.source}" if top else ""
-        for start, end, busy in prof.run_spans[-MAX_DEVICE_RUNS:]:
+        spans = [(None, *span) for span in prof.run_spans[-MAX_DEVICE_RUNS:]]
+        if getattr(prof, "device_spans", None):
+            per = collections.defaultdict(list)
+            for span in prof.device_spans:
+                per[span[0]].append(span)
+            spans = [span for runs in per.values() for span in runs[-MAX_DEVICE_RUNS:]]
+        for device, start, end, busy in spans:
+            details = {"device_s": float(busy), "note": note[:500]}
+            if device is not None:
+                details["device"] = int(device)
             d = {"kind": "device", "time": float(end), "fun_name": str(fun_name),
                  "fun_id": max(int(fun_id), 0), "location": where,
                  "duration_s": max(float(end - start), 0.0), "reasons": [],
-                 "details": {"device_s": float(busy), "note": note[:500]}}
+                 "details": details}
             with self._lock:
                 self.recent.append(d)
             self.batcher.add_event(d)

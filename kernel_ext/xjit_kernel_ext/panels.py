@@ -18,7 +18,7 @@ import xjit
 import xjit.inspect as xi
 from xjit_widgets import FunctionPanel, PanelData, Timing
 
-from .signature_cache import findings_for, forget, generation, listing_for
+from .signature_cache import findings_for, forget, generation, listing_for, sharding_for
 
 
 class _Mismatch(Exception):
@@ -44,7 +44,8 @@ def _zeros_like_spec(x):
         value = jnp.zeros(shape, dtype)
     if (value.shape, value.dtype, bool(value.weak_type)) != (tuple(shape), jnp.dtype(dtype), weak):
         raise _Mismatch(f"{value.dtype} {value.shape} for {dtype} {shape}")
-    return value
+    sharding = getattr(x, "sharding", None)  # laid out as the call's was: the same program runs
+    return value if sharding is None else xjit.device_put(value, sharding)
 
 
 def _has_while(listing) -> bool:
@@ -147,7 +148,7 @@ class PanelBook:
             findings = findings_for(info) if lint else None
             steady = measure(info.fun_id, listing, repeat)
             data = PanelData(info.name, info.filename, info.lineno, listing, findings,
-                             timing(info, steady), cell_label)
+                             timing(info, steady), cell_label, sharding=sharding_for(info))
             entry = _Entry(gen, FunctionPanel(data), steady)
             self._entries[info.fun_id] = entry
         else:

@@ -125,3 +125,32 @@ def listing(fun_id: int, name: str, lst, cells: CellMap) -> dict:
                      "source": src})
     return {"fun_id": int(fun_id), "name": str(name), "header": str(lst.header),
             "footer": str(lst.footer), "sources": sources, "equations": eqns}
+
+
+def _value_sharding(v) -> dict:
+    return {"path": str(v.path), "type": str(v.type), "spec": str(v.spec),
+            "axes": [[str(a) for a in axes] for axes in v.axes],
+            "replicated": bool(v.replicated),
+            "shard_type": f"{v.dtype}[{','.join(str(int(d)) for d in v.shard_shape)}]",
+            "shards": [{"device": int(s.device), "index": [[int(a), int(b)] for a, b in s.index],
+                        "shape": [int(d) for d in s.shape]} for s in v.shards]}
+
+
+def sharding(info, cells: CellMap):
+    """The ``function`` reply's ``sharding`` for an
+    ``xjit.inspect.ShardingInfo`` (None: the function ran on one device)."""
+    if info is None:
+        return None
+    return {
+        "mesh": [{"name": str(n), "size": int(s)} for n, s in info.mesh],
+        "devices": [int(d) for d in info.devices],
+        "platform": str(info.platform),
+        "args": [_value_sharding(v) for v in info.args],
+        "outs": [_value_sharding(v) for v in info.outs],
+        "collectives": [{"kind": c.kind, "name": str(c.name), "shape": str(c.shape),
+                         "bytes": int(c.bytes), "operand_bytes": int(c.operand_bytes),
+                         "axes": [str(a) for a in c.axes], "groups": _clip(str(c.groups)),
+                         "primitive": c.primitive, "location": cells.location(c.filename,
+                                                                              c.lineno)}
+                        for c in info.collectives],
+    }

@@ -1,6 +1,6 @@
 """What is computed once per traced signature of a jitted function, shared
-by ``%%xjit`` panels and the sidebar channel: its jaxpr listing and its lint
-findings. A function's *generation* changes when it is traced again; until
+by ``%%xjit`` panels and the sidebar channel: its jaxpr listing, its lint
+findings and, when it ran over many devices, its shardings. A function's *generation* changes when it is traced again; until
 then a cell that only calls it recomputes nothing, and the sidebar's second
 look at a 10,000-equation jaxpr costs no second listing."""
 from __future__ import annotations
@@ -10,6 +10,7 @@ import xjit.inspect as xi
 _findings: dict[int, tuple] = {}  # fun_id -> (generation, findings)
 _listings: dict[int, tuple] = {}  # fun_id -> (generation, JaxprListing or None)
 _replies: dict[int, tuple] = {}   # fun_id -> (generation, validated sidebar `function` message)
+_shardings: dict[int, tuple] = {}  # fun_id -> (generation, ShardingInfo or None)
 
 
 def generation(info) -> tuple:
@@ -45,6 +46,18 @@ def listing_for(info):
     return lst
 
 
+def sharding_for(info):
+    """``xjit.inspect.sharding`` of the function's latest signature: its
+    shardings and collectives when it ran over many devices, else None."""
+    gen = generation(info)
+    cached = _shardings.get(info.fun_id)
+    if cached is not None and cached[0] == gen:
+        return cached[1]
+    found = xi.sharding(info.fun_id)
+    _shardings[info.fun_id] = (gen, found)
+    return found
+
+
 def reply_for(info, build):
     """The sidebar's ``function`` message for the latest signature:
     ``build(listing)``, made and validated once per generation (for a
@@ -61,6 +74,6 @@ def reply_for(info, build):
 
 def forget(live_ids) -> None:
     """Drop what is kept for functions the engine no longer reports."""
-    for cache in (_findings, _listings, _replies):
+    for cache in (_findings, _listings, _replies, _shardings):
         for fid in [f for f in cache if f not in live_ids]:
             del cache[fid]

@@ -12,6 +12,7 @@ import {
   IFinding,
   IFunctionSummary,
   ILocation,
+  ISharding,
   KernelMessage
 } from './protocol';
 
@@ -32,6 +33,7 @@ export interface ITimelineItem {
   count: number;
   duration_s: number | null;
   note?: string; // device runs: where their time went
+  device?: number; // a run's part on one device of a program over several
 }
 
 export interface ISelection {
@@ -41,6 +43,7 @@ export interface ISelection {
   footer: string | null;
   sources: ILocation[];
   equations: IEquation[];
+  sharding: ISharding | null; // null: it ran on one device
   loading: boolean;
 }
 
@@ -137,6 +140,7 @@ export class PanelModel {
             footer: msg.footer,
             sources: msg.sources,
             equations: msg.equations,
+            sharding: msg.sharding || null,
             loading: false
           };
         }
@@ -181,6 +185,7 @@ export class PanelModel {
       footer: null,
       sources: [],
       equations: [],
+      sharding: null,
       loading: true
     };
     this.emit();
@@ -225,7 +230,8 @@ export class PanelModel {
         end: e.time,
         count: 1,
         duration_s: e.kind === 'device' ? Number(e.details.device_s) : e.duration_s,
-        ...(e.kind === 'device' ? { note: String(e.details.note || '') } : {})
+        ...(e.kind === 'device' ? { note: String(e.details.note || '') } : {}),
+        ...(e.kind === 'device' && typeof e.details.device === 'number' ? { device: e.details.device } : {})
       });
     }
   }

@@ -77,6 +77,46 @@ export interface IEquation {
   source: number | null;
 }
 
+/** One device's part of a value: `index` is its [start, stop) per dimension. */
+export interface IShard {
+  device: number;
+  index: [number, number][];
+  shape: number[];
+}
+
+/** How one argument or output of a call over many devices is laid out. */
+export interface IValueSharding {
+  path: string;
+  type: string;
+  spec: string;
+  axes: string[][];
+  replicated: boolean;
+  shard_type: string;
+  shards: IShard[];
+}
+
+/** One collective of the compiled program (its result per device). */
+export interface ICollective {
+  kind: string;
+  name: string;
+  shape: string;
+  bytes: number;
+  operand_bytes: number;
+  axes: string[];
+  groups: string;
+  primitive: string | null;
+  location: ILocation;
+}
+
+export interface ISharding {
+  mesh: { name: string; size: number }[];
+  devices: number[];
+  platform: string;
+  args: IValueSharding[];
+  outs: IValueSharding[];
+  collectives: ICollective[];
+}
+
 interface IBase {
   protocol: 'xjit/2';
 }
@@ -109,6 +149,7 @@ export interface IFunctionReply extends IBase {
   footer: string | null;
   sources: ILocation[];
   equations: IEquation[];
+  sharding?: ISharding | null; // over many devices
 }
 export interface IFindings extends IBase {
   type: 'findings';

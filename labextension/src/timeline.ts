@@ -8,8 +8,9 @@
  * recently active `MAX_LANES` functions are shown. A function profiled
  * with `%%xjit --profile` gets a device lane under its own: each run from
  * its first kernel's start to its last kernel's end (its title: the kernels'
- * summed time and the line that took most). Text (names, hover titles) is
- * set with `textContent`.
+ * summed time and the line that took most); a program over several devices
+ * gets one such lane per device, in device order. Text (names, hover
+ * titles) is set with `textContent`.
  */
 import { ITimelineItem } from './model';
 
@@ -76,22 +77,28 @@ export function describe(item: ITimelineItem): string {
 interface ILane {
   key: string;
   label: string;
+  short?: string; // drawn instead of the label (a device lane right under its function's)
   items: ITimelineItem[];
   last: number;
 }
 
+/** The function a lane belongs to (`f3`, `d3`, `d3:5` -> `3`). */
+const funOf = (key: string) => key.slice(1).split(':')[0];
+
 /** Items grouped into lanes: one per function, NaN reports in their own,
- * a function's device runs in a lane right under its own. */
+ * a function's device runs in a lane right under its own (one per device,
+ * in device order, for a program over several devices). */
 export function lanes(items: ITimelineItem[], max = MAX_LANES): ILane[] {
   const byKey = new Map<string, ILane>();
   for (const item of items) {
     const device = item.kind === 'device';
-    const key = item.kind === 'nan' ? 'nan' : `${device ? 'd' : 'f'}${item.fun_id}`;
+    const per = device && item.device !== undefined ? `:${item.device}` : '';
+    const key = item.kind === 'nan' ? 'nan' : `${device ? 'd' : 'f'}${item.fun_id}${per}`;
     let lane = byKey.get(key);
     if (!lane) {
-      const label =
-        item.kind === 'nan' ? 'NaN' : device ? `${item.fun_name} device` : item.fun_name;
-      lane = { key, label, items: [], last: -Infinity };
+      const which = per ? `device ${item.device}` : 'device';
+      const label = item.kind === 'nan' ? 'NaN' : device ? `${item.fun_name} ${which}` : item.fun_name;
+      lane = { key, label, items: [], last: -Infinity, ...(per ? { short: `  ${which}` } : {}) };
       byKey.set(key, lane);
     }
     lane.items.push(item);
@@ -100,7 +107,7 @@ export function lanes(items: ITimelineItem[], max = MAX_LANES): ILane[] {
   const all = Array.from(byKey.values());
   const nan = all.filter(l => l.key === 'nan');
   // a device lane goes under its function's lane, or alone where that has none
-  const alone = (l: ILane) => l.key[0] === 'd' && !byKey.has('f' + l.key.slice(1));
+  const alone = (l: ILane) => l.key[0] === 'd' && !byKey.has('f' + funOf(l.key));
   let fns = all.filter(l => l.key[0] === 'f' || alone(l));
   if (fns.length > max) {
     const keep = new Set(
@@ -112,11 +119,14 @@ export function lanes(items: ITimelineItem[], max = MAX_LANES): ILane[] {
     fns = fns.filter(l => keep.has(l));
   }
   const out: ILane[] = [];
+  const deviceLanes = (fun: string) =>
+    all
+      .filter(l => l.key[0] === 'd' && funOf(l.key) === fun)
+      .sort((a, b) => Number(a.key.split(':')[1] || -1) - Number(b.key.split(':')[1] || -1));
   for (const lane of fns) {
     out.push(lane);
-    const device = lane.key[0] === 'f' ? byKey.get('d' + lane.key.slice(1)) : undefined;
-    if (device) {
-      out.push(device);
+    if (lane.key[0] === 'f') {
+      out.push(...deviceLanes(funOf(lane.key)));
     }
   }
   return out.concat(nan);
@@ -171,7 +181,7 @@ export function renderTimeline(
       y: top + layout.rowHeight - 4,
       class: 'xjit-timeline-label xjit-lane-label'
     });
-    label.textContent = fit(lane.label, layout.labelWidth - 6);
+    label.textContent = fit(lane.short || lane.label, layout.labelWidth - 6);
     const full = el('title', {});
     full.textContent = lane.label;
     label.appendChild(full);

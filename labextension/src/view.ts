@@ -1,6 +1,6 @@
 /**
- * DOM for the xjit panel: a status line and the Functions, Jaxpr, Findings,
- * Breakpoint, NaN and Timeline sections, re-rendered from a `PanelModel`.
+ * DOM for the xjit panel: a status line and the Functions, Jaxpr, Sharding,
+ * Findings, Breakpoint, NaN and Timeline sections, re-rendered from a `PanelModel`.
  *
  * Everything shown comes from the kernel and may contain user-chosen text
  * (function names, messages, file names), so every string goes through
@@ -10,6 +10,7 @@ import { renderBreakpoint } from './breakpoint';
 import { JaxprView, jumpable, locationLabel } from './jaxpr';
 import { ISelection, PanelModel } from './model';
 import { IFunctionSummary, ILocation } from './protocol';
+import { renderSharding } from './sharding';
 import { renderTimeline } from './timeline';
 
 export { jumpable, locationLabel };
@@ -87,6 +88,7 @@ export class PanelView {
   private _status: HTMLElement;
   private _functions: HTMLElement;
   private _jaxpr: HTMLElement;
+  private _sharding: HTMLElement;
   private _findings: HTMLElement;
   private _breakpoint: HTMLElement;
   private _nan: HTMLElement;
@@ -101,6 +103,7 @@ export class PanelView {
     this.node.appendChild(this._status);
     this._functions = this._section('functions', 'Functions');
     this._jaxpr = this._section('jaxpr', 'Jaxpr');
+    this._sharding = this._section('sharding', 'Sharding');
     this._findings = this._section('findings', 'Findings');
     this._breakpoint = this._section('breakpoint', 'Breakpoint');
     this._nan = this._section('nan', 'NaN');
@@ -130,6 +133,10 @@ export class PanelView {
     this._status.setAttribute('data-status', status);
     this._renderFunctions(model);
     this._renderJaxpr(model);
+    const sel = model ? model.selection : null;
+    this._sharding.replaceChildren(
+      ...renderSharding(h, sel && !sel.loading ? sel.sharding : null, loc => this._actions.jumpTo(loc))
+    );
     this._renderFindings(model);
     this._breakpoint.replaceChildren(
       ...renderBreakpoint(h, model ? model.breakpoint : null, this._actions)

@@ -87,3 +87,32 @@ describe('function memory', () => {
     expect(fmtBytes(1536)).toBe('1.5KiB');
   });
 });
+
+describe('per-device lanes', () => {
+  const part = (end: number, device: number, busy: number): IEvent =>
+    ev('device', end, { duration_s: 0.002, details: { device_s: busy, note: '', device } });
+
+  test('a program over several devices gets a lane per device, in device order', () => {
+    const msg = batch([ev('trace', 1), part(2, 3, 0.001), part(2, 0, 0.0015), part(2.5, 3, 0.001),
+      ev('compile', 1.2, { fun_name: 'g', fun_id: 2 })]);
+    expect(checkKernelMessage(msg)).toBeNull();
+    const m = new PanelModel();
+    m.apply(msg);
+    expect(m.timeline.filter(t => t.kind === 'device').map(t => t.device)).toEqual([3, 0, 3]);
+    const shown = lanes(m.timeline);
+    expect(shown.map(l => l.label)).toEqual(['step', 'step device 0', 'step device 3', 'g']);
+    expect(shown[2].items.map(t => t.end)).toEqual([2, 2.5]);
+    const svg = renderTimeline(m.timeline, { width: 300, rowHeight: 10, labelWidth: 80 });
+    expect(svg.querySelectorAll('rect.xjit-mark.xjit-mark-device').length).toBe(3); // and a legend swatch
+    // a device lane's name is short (its function's lane is right above); its title is whole
+    const names = Array.from(svg.querySelectorAll('text.xjit-lane-label')).map(t => t.firstChild!.textContent);
+    expect(names.slice(1, 3)).toEqual(['  device 0', '  device 3']);
+    expect(svg.querySelectorAll('text.xjit-lane-label title')[1].textContent).toBe('step device 0');
+  });
+
+  test('a device that is not a non-negative integer is rejected', () => {
+    expect(checkKernelMessage(batch([part(2, -1, 0.001)]))).not.toBeNull();
+    const noBusy = ev('device', 2, { details: { device: 1 } });
+    expect(checkKernelMessage(batch([noBusy]))).not.toBeNull();
+  });
+});

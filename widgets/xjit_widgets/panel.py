@@ -1,4 +1,5 @@
-"""One panel per jitted function: tabs Jaxpr / Lint / Timing, and Profile
+"""One panel per jitted function: tabs Jaxpr / Lint / Timing, Sharding
+(shardings and collectives) when it ran over many devices, and Profile
 (device time per source line and kernel) when the data carries a profile.
 
 A ``FunctionPanel`` displays as a self-contained ``text/html`` fragment
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from . import profile, render
+from . import profile, render, sharding
 from .static import new_uid, panel_html
 
 
@@ -54,6 +55,7 @@ class PanelData:
     profile: object | None = None  # xjit.inspect.DeviceProfile: adds the Profile tab
     profile_note: str = ""         # why a requested profile is missing (the tab says so)
     perfetto_trace: str | None = None  # the profile's perfetto_trace.json.gz, when written
+    sharding: object | None = None  # xjit.inspect.ShardingInfo: adds the Sharding tab
 
     @property
     def profiled(self) -> bool:
@@ -119,6 +121,9 @@ class FunctionPanel:
     def tabs(self) -> list:
         out = [("Jaxpr", self.jaxpr_html()), ("Lint", self.lint_html()),
                ("Timing", self.timing_html())]
+        if self.data.sharding is not None:
+            out.append(("Sharding", sharding.sharding_html(self.data.sharding,
+                                                           self.data.cell_label)))
         if self.data.profiled:
             out.append(("Profile", self.profile_html()))
         return out
@@ -132,6 +137,8 @@ class FunctionPanel:
                  render.lint_text(d.findings, d.cell_label) if d.findings is not None
                  else "(lint disabled)",
                  "-- Timing --", render.timing_text(d.timing)]
+        if d.sharding is not None:
+            parts += ["-- Sharding --", sharding.sharding_text(d.sharding, d.cell_label)]
         if d.profiled:
             parts += ["-- Profile --", profile.profile_text(d.profile, d.cell_label, d.perfetto_trace)
                       if d.profile is not None else f"({d.profile_note})"]

@@ -66,7 +66,9 @@ def _source_rows(prof):
 
 
 def _header(prof) -> str:
-    return (f"{seconds(prof.device_s)} device time per run on {prof.platform} "
+    where = prof.platform if getattr(prof, "devices", 1) == 1 else \
+        f"{prof.devices} {prof.platform} devices (summed over them)"
+    return (f"{seconds(prof.device_s)} device time per run on {where} "
             f"(wall {seconds(prof.wall_s)}; mean of {prof.repeat} runs)")
 
 

@@ -7,7 +7,6 @@ Execution is asynchronous: an Array may not be ready until
 """
 from __future__ import annotations
 
-import abc
 import sys
 
 import numpy as np
@@ -80,20 +79,43 @@ def copy_to_host_async(buf):
             buf._copy_single_device_array_to_host_async()
 
 
-class Array(abc.ABC):
+class _ArrayMeta(type):
+    """``isinstance(x, Array)`` as one tuple check. Libraries ask it of every
+    leaf (equinox's ``is_array`` on each call of a ``filter_jit`` function),
+    and an ABC's check through ``ABCMeta.__instancecheck__`` costs twice as
+    much. A subclass of ``Array`` joins the tuple and checks as usual."""
+
+    def __init__(cls, name, bases, namespace):
+        super().__init__(name, bases, namespace)
+        if bases:
+            global _ARRAY_TYPES
+            _ARRAY_TYPES += (cls,)
+
+    def __instancecheck__(cls, x):
+        if cls is Array:
+            return isinstance(x, _ARRAY_TYPES)
+        return type.__instancecheck__(cls, x)
+
+    def __subclasscheck__(cls, sub):
+        if cls is Array:
+            return sub is Array or issubclass(sub, _ARRAY_TYPES)
+        return type.__subclasscheck__(cls, sub)
+
+
+class Array(metaclass=_ArrayMeta):
     """The public array type: concrete arrays and tracers are both instances."""
 
     __slots__ = ()
 
 
-Array.register(core.Tracer)
+_ARRAY_TYPES = (core.Tracer,)  # ArrayImpl joins below
 
 
 class ArrayImpl:
-    """A concrete array. Registered with ``Array`` rather than subclassing it:
-    an ABC subclass would make every failing ``isinstance(x, ArrayImpl)`` on
-    the dispatch path go through ``ABCMeta.__instancecheck__`` (as in JAX,
-    the concrete class has the plain ``type`` metaclass)."""
+    """A concrete array. An ``Array`` by ``_ArrayMeta``'s check rather than
+    by subclassing: a subclass would take its metaclass, and every failing
+    ``isinstance(x, ArrayImpl)`` on the dispatch path would call it (as in
+    JAX, the concrete class has the plain ``type`` metaclass)."""
 
     __slots__ = ("_buf", "aval", "_npy", "__weakref__")
     __array_priority__ = 100
@@ -274,7 +296,7 @@ class ArrayImpl:
         return self
 
 
-Array.register(ArrayImpl)
+_ARRAY_TYPES = (ArrayImpl, *_ARRAY_TYPES)
 
 
 def make_array(buf, aval) -> ArrayImpl:

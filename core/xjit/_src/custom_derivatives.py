@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import inspect
 
-from xjit._src import core, dtypes, errors, tree_util
+from xjit._src import core, dtypes, errors, linear_util as lu, tree_util
 from xjit._src.interpreters import ad, batching, mlir as lowering
 from xjit._src.interpreters.ad import Zero
 from xjit._src.interpreters.partial_eval import DebugInfo, close_jaxpr, trace_to_jaxpr
@@ -143,8 +143,8 @@ def _type_tree(tree, leaves):
                ).replace("'", "")
 
 
-def _call_prim(name):
-    p = core.Primitive(name)
+def _call_prim(name, cls=core.Primitive):
+    p = cls(name)
     p.multiple_results = True
     core.abstract_eval_rules[p] = lambda *avals, call_jaxpr, **_: call_jaxpr.out_avals
     core.impl_rules[p] = lambda *args, call_jaxpr, **_: core.eval_jaxpr(
@@ -195,7 +195,45 @@ def _outs_batched(dims, box):
 # --------------------------------------------------------------------------
 # custom_jvp
 
-custom_jvp_call_p = _call_prim("custom_jvp_call")
+class _CustomJVPCallPrimitive(core.Primitive):
+    """``custom_jvp_call``, also in JAX's re-binding form: ``get_bind_params``
+    gives ``subfuns=(fun, jvp)``, ``WrappedFun``s over flat arguments (the rule
+    takes primals then tangents and returns outputs then tangents, zeros as
+    ``SymbolicZero``), which jaxpr interpreters (equinox's) call or bind."""
+
+    def get_bind_params(self, params):
+        new = dict(params)
+        closed, jvp, _ = new.pop("call_jaxpr"), new.pop("jvp"), new.pop("num_consts")
+
+        def flat_jvp(*xs):
+            n = len(xs) // 2
+            outs, touts = jvp(list(xs[:n]), [_to_zero(t) for t in xs[n:]])
+            return [*outs, *[SymbolicZero(t.aval) if type(t) is Zero else t for t in touts]]
+        fun = _jaxpr_fun(closed)
+        fun.__name__, flat_jvp.__name__ = new.pop("name"), _fun_name(jvp)
+        new["subfuns"] = (lu.wrap_init(fun), lu.wrap_init(flat_jvp))
+        return new
+
+    def bind(self, *args, subfuns=None, **params):
+        if subfuns is None:
+            return super().bind(*args, **params)
+        fun, flat_jvp = subfuns
+
+        def jvp(primals, tangents):
+            ts = [SymbolicZero(t.aval) if type(t) is Zero else t for t in tangents]
+            out = flat_jvp.call_wrapped(*primals, *ts)
+            return out[:len(out) // 2], [_to_zero(t) for t in out[len(out) // 2:]]
+        params = {"name": _fun_name(fun), "num_consts": 0,
+                  "symbolic_zeros": params.get("symbolic_zeros", False)}
+        return _custom_jvp_at(core.trace_ctx.trace, fun.call_wrapped,
+                              _Named(jvp, _fun_name(flat_jvp)), list(args), params)
+
+
+def _to_zero(t):
+    return Zero(t.aval) if type(t) is SymbolicZero else t
+
+
+custom_jvp_call_p = _call_prim("custom_jvp_call", _CustomJVPCallPrimitive)
 
 
 def _pp_custom_jvp(p):

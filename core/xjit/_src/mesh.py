@@ -329,6 +329,25 @@ class use_abstract_mesh:
         _context.abstract = self._prev
 
 
+_retoken_listening = []
+
+
+def _retoken(*_):
+    """Give dispatch's hot-path cache token the concrete mesh in context as
+    well as the flags: a jitted call under ``set_mesh`` lays its results out
+    on that mesh (``pxla``), so the one-device fast path must not serve it.
+    Also a config listener (after dispatch's own), as a flag change resets
+    the token to the flags alone."""
+    from xjit._src import config as config_lib, dispatch
+    mesh = _context.concrete
+    key = config_lib.config.trace_key if mesh is None else \
+        (config_lib.config.trace_key, "mesh", mesh._key())
+    dispatch.trace_token = dispatch._trace_tokens.setdefault(key, len(dispatch._trace_tokens))
+    if not _retoken_listening:
+        _retoken_listening.append(True)
+        config_lib.config.add_listener(_retoken)
+
+
 class set_mesh:
     """Put ``mesh`` in context for this thread: at once (a global setter), or
     for a ``with`` block (a context manager that restores the previous mesh).
@@ -349,10 +368,14 @@ class set_mesh:
         self._prev_concrete = _context.concrete
         _context.abstract = EMPTY_ABSTRACT_MESH if mesh is None else abstract_mesh_of(mesh)
         _context.concrete = mesh
+        if mesh is not self._prev_concrete:
+            _retoken()
 
     def __enter__(self):
         return None
 
     def __exit__(self, *exc):
         _context.abstract = self._prev_abstract
-        _context.concrete = self._prev_concrete
+        _context.concrete, mesh = self._prev_concrete, _context.concrete
+        if mesh is not self._prev_concrete:
+            _retoken()

@@ -416,13 +416,12 @@ class PjitFunction:
     def _fast_tree(self, args):
         """The fast path's (entry, leaves, buffers) for positional arguments
         that are pytrees of arrays and Python scalars; entry is None otherwise."""
-        if self._static_argnums:  # static positional arguments join the key by value
-            try:
-                dyn, _, static_key = self._split(args, {})
-            except (TypeError, ValueError):  # the full path raises it properly
+        sa = self._static_argnums
+        if sa:  # static positional arguments join the key by value, as ``_split`` makes it
+            if len(args) <= sa[-1]:  # one left to its default: the full path
                 return None, args, None
-            leaves, treedef = _flatten(dyn)
-            key = [dispatch.trace_token, treedef, static_key]
+            leaves, treedef = _flatten(tuple([a for i, a in enumerate(args) if i not in sa]))
+            key = [dispatch.trace_token, treedef, (tuple([args[i] for i in sa]), ())]
         else:
             leaves, treedef = _flatten(args)
             key = [dispatch.trace_token, treedef]
@@ -439,7 +438,10 @@ class PjitFunction:
                 scalars = True
             else:
                 return None, leaves, None
-        entry = self._fast.get(tuple(key))
+        try:
+            entry = self._fast.get(tuple(key))
+        except TypeError:  # an unhashable static argument: the full path raises JAX's error
+            return None, leaves, None
         if scalars and entry is not None:
             bufs = _buffers(leaves, key[nkey:], entry)
         return entry, leaves, bufs

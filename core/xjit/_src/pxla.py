@@ -21,6 +21,7 @@ from jaxlib import xla_client as xc
 from xjit._src import compiler, core, dispatch, errors, tree_util
 from xjit._src.array import ArrayImpl
 from xjit._src.sharded_array import ShardedArrayImpl, place_sharded
+from xjit._src import mesh as mesh_lib
 from xjit._src.mesh import AbstractMesh
 from xjit._src.sharding import NamedSharding, PartitionSpec, Sharding, spec_from_hlo
 
@@ -52,9 +53,10 @@ class SpmdModule:
         listed = ", ".join(f'{{name = "{n}", size = {s} : i64}}' for n, s in mesh.shape_tuple)
         self.mesh_decl = (f"  sdy.mesh @mesh = <[{axes}]> "
                           f"{{stablehlo.mesh = {{axes = [{listed}]}}}}\n")
-        self._in = [None if s is None else sdy_sharding(s, len(a.shape))
+        # a key array's trailing dimensions (its key data) are not split
+        self._in = [None if s is None else sdy_sharding(s, len(_physical(a).shape))
                     for s, a in zip(in_shardings, in_avals)]
-        self._out = [None if s is None else sdy_sharding(s, len(a.shape))
+        self._out = [None if s is None else sdy_sharding(s, len(_physical(a).shape))
                      for s, a in zip(out_shardings, out_avals)]
 
     def arg_attr(self, i, attr):
@@ -78,31 +80,52 @@ class SpmdExecutable:
         self.exe, self.mesh, self.in_shardings, self.text = exe, mesh, in_shardings, text
         self.in_avals, self.out_avals = in_avals, out_avals
         self.out_shardings = []
-        for op, aval, given in zip(exe.get_output_shardings(), out_avals, given_out):
+        ops = exe.get_output_shardings()  # None from a program of one device
+        for op, aval, given in zip(ops or [None] * len(out_avals), out_avals, given_out):
             if given is not None:  # out_shardings fixed it: as the caller named it
                 self.out_shardings.append(given)
                 continue
-            hlo = xc.HloSharding.from_proto(op)
+            hlo = xc.HloSharding.replicate() if op is None else xc.HloSharding.from_proto(op)
             spec = spec_from_hlo(mesh, hlo, len(aval.shape))
             if spec is None:
                 raise NotImplementedError(f"xjit cannot name the output sharding {hlo} as a "
                                           f"PartitionSpec over {mesh}")
-            self.out_shardings.append(NamedSharding(mesh, spec))
+            if mesh.are_all_axes_explicit:  # JAX names it by the type: one entry a dim
+                spec = PartitionSpec(*spec, *[None] * (len(aval.shape) - len(spec)))
+            self.out_shardings.append(intern(NamedSharding(mesh, spec)))
         self.handlers = [_jax.array_result_handler(_physical(a), s, True, _skip_checks=True)
                          for a, s in zip(out_avals, self.out_shardings)]
 
     def run(self, leaves):
-        bufs = [_laid_out(x, s, a) for x, s, a in zip(leaves, self.in_shardings,
-                                                     self.in_avals)]
+        bufs = []
+        for x, s, a in zip(leaves, self.in_shardings, self.in_avals):
+            # an output of an earlier step carries the very sharding object (interned)
+            bufs.append(x._buf if type(x) is ShardedArrayImpl and x._buf._sharding is s
+                        else _laid_out(x, s, a))
         try:
             outs = self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)
         except _jax.JaxRuntimeError as e:
+            for x in leaves:  # a deleted argument: JAX's error for it
+                if isinstance(x, ArrayImpl):
+                    x._check_alive()
             raise dispatch._runtime_error(e, leaves) from None
         return [ShardedArrayImpl(b, a) for b, a in zip(outs, self.out_avals)]
 
 
 def _physical(aval):
     return aval.dtype.physical_aval(aval) if getattr(aval.dtype, "extended", False) else aval
+
+
+_interned: dict = {}
+
+
+def intern(sharding):
+    """One object per distinct sharding that jit takes or gives, so an output
+    fed back as the next step's argument matches its input sharding by
+    identity (no ``__eq__`` on the per-call path)."""
+    if len(_interned) > 4096:
+        _interned.clear()
+    return _interned.setdefault(sharding, sharding)
 
 
 def _laid_out(x, sharding, aval):
@@ -146,7 +169,7 @@ def _flat_shardings(spec_tree, tree_of, n, what):
 
 def needs_spmd(jf, leaves) -> bool:
     """Whether this call runs over many devices."""
-    if getattr(jf, "_shardings", None) is not None:
+    if getattr(jf, "_shardings", None) is not None or mesh_lib._context.concrete is not None:
         return True
     for x in leaves:
         if type(x) is ShardedArrayImpl:
@@ -188,9 +211,10 @@ def call(jf, key, dyn, dkw, static_key, leaves, treedef, avals, mesh=None):
     """Run the jitted ``jf`` over many devices and return the output tree, or
     return None when every sharding involved is on one device. ``mesh``: the
     mesh a shard_map in the program runs on."""
-    arg_shardings = tuple(x.sharding if type(x) is ShardedArrayImpl else None for x in leaves)
+    arg_shardings = tuple(x._buf._sharding if type(x) is ShardedArrayImpl else None
+                          for x in leaves)
     fast = jf.__dict__.setdefault("_spmd_calls", {})
-    fast_key = (key, arg_shardings, mesh)
+    fast_key = (key, arg_shardings, mesh, mesh_lib._context.concrete)
     hit = fast.get(fast_key)
     if hit is not None:  # this signature and these arguments' shardings ran before
         entry, exe = hit
@@ -211,16 +235,22 @@ def call(jf, key, dyn, dkw, static_key, leaves, treedef, avals, mesh=None):
 
 def _plan(jf, key, dyn, dkw, static_key, leaves, treedef, avals, mesh):
     """(trace entry, mesh, input shardings, fixed output shardings) of a call,
-    or None when it involves no mesh of several devices."""
+    or None when it involves no mesh of several devices (nor one ``set_mesh``
+    put in context)."""
     arg_shardings = [x.sharding if type(x) is ShardedArrayImpl else None for x in leaves]
     in_spec, out_spec = getattr(jf, "_shardings", None) or (None, None)
-    entry, tracer_consts, ref_consts = jf._entry(key, dyn, dkw, static_key, leaves, treedef,
-                                                 avals)
-    if tracer_consts or ref_consts:
-        raise NotImplementedError("xjit's jit over many devices takes no closed-over refs")
     n_pos = len(tree_util.tree_leaves(tuple(dyn)))  # in_shardings covers positional args
     in_flat = _flat_shardings(in_spec, tuple(dyn), n_pos, "in_shardings") + \
         [None] * (len(leaves) - n_pos)
+    staging = _Staging([g if g is not None else own for g, own in zip(in_flat, arg_shardings)])
+    _staging.append(staging)
+    try:
+        entry, tracer_consts, ref_consts = jf._entry(key, dyn, dkw, static_key, leaves,
+                                                     treedef, avals)
+    finally:
+        _staging.pop()
+    if staging.read:  # the program depends on these shardings: traced again for others
+        jf._cache.pop(key, None)
     out_avals = entry.closed.out_avals
     out_tree_proto = tree_util.tree_unflatten(entry.out_tree, list(range(len(out_avals))))
     out_flat = _flat_shardings(out_spec, out_tree_proto, len(out_avals), "out_shardings")
@@ -228,8 +258,15 @@ def _plan(jf, key, dyn, dkw, static_key, leaves, treedef, avals, mesh):
         mesh = jaxpr_mesh(entry.closed)
     meshes = ([] if mesh is None else [mesh]) + list(_meshes_of(in_flat, out_flat,
                                                                  arg_shardings))
+    context = mesh_lib.get_concrete_mesh()  # set_mesh: results laid out on it, replicated
+    if not meshes and context is not None and not context.empty:
+        if tracer_consts or ref_consts:  # the one-device path runs it, as before set_mesh
+            return None
+        meshes.append(context)
     if not meshes:
         return None
+    if tracer_consts or ref_consts:
+        raise NotImplementedError("xjit's jit over many devices takes no closed-over refs")
     mesh = meshes[0]  # the program's mesh; the others name its axes differently
     for m in set(meshes[1:]):
         _check_devices(mesh, m, "a sharding")
@@ -244,9 +281,40 @@ def _plan(jf, key, dyn, dkw, static_key, leaves, treedef, avals, mesh):
             s = replicated
         s.check_compatible_aval(aval.shape)
         s.shard_shape(aval.shape)  # divisibility, with JAX's message
-        ins.append(s)
-    outs = [None if s is None or s.num_devices == 1 else s for s in out_flat]
+        ins.append(intern(s))
+    outs = [s if isinstance(s, NamedSharding) and (s.num_devices > 1 or mesh.size == 1)
+            else None for s in out_flat]
     return entry, mesh, ins, outs
+
+
+class _Staging:
+    """The shardings of the arguments of the jit ``_plan`` is tracing (one
+    per flat argument; None: not laid out on a mesh), and whether the trace
+    read one (``shard_map``'s ``in_specs=Infer``)."""
+
+    def __init__(self, shardings):
+        self.shardings, self.read = shardings, False
+
+
+_staging: list = []
+
+
+def traced_arg_sharding(x):
+    """The sharding of the argument that tracer ``x`` stands for, when ``x``
+    is an argument of the jit over many devices being traced; else raises
+    LookupError. (xjit's avals carry no sharding: JAX reads it from
+    ``x``'s type.)"""
+    while hasattr(x, "primal"):  # under grad/jvp inside the jit: its primal's
+        x = x.primal
+    trace = getattr(x, "_trace", None)
+    if not _staging or getattr(trace, "parent", None) is not core.eval_trace:
+        raise LookupError(x)
+    staging = _staging[-1]
+    invars = getattr(trace, "invars", ())
+    if len(invars) != len(staging.shardings) or getattr(x, "var", None) not in invars:
+        raise LookupError(x)
+    staging.read = True
+    return staging.shardings[invars.index(x.var)]
 
 
 def lower(jf, args, kwargs):

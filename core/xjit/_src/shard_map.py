@@ -226,6 +226,9 @@ def _shard_map(f, mesh, in_specs, out_specs, axis_names, check_vma, emulate=Fals
                 raise ValueError(f"shard_map in_specs {in_specs} is not a tree prefix of the "
                                  f"arguments' structure {in_tree}") from None
         fun_name = getattr(f, "__name__", repr(f))
+        eager_mesh = None if emulate else _eager_mesh(m, manual, specs)
+        if eager_mesh is not None:
+            return _eager(f, eager_mesh, leaves, in_tree, specs, out_specs, check_vma, fun_name)
         if (not emulate and isinstance(m, Mesh) and m.size > 1
                 and manual == frozenset(m.axis_names) and all(s is not None for s in specs)):
             return _spmd(f, m, manual, leaves, in_tree, specs, out_specs, check_vma, fun_name)
@@ -266,19 +269,99 @@ def _shard_map(f, mesh, in_specs, out_specs, axis_names, check_vma, emulate=Fals
     return wrapped
 
 
+def _eager_mesh(mesh, manual, specs):
+    """The concrete mesh an eager shard_map runs its body on one primitive at
+    a time (``shard_map_eager``): outside any trace, over all axes of a
+    concrete mesh (given, or the one ``set_mesh`` put in context)."""
+    from xjit._src import core, mesh as mesh_lib
+    if core.trace_ctx.trace is not core.eval_trace or any(s is None for s in specs):
+        return None
+    if not isinstance(mesh, Mesh):
+        context = mesh_lib.get_concrete_mesh()
+        if context is None or context.abstract_mesh != mesh:
+            return None
+        mesh = context
+    return mesh if manual == frozenset(mesh.axis_names) else None
+
+
+def _eager(f, mesh, leaves, in_tree, specs, out_specs, check_vma, fun_name):
+    from xjit._src import shard_map_eager
+    sizes, order = dict(mesh.shape_tuple), list(mesh.axis_names)
+    manual = frozenset(order)
+
+    def shard_input(x, spec):
+        return _shard_input(x, spec, sizes, order, manual, fun_name)
+
+    outs, out_tree, out = shard_map_eager.run(f, mesh, leaves, in_tree, specs, check_vma,
+                                              shard_input)
+    spec_leaves = _out_spec_leaves(out_specs, out, out_tree, manual)
+    if check_vma:
+        _check_replication(mesh, spec_leaves, [vma for _, vma in outs], out_tree)
+    results = []
+    for (y, _), spec in zip(outs, spec_leaves):
+        y = _unshard_output(y, spec or PartitionSpec(), sizes, order, manual)
+        results.append(with_sharding_constraint(y, NamedSharding(mesh, spec or PartitionSpec())))
+    return tree_util.tree_unflatten(out_tree, results)
+
+
+def _check_replication(mesh, specs, vmas, out_tree):
+    """JAX's error for outputs whose ``out_specs`` leave out a mesh axis the
+    value may vary over (it would have to be replicated there)."""
+    paths = [p for p, _ in tree_util.tree_flatten_with_path(
+        tree_util.tree_unflatten(out_tree, [0] * len(vmas)))[0]]
+    msgs = []
+    for path, spec, vma in zip(paths, specs, vmas):
+        spec = spec or PartitionSpec()
+        mentioned = set(spec._axis_names())
+        unmentioned = [n for n in mesh.axis_names if n not in mentioned]
+        if not vma - mentioned:
+            continue
+        where = f"out_specs{tree_util.keystr(path)} is {spec} which implies that the " \
+            "corresponding output value is"
+        if len(unmentioned) > 1:
+            need = ",".join(n for n in mesh.axis_names if n in mentioned)
+            diff = ",".join(n for n in unmentioned if n in vma)
+            got = ",".join(n for n in mesh.axis_names if n in vma)
+            msgs.append(f"* {where} only varying across mesh axes {{{need}}} and not "
+                        f"{{{diff}}}, but it was inferred to be possibly varying over {{{got}}}")
+        else:
+            msgs.append(f"* {where} replicated across mesh axis '{unmentioned[0]}', but could "
+                        "not infer replication over any axes")
+    if not msgs:
+        return
+    if len(msgs) == 1:
+        msgs = [msgs[0][2:]]
+    # JAX's eager shard_map finds this in the inner shard_map that reassembles
+    # the outputs, so its message names that helper rather than the body.
+    raise ValueError(
+        "shard_map applied to the function '_rem_singleton' was given out_specs which require "
+        "replication which can't be statically inferred given the mesh:\n\nThe mesh given has "
+        f"shape {tuple(mesh.axis_sizes)} with corresponding axis names {mesh.axis_names}.\n\n"
+        + "\n\n".join(msgs) + "\n\nCheck if these output values are meant to be replicated "
+        "over those mesh axes. If not, consider revising the corresponding out_specs entries. "
+        "If so, consider disabling the check by passing the check_vma=False argument to "
+        "`jax.shard_map`.")
+
+
 def _inferred_spec(x, manual, sizes):
-    """The in_spec of ``x`` read from its sharding. A traced value carries no
-    sharding in xjit (JAX reads it from the value's type): rather than guess
-    it replicated, that fails unless every manual axis has size 1."""
+    """The in_spec of ``x`` read from its sharding: a concrete array's, or for
+    an argument of the jit over many devices being traced, that argument's
+    (xjit's avals carry no sharding, so a traced value elsewhere fails unless
+    every manual axis has size 1, rather than guess it replicated)."""
+    from xjit._src import pxla
     from xjit._src.core import Tracer
     if isinstance(x, Tracer):
-        if any(sizes[a] > 1 for a in manual):
-            raise NotImplementedError(
-                "shard_map with in_specs=jax.sharding.Infer (the default) cannot read the "
-                "sharding of a traced argument in xjit; pass in_specs explicitly (or call "
-                "shard_map outside jit)")
-        return PartitionSpec()
-    sharding = getattr(x, "sharding", None)
+        try:
+            sharding = pxla.traced_arg_sharding(x)
+        except LookupError:
+            if any(sizes[a] > 1 for a in manual):
+                raise NotImplementedError(
+                    "shard_map with in_specs=jax.sharding.Infer (the default) cannot read the "
+                    "sharding of this traced value in xjit (only of the arguments of the jit "
+                    "being traced); pass in_specs explicitly") from None
+            return PartitionSpec()
+    else:
+        sharding = getattr(x, "sharding", None)
     if isinstance(sharding, NamedSharding):
         return PartitionSpec(*[
             tuple(a for a in (p if isinstance(p, tuple) else (p,)) if a in manual) or None

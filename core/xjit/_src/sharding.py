@@ -34,33 +34,122 @@ class _Unconstrained:
         return "UNCONSTRAINED"
 
 
+def _canonical_part(p):
+    """A spec entry as JAX keeps it: a list is a tuple, a 1-tuple its one axis
+    and the empty tuple None."""
+    if isinstance(p, (tuple, list)):
+        p = tuple(p)
+        return None if not p else p[0] if len(p) == 1 else p
+    return p
+
+
+def _axis_set(name, value):
+    if isinstance(value, frozenset):
+        return value
+    if not isinstance(value, set):
+        raise TypeError(f"{name} argument of PartitionSpec should of type `frozenset` or "
+                        f"`set`. Got type {value}")
+    return frozenset(value)
+
+
 class PartitionSpec:
-    """Per-dimension mesh axis names (None: not partitioned)."""
+    """Per-dimension mesh axis names (None: not partitioned), and the mesh axes
+    over which the value is an unreduced partial sum (``unreduced``) or known
+    to be reduced (``reduced``)."""
     UNCONSTRAINED = _Unconstrained()
 
-    __slots__ = ("_parts",)
+    __slots__ = ("_parts", "unreduced", "reduced")
 
-    def __init__(self, *parts):
-        self._parts = tuple(tuple(p) if isinstance(p, list) else p for p in parts)
+    def __init__(self, *parts, unreduced=frozenset(), reduced=frozenset()):
+        self._parts = tuple(_canonical_part(p) for p in parts)
+        self.unreduced = _axis_set("unreduced", unreduced)
+        self.reduced = _axis_set("reduced", reduced)
+        if None in self.unreduced or None in self.reduced:
+            which = "unreduced" if None in self.unreduced else "reduced"
+            raise ValueError(f"{which} cannot contain None. All elements in {which} should "
+                             "refer to the mesh axes.")
+        if self.unreduced & self.reduced:
+            raise ValueError("`unreduced` and `reduced` argument to PartitionSpec cannot "
+                             f"overlap. Got unreduced: {self.unreduced} and reduced: "
+                             f"{self.reduced}")
+        for name in self._axis_names():
+            for which in ("unreduced", "reduced"):
+                if name in getattr(self, which):
+                    raise ValueError(f"partitions cannot overlap with {which} axes passed to "
+                                     f"PartitionSpec. Got partitions: {self._parts} and "
+                                     f"{which} axes: {getattr(self, which)}")
+
+    partitions = property(lambda self: self._parts)
+
+    def _positional(self, what):
+        if self.unreduced or self.reduced:
+            raise ValueError(f"Using {what} is dangerous when PartitionSpec has non-empty "
+                             "unreduced/reduced set. Please use "
+                             f"{'spec.partitions[...]' if what == 'pspec[...]' else '*spec.partitions'}")
+        return self._parts
 
     def __len__(self):
         return len(self._parts)
 
     def __getitem__(self, i):
-        return self._parts[i]
+        return self._positional("pspec[...]")[i]
 
     def __iter__(self):
-        return iter(self._parts)
+        return iter(self._positional("*pspec"))
+
+    def index(self, value):
+        return self._parts.index(_canonical_part(value))
+
+    def count(self, value):
+        return self._parts.count(_canonical_part(value))
+
+    def __add__(self, other):
+        if isinstance(other, PartitionSpec):
+            return PartitionSpec(*self._parts, *other._parts,
+                                 unreduced=self.unreduced | other.unreduced,
+                                 reduced=self.reduced | other.reduced)
+        if isinstance(other, tuple):
+            self._no_tuple_concat(other, "__add__")
+            return PartitionSpec(*self._parts, *other)
+        raise NotImplementedError
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            raise NotImplementedError
+        self._no_tuple_concat(other, "__radd__")
+        return PartitionSpec(*other, *self._parts)
+
+    def _no_tuple_concat(self, other, op):
+        for which in ("unreduced", "reduced"):
+            if getattr(self, which):
+                raise TypeError(f"other {other} cannot be of instance `tuple` when self {self} "
+                                f"has {which} in `{op}` of PartitionSpec.")
+
+    def update(self, partitions=None, unreduced=None, reduced=None):
+        """This spec with its partitions or (un)reduced axes replaced."""
+        return PartitionSpec(*(self._parts if partitions is None else partitions),
+                             unreduced=self.unreduced if unreduced is None else unreduced,
+                             reduced=self.reduced if reduced is None else reduced)
 
     def __eq__(self, other):
-        return isinstance(other, PartitionSpec) and self._parts == other._parts
+        return isinstance(other, PartitionSpec) and self._parts == other._parts and \
+            self.unreduced == other.unreduced and self.reduced == other.reduced
 
     def __hash__(self):
-        return hash(self._parts)
+        return hash((self._parts, self.unreduced, self.reduced))
+
+    def __reduce__(self):
+        return functools.partial(PartitionSpec, unreduced=self.unreduced,
+                                 reduced=self.reduced), self._parts
 
     def __repr__(self):
-        return "P(" + "".join(f"{p!r}, " for p in self._parts)[:-2] + \
-            ("," if len(self._parts) == 1 else "") + ")"
+        parts = repr(self._parts)[1:-1]
+        if not self.unreduced and not self.reduced:
+            return f"P({parts})"
+        sets = ", ".join(f"{w}={set(getattr(self, w))!r}" for w in ("unreduced", "reduced")
+                         if getattr(self, w))
+        parts = "" if not parts else f"{parts} " if parts.endswith(",") else f"{parts}, "
+        return f"P({parts}{sets})"
 
     __str__ = __repr__
 
@@ -175,6 +264,26 @@ class NamedSharding(Sharding):
     @property
     def is_fully_replicated(self):
         return all(self.mesh.shape[n] == 1 for n in self.spec._axis_names())
+
+    _is_concrete = property(lambda self: not isinstance(self.mesh, AbstractMesh))
+
+    @property
+    def replicated_axes(self):
+        """The mesh axes no dimension (nor the unreduced/reduced sets) names."""
+        return frozenset(self.mesh.axis_names) - frozenset(self.spec._axis_names()) - \
+            self.spec.unreduced - self.spec.reduced
+
+    def update(self, **kwargs):
+        """This sharding with its ``mesh``, ``spec`` (any sequence of entries)
+        or ``memory_kind`` replaced; other keywords are ignored, as in JAX."""
+        spec = kwargs.get("spec", self.spec)
+        if not isinstance(spec, PartitionSpec):
+            spec = PartitionSpec(*spec)
+        return NamedSharding(kwargs.get("mesh", self.mesh), spec,
+                             memory_kind=kwargs.get("memory_kind", self.memory_kind))
+
+    def with_memory_kind(self, kind):
+        return self.update(memory_kind=kind)
 
     def __eq__(self, other):
         return self is other or (isinstance(other, NamedSharding) and self.spec == other.spec

@@ -56,6 +56,7 @@ _TRANSCENDENTAL = {"exponential", "exponential-minus-one", "log", "log-plus-one"
 class _Instr:
     name: str
     opcode: str
+    shape: str        # the result type, as printed
     dims: tuple       # the first array shape of the result
     operands: tuple
     calls: str | None  # the fused computation, for a fusion
@@ -112,7 +113,7 @@ def _parse_hlo(text: str):
             elif s:
                 source = (_unescape(s[1]), int(s[2]), None)
         calls = _CALLS.search(rest)
-        instrs[name] = _Instr(name, opcode, dims, tuple(_OPERAND.findall(args)),
+        instrs[name] = _Instr(name, opcode, shape, dims, tuple(_OPERAND.findall(args)),
                               calls[1] if calls else None, op_name, source, rest)
     return instrs, comps
 
@@ -254,7 +255,9 @@ class DeviceProfile:
     idles between them; the busy time where the profiler gives kernels no
     run id); ``wall_s`` the host time of a call until its outputs were
     ready. All are means over the runs, so they compare. ``run_spans``
-    places each run in Unix time (the sidebar's device lane)."""
+    places each run in Unix time (the sidebar's device lane); for a program
+    over several devices (``devices`` > 1) the times are summed over them,
+    and ``device_spans`` places each device's part of each run."""
     fun_name: str
     module: str
     platform: str
@@ -268,6 +271,8 @@ class DeviceProfile:
     xspace: bytes = dataclasses.field(repr=False)
     scopes: list = dataclasses.field(default_factory=list)
     run_spans: list = dataclasses.field(default_factory=list)  # (start, end, device s), Unix s
+    devices: int = 1
+    device_spans: list = dataclasses.field(default_factory=list)  # (device, start, end, busy s)
 
     def export(self, log_dir, create_perfetto_trace: bool = False) -> str:
         """Write the underlying trace where XProf/TensorBoard looks for it
@@ -326,7 +331,9 @@ class DeviceProfile:
         )
 
     def _header(self):
-        return (f"Device profile of {self.fun_name} on {self.platform}: {_fmt(self.device_s)} "
+        where = self.platform if self.devices == 1 else \
+            f"{self.devices} {self.platform} devices (summed)"
+        return (f"Device profile of {self.fun_name} on {where}: {_fmt(self.device_s)} "
                 f"device time per run (span {_fmt(self.span_s)}, wall {_fmt(self.wall_s)}; "
                 f"{self.repeat} runs)")
 
@@ -398,6 +405,11 @@ def device_profile(fun, *args, repeat: int = 5, **kwargs) -> DeviceProfile:
     jf = fun if isinstance(fun, PjitFunction) else PjitFunction(fun)
     lowered = jf.lower(*args, **kwargs)
     compiled = lowered.compile()
+    if not hasattr(compiled, "runtime_executable"):  # a program over many devices
+        leaves = tree_util.tree_leaves(jf._split(args, kwargs)[:2])
+        if any(compiled._entry.donated):
+            leaves = [np.array(x) for x in leaves]  # laid out anew each call: none consumed
+        args, kwargs = leaves, {}
     calls = [_fresh_args(compiled, args, kwargs) for _ in range(repeat + 1)]
     _wait(compiled(*calls[0][0], **calls[0][1]))
     walls = []
@@ -410,26 +422,30 @@ def device_profile(fun, *args, repeat: int = 5, **kwargs) -> DeviceProfile:
     options = profiler.ProfileOptions()
     options.python_tracer_level = 0  # every Python call an event: host overhead, no device time
     xspace = profiler.collect_xspace(run, options)
-    exe = compiled.runtime_executable()
+    exe = compiled.runtime_executable() if hasattr(compiled, "runtime_executable") else \
+        compiled._exe.exe
     hlo = exe.hlo_modules()[0]
     return _attribute(xspace, hlo.name, hlo.to_string(),
                       _mlir_locations(lowered.as_text(debug_info=True)),
-                      getattr(compiled, "__name__", type(fun).__name__),
+                      getattr(compiled, "__name__", None) or getattr(fun, "__name__",
+                                                                     type(fun).__name__),
                       exe.local_devices()[0], repeat, statistics.fmean(walls))
 
 
 def _fresh_args(compiled, args, kwargs):
     """The call's arguments, as host copies where arguments are donated (a
     run consumes them, and the caller's arrays must survive)."""
-    if not any(i.donated for i in tree_util.tree_leaves(compiled.args_info)):
+    info = getattr(compiled, "args_info", None)  # None: an SPMD program, its own copies
+    if info is None or not any(i.donated for i in tree_util.tree_leaves(info)):
         return args, kwargs
     return tree_util.tree_map(lambda x: np.array(x) if hasattr(x, "dtype") else x,
                               (args, kwargs))
 
 
 def _kernel_events(data, module: str):
-    """[instruction name, run id, start ns, self ns, end ns] of each kernel
-    of ``module``. Kernels are on the device planes where there are any
+    """[instruction name, run id, start ns, self ns, end ns, device] of each
+    kernel of ``module`` (device: its ordinal, from the device plane's name
+    or the CPU event's ``device_ordinal``). Kernels are on the device planes where there are any
     (GPU: CUPTI's kernel events; the host's launches are not device time),
     else on the host's (CPU: the thunk events of the client's threads). An
     event's self time excludes the events nested in it on its line (a while
@@ -438,6 +454,8 @@ def _kernel_events(data, module: str):
     for plane in data.planes:
         lines = list(plane.lines)
         on_device = plane.name.startswith("/device:")
+        ordinal = int(plane.name.rsplit(":", 1)[1]) if on_device and \
+            plane.name.rsplit(":", 1)[1].isdigit() else None
         if on_device:  # derived per-op line, where present, rather than the streams
             lines = [ln for ln in lines if ln.name == "XLA Ops"] or lines
         out = device if on_device else host
@@ -447,15 +465,16 @@ def _kernel_events(data, module: str):
                 stats = dict(s for s in e.stats if s[0] is not None)
                 if stats.get("hlo_module") == module:
                     evs.append((e.start_ns, e.start_ns + e.duration_ns,
-                                stats.get("hlo_op", e.name), stats.get("run_id")))
+                                stats.get("hlo_op", e.name), stats.get("run_id"),
+                                stats.get("device_ordinal", ordinal)))
             evs.sort(key=lambda t: (t[0], -t[1]))
             stack = []  # (end, index into out) of the enclosing events
-            for start, end, name, run_id in evs:
+            for start, end, name, run_id, where in evs:
                 while stack and stack[-1][0] <= start:
                     stack.pop()
                 if stack:  # nested: not the enclosing event's own time
                     out[stack[-1][1]][3] -= end - start
-                out.append([name, run_id, start, end - start, end])
+                out.append([name, run_id, start, end - start, end, where])
                 stack.append((end, len(out) - 1))
     return device or host
 
@@ -467,13 +486,17 @@ def _attribute(xspace, module, hlo_text, locations, fun_name, device, repeat,
     events = _kernel_events(data, module)
     runs = collections.defaultdict(list)
     run_busy = collections.Counter()
+    per_device = collections.defaultdict(list)  # (device, run id) -> kernel intervals
+    device_busy = collections.Counter()
     op_ns = collections.Counter()
     op_count = collections.Counter()
-    for name, run_id, start, self_ns, end in events:
+    for name, run_id, start, self_ns, end, where in events:
         op_ns[name] += self_ns
         op_count[name] += 1
         runs[run_id].append((start, end))
         run_busy[run_id] += self_ns
+        per_device[where, run_id].append((start, end))
+        device_busy[where, run_id] += self_ns
     total_ns = sum(op_ns.values())
     eqn_ns = collections.Counter()
     eqn_kernels = collections.defaultdict(dict)
@@ -521,9 +544,15 @@ def _attribute(xspace, module, hlo_text, locations, fun_name, device, repeat,
              for src, ns in line_ns.most_common()]
     scopes = [ScopeTime(name, ns * per, share(ns), tuple(scope_eqns[name]))
               for name, ns in scope_ns.most_common()]
+    start_ns = _start_ns(data)
+    devices = sorted({d for d, _ in per_device if d is not None})
+    device_spans = sorted((d, *span) for (d, _), span in zip(
+        per_device, _run_spans(per_device, device_busy, start_ns, ordered=False))) \
+        if len(devices) > 1 else []
     return DeviceProfile(fun_name, module, device.platform, repeat, total_ns * per,
                          _span_ns(runs, repeat) * 1e-9, wall_s, ops, equations, lines, xspace,
-                         scopes, _run_spans(runs, run_busy, _start_ns(data)))
+                         scopes, _run_spans(runs, run_busy, start_ns), max(len(devices), 1),
+                         device_spans)
 
 
 def _start_ns(data) -> int:
@@ -535,12 +564,13 @@ def _start_ns(data) -> int:
     return 0
 
 
-def _run_spans(runs, run_busy, start_ns):
-    """(first kernel start, last kernel end, kernels' time) of each run,
-    Unix seconds, in time order (one span for all where there are no run ids)."""
+def _run_spans(runs, run_busy, start_ns, ordered=True):
+    """(first kernel start, last kernel end, kernels' time) of each run (or
+    each device's part of it), Unix seconds, in time order unless not
+    ``ordered`` (then as ``runs``; one span for all where there are no run ids)."""
     spans = [((start_ns + min(s for s, _ in iv)) * 1e-9, (start_ns + max(e for _, e in iv)) * 1e-9,
               run_busy[rid] * 1e-9) for rid, iv in runs.items()]
-    return sorted(spans)
+    return sorted(spans) if ordered else spans
 
 
 def _span_ns(runs, repeat):

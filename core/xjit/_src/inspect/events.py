@@ -21,7 +21,7 @@ import warnings
 import weakref
 from typing import Callable
 
-from xjit._src import core, monitoring, traceback_util
+from xjit._src import core, monitoring, traceback_util, tree_util
 from xjit._src.config import config
 from xjit._src.inspect import explain, observe
 
@@ -386,11 +386,20 @@ def timings(closed) -> dict:
 
 def abstract_args(fid):
     """(args, kwargs) of the latest traced call of ``fid`` with every array
-    replaced by a ShapeDtypeStruct (static arguments kept)."""
+    replaced by a ShapeDtypeStruct (static arguments kept), carrying its
+    sharding where that call ran over many devices."""
     jf, key = function(fid), last_key.get(fid)
     if jf is None or key is None:
         raise KeyError(f"no traced call recorded for function id {fid}")
-    return jf.abstract_call(key)
+    from xjit._src.inspect.spmd import in_shardings
+    from xjit._src.stages import ShapeDtypeStruct
+    out = jf.abstract_call(key)
+    shardings = in_shardings(jf, key)
+    if shardings is None:
+        return out
+    it = iter(shardings)  # the structs come in the order of the key's leaves
+    return tree_util.tree_map(lambda x: x.update(sharding=next(it)) if isinstance(
+        x, ShapeDtypeStruct) else x, out, is_leaf=lambda x: isinstance(x, ShapeDtypeStruct))
 
 
 def jaxpr_text_and_lines(closed):

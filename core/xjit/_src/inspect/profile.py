@@ -12,6 +12,7 @@ import numpy as np
 from xjit._src import core, dispatch, monitoring, tree_util
 from xjit._src.array import ArrayImpl
 from xjit._src.inspect import events
+from xjit._src.sharded_array import ShardedArrayImpl, place_sharded
 
 
 @dataclasses.dataclass
@@ -49,19 +50,25 @@ def profile(fun, *args, repeat: int = 10, **kwargs) -> Profile:
     if repeat < 1:
         raise ValueError(f"repeat must be at least 1, got {repeat}")
     jf = fun if hasattr(fun, "trace") and hasattr(fun, "lower") else jit(fun)
+    sharded = any(type(x) is ShardedArrayImpl for x in tree_util.tree_leaves((args, kwargs)))
     with _durations() as now:
         traced = jf.trace(*args, **kwargs)
-        compiled = traced.lower().compile()
+        # arguments over many devices: the SPMD program their call runs
+        compiled = (jf.lower(*args, **kwargs) if sharded else traced.lower()).compile()
     before = events.timings(traced.jaxpr)
     cache_hit = monitoring.TRACE_DURATION not in now
     trace_s = now.get(monitoring.TRACE_DURATION, before.get("trace_s", 0.0))
     lower_s = now.get(monitoring.LOWER_DURATION, before.get("lower_s", 0.0))
     compile_s = now.get(monitoring.COMPILE_DURATION, before.get("compile_s", 0.0))
 
-    host = tree_util.tree_map(lambda x: np.asarray(x) if _is_array(x) else x, (args, kwargs))
+    host = tree_util.tree_map(lambda x: (np.asarray(x), getattr(x, "sharding", None))
+                              if _is_array(x) else x, (args, kwargs))
     t0 = time.perf_counter()
     dev_args, dev_kwargs = tree_util.tree_map(
-        lambda x: _to_device(x) if isinstance(x, np.ndarray) else x, host)
+        lambda x: _to_device(*x) if isinstance(x, tuple) and len(x) == 2 and
+        isinstance(x[0], np.ndarray) else x, host, is_leaf=_is_host_pair)
+    if sharded:  # the compiled SPMD program takes the dynamic arguments' leaves
+        dev_args, dev_kwargs = tree_util.tree_leaves(jf._split(dev_args, dev_kwargs)[:2]), {}
     for x in tree_util.tree_leaves((dev_args, dev_kwargs)):
         if hasattr(x, "block_until_ready"):
             x.block_until_ready()
@@ -86,7 +93,14 @@ def profile(fun, *args, repeat: int = 10, **kwargs) -> Profile:
     return prof
 
 
-def _to_device(x):
+def _is_host_pair(x):
+    return isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], np.ndarray)
+
+
+def _to_device(x, sharding=None):
+    """A host copy back on the device(s), laid out as the original was."""
+    if getattr(sharding, "num_devices", 1) > 1:
+        return place_sharded(x, sharding)
     aval = core.aval_of(x)
     return ArrayImpl(dispatch.to_buffer(x, aval), aval)
 
@@ -111,6 +125,8 @@ class _durations:
 
 
 def _fill_analysis(prof, compiled):
+    if not hasattr(compiled, "cost_analysis"):  # xjit's SPMD programs report no analysis
+        return
     cost = compiled.cost_analysis() or {}
     prof.flops = cost.get("flops")
     prof.bytes_accessed = cost.get("bytes accessed")

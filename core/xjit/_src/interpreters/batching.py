@@ -575,13 +575,15 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         arg_leaves = tree_util.tree_leaves(args)
         kw_leaves = tree_util.tree_leaves(kwargs)
         leaves = arg_leaves + kw_leaves
-        for x in leaves:
+        dims = flatten_axes("vmap in_axes", args, in_axes) + [0] * len(kw_leaves)
+        for x, d in zip(leaves, dims):
+            if d is None:
+                continue  # an unmapped leaf reaches ``fun`` as it is: any Python object
             try:
                 core.aval_of(x)
             except TypeError:
-                raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX "
+                raise TypeError(f"Argument '{x}' of type '{type(x)}' is not a valid JAX "
                                 "type") from None
-        dims = flatten_axes("vmap in_axes", args, in_axes) + [0] * len(kw_leaves)
         size = mapped_axis_size(fun, args, kwargs, leaves, dims, axis_size)
         dims = [None if d is None else canonicalize_axis(d, np.ndim(x))
                 for x, d in zip(leaves, dims)]

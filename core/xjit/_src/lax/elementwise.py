@@ -90,7 +90,7 @@ def _naryop_eval(name, kinds, out_dtype=None, require_same=True):
                                 "function that does automatic type promotion on inputs).")
         shape = broadcast_shapes_binary(name, *avals) if len(avals) > 1 else avals[0].shape
         dt = out_dtype(avals[0].dtype) if out_dtype else avals[0].dtype
-        weak = all(a.weak_type for a in avals) and out_dtype is None
+        weak = all(a.weak_type for a in avals)  # is_finite too: a weak operand, a weak result
         return ShapedArray(shape, dt, weak)
     return rule
 
@@ -449,10 +449,12 @@ def _unbroadcast(aval, x):
     return lax.reshape(lax.reduce_sum(x, dims), aval.shape)
 
 
-for _p in (sign_p, floor_p, ceil_p, round_p, is_finite_p, not_p, population_count_p, clz_p,
-           and_p, or_p, xor_p, shift_left_p, shift_right_arithmetic_p, shift_right_logical_p,
+for _p in (sign_p, floor_p, ceil_p, round_p, is_finite_p, not_p, and_p, or_p, xor_p,
+           shift_left_p, shift_right_arithmetic_p, shift_right_logical_p,
            eq_p, ne_p, lt_p, le_p, gt_p, ge_p):
-    defjvp_zero(_p)  # nextafter has no JVP: JAX raises NotImplementedError for it
+    defjvp_zero(_p)
+# nextafter, population_count and clz have no JVP: with a nonzero tangent JAX
+# raises NotImplementedError for them (before their dtype checks)
 
 deflinear(neg_p, lambda ct: [lax.neg(ct)])
 defjvp2(exp_p, lambda g, ans, x: lax.mul(g, ans))

@@ -3,6 +3,7 @@ scalars to the operand dtype (weakly typed) and bind primitives."""
 from __future__ import annotations
 
 import builtins
+import cmath
 import math
 import operator
 from typing import Union
@@ -59,6 +60,10 @@ def host_convert(x, dtype, weak_type):
     the dtype is their kind's default (so they print and promote as weak
     literals), else become ``WeakScalar``s."""
     dtype = np.dtype(dtype)
+    if dtype.kind in "iu" and type(x) is not int and dtypes.is_inexact(np.asarray(x).dtype) and (
+            weak_type or not isinstance(x, np.generic)
+            or (isinstance(x, np.inexact) and not np.isfinite(x))):
+        x = saturating_to_int(x, dtype)
     if weak_type and np.ndim(x) == 0:
         py = _PY_OF_KIND.get(dtype.kind)
         if py is not None and dtypes.dtype(py, canonicalize=True) == dtype:
@@ -88,6 +93,19 @@ def host_convert(x, dtype, weak_type):
     return out
 
 
+def saturating_to_int(x, dtype):
+    """Float (or complex: its real part) to integer as XLA converts on the
+    device, where JAX sends all but finite NumPy scalars (those NumPy casts,
+    wrapping): NaN is 0 and values past the dtype's range clamp to its ends."""
+    a = np.real(np.asarray(x)).astype(np.float64)
+    info = np.iinfo(dtype)
+    high, low = a >= float(info.max) + 1.0, a < float(info.min)
+    keep = np.isnan(a) | high | low
+    out = np.where(keep, 0.0, a).astype(dtype)
+    out = np.where(high, info.max, np.where(low, info.min, out)).astype(dtype)
+    return out[()] if out.ndim == 0 and not isinstance(x, np.ndarray) else out
+
+
 _strong_scalars: dict = {}  # (type, value, dtype) -> NumPy scalar: conversions are slow
 
 
@@ -98,6 +116,18 @@ def _const(example, val):
     val = np.asarray(val, dt)[()]
     py = builtins.complex(val) if dt.kind == "c" else float(val) if dt.kind == "f" else val
     return host_convert(py, dt, True)
+
+
+def rule_const(x, v):
+    """``v`` as JAX's rules write constants (its ``lax._const``): a Python
+    scalar (weak) beside a weakly typed 0-d ``x`` of the Python type's default
+    dtype, else a strongly typed scalar of ``x``'s dtype."""
+    aval = core.aval_of(x)
+    if aval.weak_type and not aval.shape:
+        py = {"f": float, "c": builtins.complex, "b": bool}.get(aval.dtype.kind, int)(v)
+        if dtypes.canonicalize_dtype(dtypes.python_scalar_dtypes[type(py)]) == aval.dtype:
+            return py
+    return np.array(v, aval.dtype)[()]
 
 
 def _convert(x, new_dtype, weak_type=False):
@@ -122,6 +152,11 @@ def _check_dtype_arg(dtype, name):
 def convert_element_type(operand, new_dtype):
     _check_dtype_arg(new_dtype, "convert_element_type")
     dtypes.check_user_dtype_supported(new_dtype, "convert_element_type")
+    if (type(operand) is builtins.complex and np.dtype(new_dtype).kind in "iu"
+            and cmath.isfinite(operand)):
+        # JAX casts a finite Python scalar with NumPy, which refuses a complex
+        raise TypeError("int() argument must be a string, a bytes-like object or a real "
+                        "number, not 'complex'")
     out = _convert(operand, new_dtype, False)
     return asarray_device(out)
 
@@ -466,6 +501,20 @@ def _index_operand(i):
     return i
 
 
+def _static_start(i, size):
+    """A static start as JAX passes it on: negative signed ones count from the
+    end, then the value is cast to the canonical index dtype as NumPy casts
+    (wrapping; a Python int past uint64 is NumPy's OverflowError). Past int32
+    it is clamped, as the slice would clamp it."""
+    if not isinstance(i, np.unsignedinteger) and i < 0:
+        i = int(i) + size
+    if not -2 ** 63 <= i < 2 ** 64:
+        raise OverflowError("Python int too large to convert to C long")
+    dt = dtypes.canonicalize_dtype(np.int64 if type(i) is int else np.asarray(i).dtype)
+    v = int(np.asarray(i).astype(dt))
+    return builtins.min(builtins.max(v, -2 ** 31), 2 ** 31 - 1)
+
+
 def _dynamic_starts(operand, start_indices):
     """Negative starts count from the end, as in JAX: Python ints wrap on the
     host, signed integer arrays by ``select_n(i < 0, i, i + size)``."""
@@ -475,7 +524,7 @@ def _dynamic_starts(operand, start_indices):
     out = []
     for i, size in zip(start_indices, shape):
         if isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_)):
-            out.append(_index_operand(int(i) + size if i < 0 else int(i)))
+            out.append(_index_operand(_static_start(i, size)))
             continue
         i = _index_operand(i)
         if is_host_const(i) or i.dtype.kind != "i":

@@ -738,6 +738,8 @@ def _stack_indices(idx, idx_dims, size):
 def _dynamic_slice_rule(args, dims, *, slice_sizes):
     x, *idx = args
     xd, *idd = dims
+    if not idx:  # a 0-d operand: the slice is the operand
+        return lax.asarray_device(x), xd
     size = _size_of(args, dims)
     index, id_ = _stack_indices(idx, idd, size)
     nd = len(slice_sizes)
@@ -767,6 +769,12 @@ def _dynamic_update_slice_rule(args, dims):
     x, upd, *idx = args
     xd, ud, *idd = dims
     size = _size_of(args, dims)
+    if not idx:  # a 0-d operand: the update replaces it
+        dx, du = core.aval_of(x).dtype, core.aval_of(upd).dtype
+        if dx != du:
+            raise TypeError("lax.dynamic_update_slice requires arguments to have the same "
+                            f"dtypes, got {dx}, {du}.")
+        return lax.asarray_device(bdim_at_front(upd, ud, size)), 0
     index, id_ = _stack_indices(idx, idd, size)
     nd = len(core.aval_of(upd).shape) - (ud is not not_mapped)
     x, upd = bdim_at_front(x, xd, size), bdim_at_front(upd, ud, size)

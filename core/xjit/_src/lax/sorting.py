@@ -130,9 +130,15 @@ def sort_key_val(keys, values, dimension=-1, is_stable=True):
 
 
 def _top_k_eval(operand, *, k, axis):
+    if operand.dtype.kind == "c":
+        raise ValueError("top_k is not compatible with complex inputs.")
     if k < 0:
         raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
-    if not operand.shape or operand.shape[axis] < k:
+    if not operand.shape:
+        raise TypeError(f"top_k operand must have >= 1 dimension, got {operand.shape}")
+    if not 0 <= axis < operand.ndim:
+        raise ValueError(f"axis argument out of range: {axis=} for {operand.shape=}")
+    if operand.shape[axis] < k:
         raise ValueError(f"k argument to top_k must be no larger than size along axis; got "
                          f"k={k} with shape={list(operand.shape)} and axis={axis}")
     shape = list(operand.shape)
@@ -164,10 +170,12 @@ def top_k(operand, k, *, axis=-1):
     """The ``k`` largest entries along ``axis`` and their indices."""
     nd = len(core.aval_of(operand).shape)
     k = core.concrete_or_error(operator.index, k, "The k argument to top_k must be static.")
+    if k < 0:
+        raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
     axis = operator.index(axis)
-    if nd and not -nd <= axis < nd:
+    if not -nd <= axis < nd:  # a 0-d operand too, as JAX canonicalizes the axis first
         raise ValueError(f"axis {axis} is out of bounds for array of dimension {nd}")
-    return top_k_p.bind(operand, k=k, axis=axis % nd if nd else 0)
+    return top_k_p.bind(operand, k=k, axis=axis % nd)
 
 
 # --------------------------------------------------------------------------

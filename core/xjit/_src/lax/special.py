@@ -399,20 +399,21 @@ lowering.rules[bessel_i0e_p] = lower_fun(_bessel_i0e_impl)
 # Derivatives
 
 
-def _const(x, v):
-    """``v`` as JAX's rules write constants: a Python scalar (weak) beside a
-    weakly typed 0-d ``x`` of the Python type's default dtype, else a
-    strongly typed scalar of ``x``'s dtype."""
-    aval = core.aval_of(x)
-    if aval.weak_type and not aval.shape:
-        py = {"f": float, "c": complex, "b": bool}.get(aval.dtype.kind, int)(v)
-        if dtypes.canonicalize_dtype(dtypes.python_scalar_dtypes[type(py)]) == aval.dtype:
-            return py
-    return np.array(v, aval.dtype)[()]
+_const = lax.rule_const
+
+
+def _times(g, y):
+    """JAX writes these rules' products as ``g * y``: NumPy promotion, so a
+    weakly typed factor beside a strong one is converted to strong first (and
+    the transpose of that conversion makes the cotangent weak again)."""
+    wg, wy = core.aval_of(g).weak_type, core.aval_of(y).weak_type
+    if wg != wy:
+        g, y = (lax._convert(v, core.aval_of(v).dtype, False) for v in (g, y))
+    return lax.mul(g, y)
 
 
 def _igamma_dx(g, a, x):
-    return lax.mul(g, lax.exp(lax.sub(lax.add(lax.neg(x), lax.mul(lax.sub(a, _const(a, 1)),
+    return _times(g, lax.exp(lax.sub(lax.add(lax.neg(x), lax.mul(lax.sub(a, _const(a, 1)),
                                                                   lax.log(x))), lax.lgamma(a))))
 
 
@@ -422,11 +423,11 @@ def _no_grad(what):
     return rule
 
 
-defjvp(igamma_p, lambda g, a, x: lax.mul(g, igamma_grad_a(a, x)), _igamma_dx)
-defjvp(igammac_p, lambda g, a, x: lax.neg(lax.mul(g, igamma_grad_a(a, x))),
+defjvp(igamma_p, lambda g, a, x: _times(g, igamma_grad_a(a, x)), _igamma_dx)
+defjvp(igammac_p, lambda g, a, x: lax.neg(_times(g, igamma_grad_a(a, x))),
        lambda g, a, x: lax.neg(_igamma_dx(g, a, x)))
 defjvp(polygamma_p, _no_grad("polygamma gradient with respect to m is not supported"),
-       lambda g, m, x: lax.mul(g, polygamma(lax.add(m, _const(m, 1)), x)))
+       lambda g, m, x: _times(g, polygamma(lax.add(m, _const(m, 1)), x)))
 defjvp(ew.digamma_p, lambda g, x: lax.mul(g, polygamma(_const(x, 1), x)))
 
 
@@ -434,7 +435,7 @@ def _betainc_dx(g, a, b, x):
     lbeta = lax.sub(lax.add(lax.lgamma(a), lax.lgamma(b)), lax.lgamma(lax.add(a, b)))
     logp = lax.add(lax.mul(lax.sub(b, 1.0), lax.log1p(lax.neg(x))),
                    lax.mul(lax.sub(a, 1.0), lax.log(x)))
-    return lax.mul(lax.exp(lax.sub(logp, lbeta)), g)
+    return _times(lax.exp(lax.sub(logp, lbeta)), g)
 
 
 _betainc_ab = _no_grad("Betainc gradient with respect to a and b not supported.")

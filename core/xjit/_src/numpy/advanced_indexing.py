@@ -439,6 +439,9 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
     if indices.dtype.kind not in "iu":
         raise TypeError("take_along_axis indices must be of integer type, got "
                         f"{indices.dtype.name}")
+    if arr.shape[axis] == 0:  # as JAX: nothing to gather, zeros of the broadcast shape
+        shape = util.broadcast_shapes(indices.shape, arr.shape[:axis] + (1,) + arr.shape[axis + 1:])
+        return lax.full(shape, 0, arr.dtype)
     out_shape = list(np.broadcast_shapes(
         tuple(1 if d == axis else s for d, s in enumerate(arr.shape)),
         tuple(1 if d == axis else s for d, s in enumerate(indices.shape))))

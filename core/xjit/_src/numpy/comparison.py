@@ -10,25 +10,26 @@ import numpy as np
 from .. import dtypes
 from xjit._src.lax import lax
 from . import util
-from .lax_numpy import asarray, equal, isinf, isnan, util_dtype, where
+from .lax_numpy import asarray, equal, isfinite, isnan, util_dtype
 from .reductions import all as _all
 from xjit._src.pjit import jit_named
 
 
 @jit_named("isclose", static_argnames=("equal_nan",))
 def _isclose(a, b, rtol, atol, equal_nan):
+    """As JAX: integers and booleans are compared as floats (so the result is
+    never weakly typed), ``a == b`` or a finite ``b`` within tolerance."""
     a, b = util.promote_args("isclose", a, b)
-    dt = util_dtype(a)
-    if not dtypes.is_inexact(dt):
+    if dtypes.issubdtype(util_dtype(a), dtypes.extended):  # keys: equality
         return lax.eq(a, b)
+    a, b = util.promote_args_inexact("isclose", a, b)
+    dt = util_dtype(a)
     rt = dt if dt.kind != "c" else np.dtype(np.float32 if dt == np.complex64 else np.float64)
     rtol, atol = lax._convert(rtol, rt, False), lax._convert(atol, rt, False)
-    out = lax.le(lax.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, lax.abs(b))))
-    a_inf, b_inf = isinf(a), isinf(b)
-    out = where(lax.bitwise_or(a_inf, b_inf), False, out)
-    out = where(lax.bitwise_and(a_inf, b_inf), lax.eq(a, b), out)
+    in_range = lax.le(lax.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, lax.abs(b))))
+    out = lax.bitwise_or(lax.eq(a, b), lax.bitwise_and(isfinite(b), in_range))
     if equal_nan:
-        out = where(lax.bitwise_and(isnan(a), isnan(b)), True, out)
+        out = lax.bitwise_or(out, lax.bitwise_and(isnan(a), isnan(b)))
     return out
 
 

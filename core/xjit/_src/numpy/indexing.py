@@ -86,6 +86,8 @@ def getitem(arr, idx):
             strides.append(1)
             squeeze_dims.append(dim)
         elif _is_traced_int(i):
+            if size == 0:
+                raise IndexError(f"index is out of bounds for axis {dim} with size 0")
             dyn.append((dim, i))
             starts.append(0)
             limits.append(size)
@@ -175,6 +177,8 @@ def _dynamic_take(arr, idx):
             sizes.append(max(stop - start, 0))
             out_pos += 1
         else:
+            if arr.shape[dim] == 0:  # XLA cannot slice one element of it
+                raise IndexError(f"index is out of bounds for axis {dim} with size 0")
             starts.append(i)
             sizes.append(1)
             squeeze_dims.append(dim)

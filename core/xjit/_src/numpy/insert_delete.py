@@ -7,10 +7,11 @@ import builtins
 import numpy as np
 
 from .. import core
+from ..array import Array
 from xjit._src.lax import lax
 from . import util
 from .lax_numpy import asarray, util_dtype
-from .shape_ops import concatenate, ravel
+from .shape_ops import concatenate, moveaxis, ravel
 from xjit._src.pjit import jit_named
 
 
@@ -64,33 +65,39 @@ def delete(arr, obj, axis=None, *, assume_unique_indices=False):
 
 
 def insert(arr, obj, values, axis=None):
-    """Static indices only: each value goes before position ``obj[i]`` of
-    the original array, as in NumPy."""
-    util.check_arraylike("insert", arr, values)
+    """Static indices only. As in JAX, positions past either end clamp to it,
+    and each value goes before position ``obj[i]`` of the original array."""
+    util.check_arraylike("insert", arr, 0 if isinstance(obj, builtins.slice) else obj, values)
     a = asarray(arr)
     if axis is None:
         a, axis = ravel(a), 0
-    axis = util.canonicalize_axis(axis, a.ndim)
+    axis = util.canonicalize_axis(util.concrete_arg(axis, "jnp.insert argument `axis`"), a.ndim)
     n = a.shape[axis]
-    idx = np.asarray(util.concrete_arg(obj, "jnp.insert") if not isinstance(obj, builtins.slice)
-                     else np.arange(n)[obj])
-    scalar_idx = idx.ndim == 0
-    idx = np.where(np.atleast_1d(idx) < 0, np.atleast_1d(idx) + n, np.atleast_1d(idx))
-    if ((idx < 0) | (idx > n)).any():
-        raise IndexError(f"index {int(idx[(idx < 0) | (idx > n)][0])} is out of bounds for axis "
-                         f"{axis} with size {n}")
-    vals = lax._convert(asarray(values), util_dtype(a), False)
-    vshape = list(a.shape)
-    vshape[axis] = 1 if scalar_idx else len(idx)
-    if scalar_idx:
-        v = asarray(vals)
-        v = lax.expand_dims(v, (axis,)) if v.ndim == a.ndim - 1 else v
-        if v.ndim == a.ndim:
-            vshape[axis] = v.shape[axis]
-        vals = util.broadcast_to(v, vshape)
-        idx = np.full(vshape[axis], idx[0])
+    if isinstance(obj, builtins.slice):
+        idx = np.arange(*obj.indices(n))
     else:
-        vals = util.broadcast_to(vals, vshape)
+        idx = np.asarray(util.concrete_arg(obj, "jnp.insert"))
+    if idx.ndim > 1:
+        raise ValueError("jnp.insert(): obj must be a slice, a one-dimensional array, or a "
+                         f"scalar; got {obj}")
+    if idx.dtype.kind not in "iu":
+        if idx.size or isinstance(obj, Array):
+            raise ValueError(f"jnp.insert(): index array must be integer typed; got {obj}")
+        idx = idx.astype(int)
+    vals = lax._convert(asarray(values), util_dtype(a), False)
+    if vals.ndim < a.ndim:
+        vals = lax.reshape(vals, (1,) * (a.ndim - vals.ndim) + vals.shape)
+    if idx.size == 1:
+        if idx.ndim == 0:
+            vals = moveaxis(vals, 0, axis)
+        idx = np.full(vals.shape[axis], idx.ravel()[0])
+    count = util.broadcast_shapes(idx.shape, (vals.shape[axis],))[0]
+    if count == 0:  # nothing to insert (JAX does not look at the values' other axes)
+        return a
+    idx = np.clip(np.where(idx < 0, idx + n, idx), 0, n) * np.ones(count, idx.dtype)
+    vshape = list(a.shape)
+    vshape[axis] = count
+    vals = util.broadcast_to(vals, vshape)
     order = np.argsort(idx, kind="stable")
     parts, prev = [], 0
     for j in order:

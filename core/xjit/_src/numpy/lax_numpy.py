@@ -477,6 +477,8 @@ def isfinite(x, /):
     dt = util_dtype(x)
     if dt.kind == "f" or dtypes.is_float(dt):
         return lax.is_finite(x)
+    if dt.kind == "c":
+        return lax.bitwise_and(lax.is_finite(lax.real(x)), lax.is_finite(lax.imag(x)))
     return lax.full_like(x, True, dtype=np.bool_)
 
 
@@ -698,12 +700,23 @@ def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
     arr = a if arr is None else arr
     min = a_min if min is None else min
     max = a_max if max is None else max
+    if arr is None:
+        raise ValueError("No input was provided to the clip function.")
     util.check_arraylike("clip", arr)
+    if builtins.any(t is not None and not isinstance(t, (list, tuple))
+                    and util_dtype(t).kind == "c" for t in (arr, min, max)):
+        raise ValueError(
+            "Clip received a complex value either through the input or the min/max keywords. "
+            "Complex values have no ordering and cannot be clipped. Please convert to a real "
+            "value or array by taking the real or imaginary components via "
+            "jax.numpy.real/imag respectively.")
     return _clip(arr, min, max)
 
 
 def astype(x, dtype, /, *, copy=False, device=None):
     dtypes.check_user_dtype_supported(dtype, "astype")
+    if isinstance(x, (np.generic, complex)):
+        x = np.asarray(x)  # an array, as JAX's asarray makes it: it converts as XLA does
     return lax.convert_element_type(x, dtypes.canonicalize_dtype(dtype))
 
 

@@ -169,6 +169,19 @@ def _entry(a, i, j):
     return lax.squeeze(s, (nb, nb + 1))
 
 
+def _empty_det_impl(a):
+    return lax.full(a.shape[:-2], 1, util_dtype(a))
+
+
+def _empty_det_jvp(primals, tangents):
+    # JAX's det rule reads the last pivot of the (empty) LU factorization
+    raise IndexError(f"index is out of bounds for axis {primals[0].ndim - 2} with size 0")
+
+
+_empty_det = custom_jvp(_empty_det_impl)
+_empty_det.defjvp(_empty_det_jvp)
+
+
 @jit_named("det")
 def _det(a):
     (a,) = _inexact("det", a)
@@ -186,7 +199,7 @@ def _det(a):
         out = lax.sub(out, lax.mul(lax.mul(e(0, 0), e(1, 2)), e(2, 1)))
         return lax.sub(out, lax.mul(lax.mul(e(0, 1), e(1, 0)), e(2, 2)))
     if n == 0:
-        return lax.full(a.shape[:-2], 1, util_dtype(a))
+        return _empty_det(a)
     diag, odd = _lu_diag_parity(a)
     d = lax.reduce_prod(diag, (diag.ndim - 1,))
     return lax.select(odd, lax.neg(d), d)
@@ -422,6 +435,8 @@ def pinv(a, rtol=None, hermitian=False, *, rcond=None):
 
 def lstsq(a, b, rcond=None, *, numpy_resid=False):
     a, b = _inexact("lstsq", a, b)
+    if a.shape[0] != b.shape[0]:  # JAX checks this first (a 0-d operand: IndexError)
+        raise ValueError("Leading dimensions of input arrays must match")
     if a.ndim != 2:
         raise TypeError(f"{a.ndim}-dimensional array given. Array must be two-dimensional")
     if b.ndim not in (1, 2):

@@ -128,6 +128,14 @@ def _count(shape, axes, where, dt, keepdims):
     return sum(util.broadcast_to(where, shape), axis=axes, dtype=dt, keepdims=keepdims)
 
 
+def _index_axes(shape, axis, where):
+    """JAX sizes the reduced axes by indexing the shape before it reduces, so an
+    axis past the rank raises that IndexError (not the reduction's ValueError)."""
+    if where is None and axis is not None and not isinstance(axis, Tracer):
+        for ax in axis if isinstance(axis, (tuple, list)) else (axis,):
+            shape[ax]
+
+
 def _mean_dtypes(in_dtype, dtype):
     """(computation dtype, result dtype): half floats are averaged in float32."""
     if dtype is not None:
@@ -142,9 +150,10 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     util.check_arraylike("mean", a)
     a = asarray(a)
     shape = util.shape_of(a)
-    axes = _axes(axis, len(shape))
     if dtype is not None:
         dtypes.check_user_dtype_supported(dtype, "mean")
+    _index_axes(shape, axis, where)
+    axes = _axes(axis, len(shape))
     comp, res = _mean_dtypes(util_dtype(a), dtype)
     n = _count(shape, axes, where, comp, keepdims)
     total = sum(a, axis=axes, dtype=comp, keepdims=keepdims, where=where)
@@ -186,22 +195,23 @@ def _std_impl(a, ddof, where, axis, dtype, keepdims):
 _std = jit_named("_std", static_argnums=(3, 4, 5))(_std_impl)
 
 
-def _var_args(name, a, axis, dtype, ddof, correction):
+def _var_args(name, a, axis, dtype, ddof, correction, where):
     util.check_arraylike(name, a)
     a = asarray(a)
     if dtype is not None:
         dtypes.check_user_dtype_supported(dtype, name)
         dtype = dtypes.canonicalize_dtype(dtype)
+    _index_axes(util.shape_of(a), axis, where)
     return a, _axes(axis, a.ndim), dtype, ddof if correction is None else correction
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, correction=None):
-    a, axes, dtype, ddof = _var_args("var", a, axis, dtype, ddof, correction)
+    a, axes, dtype, ddof = _var_args("var", a, axis, dtype, ddof, correction, where)
     return _var(a, ddof, where, axes, dtype, bool(keepdims))
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, correction=None):
-    a, axes, dtype, ddof = _var_args("std", a, axis, dtype, ddof, correction)
+    a, axes, dtype, ddof = _var_args("std", a, axis, dtype, ddof, correction, where)
     return _std(a, ddof, where, axes, dtype, bool(keepdims))
 
 

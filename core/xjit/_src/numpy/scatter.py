@@ -195,9 +195,11 @@ def _bound_big_ints(idx, shape):
     out, dim = [], 0
     for i in items:
         if type(i) is int and not -2 ** 31 <= i < 2 ** 31:
-            if dim < len(shape) and not -2 ** 63 <= i < 2 ** 63:  # (too many indices: the
-                raise OverflowError("Python int too large to convert to C long")  # indexer says)
             size = shape[dim] if dim < len(shape) else 0
+            if dim < len(shape) and not -2 ** 63 <= i < 2 ** 63:  # (too many indices: the
+                if size == 0:  # indexer says; so does it of an empty axis, first)
+                    raise IndexError(f"index is out of bounds for axis {dim} with size 0")
+                raise OverflowError("Python int too large to convert to C long")
             i = size if i > 0 else -size - 1
         out.append(i)
         dim += i is not None and i is not Ellipsis

@@ -122,8 +122,27 @@ def _total_lt(a, b):
     return lax.bitwise_or(lt, lax.bitwise_and(lax.ne(b, b), lax.eq(a, a)))
 
 
-def _searchsorted_impl(a, v, side):
-    """For each v, how many entries of sorted ``a`` precede it (compare all)."""
+def _bisect(a, v, side):
+    """JAX's default (``scan``) search: ceil(log2(n + 1)) halvings of [0, n),
+    going left where ``v`` <= (``side='right'``: <) the middle entry in the
+    total order. The same positions as counting for a sorted ``a``; for an
+    unsorted one, the positions JAX's bisection reaches."""
+    from . import advanced_indexing as adv
+    n = a.shape[0]
+    low, high = lax.full(v.shape, 0, np.int32), lax.full(v.shape, n, np.int32)
+    for _ in range(int(np.ceil(np.log2(n + 1)))):
+        mid = lax.add(low, lax.div(lax.sub(high, low), np.int32(2)))
+        at_mid = adv.rewriting_take(a, mid)
+        go_left = (lax.bitwise_not(_total_lt(at_mid, v)) if side == "left"
+                   else _total_lt(v, at_mid))
+        low, high = lax.select(go_left, low, mid), lax.select(go_left, mid, high)
+    return high
+
+
+def _searchsorted_impl(a, v, side, method):
+    """For each v, how many entries of sorted ``a`` precede it."""
+    if method in ("scan", "scan_unrolled"):
+        return _bisect(a, v, side)
     vv = lax.expand_dims(v, (v.ndim,))
     aa = lax.broadcast_in_dim(a, v.shape + a.shape, (v.ndim,))
     vv = lax.broadcast_in_dim(vv, v.shape + a.shape, tuple(range(v.ndim + 1)))
@@ -132,7 +151,7 @@ def _searchsorted_impl(a, v, side):
     return count
 
 
-_searchsorted = jit_named("searchsorted", static_argnums=(2,))(_searchsorted_impl)
+_searchsorted = jit_named("searchsorted", static_argnums=(2, 3))(_searchsorted_impl)
 
 
 def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
@@ -149,7 +168,7 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
     if sorter is not None:
         a = a[asarray(sorter)]
     a, v = util.promote_dtypes(a, v)
-    return _searchsorted(a, v, side)
+    return _searchsorted(a, v, side, method)
 
 
 # -- unique

@@ -15,8 +15,9 @@ from .lax_numpy import asarray
 def _split(name, ary, indices_or_sections, axis, even):
     util.check_arraylike(name, ary)
     ary = asarray(ary)
+    axis = operator.index(util.concrete_arg(axis, f"jnp.{name} argument `axis`"))
+    n = ary.shape[axis]  # JAX sizes the axis first: one past the rank is an IndexError
     axis = util.canonicalize_axis(axis, ary.ndim)
-    n = ary.shape[axis]
     if np.ndim(indices_or_sections) == 0:
         k = operator.index(util.concrete_arg(indices_or_sections, f"jnp.{name}"))
         if k <= 0:

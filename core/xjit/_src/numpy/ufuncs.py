@@ -179,13 +179,13 @@ def isneginf(x, /, out=None):
 @jit_named("iscomplex")
 def _iscomplex(x):
     i = imag(x)
-    return lax.ne(i, _const(i, 0))
+    return lax.ne(i, lax.rule_const(i, 0))
 
 
 @jit_named("isreal")
 def _isreal(x):
     i = imag(x)
-    return lax.eq(i, _const(i, 0))
+    return lax.eq(i, lax.rule_const(i, 0))
 
 
 def iscomplex(x):
@@ -472,17 +472,18 @@ def _euclid_steps(dt):
 
 @jit_named("gcd")
 def _gcd(x1, x2):
-    x1, x2 = util.promote_args_numeric("gcd", x1, x2)
+    x1, x2 = util.promote_dtypes(x1, x2)
     if util_dtype(x1).kind not in "iu":
         raise ValueError("Arguments to jax.numpy.gcd must be integers.")
-    a, b = (util.broadcast_to(_abs(x), util.broadcast_shapes(util.shape_of(x1), util.shape_of(x2)))
-            for x in (x1, x2))
+    shape = util.broadcast_shapes(util.shape_of(x1), util.shape_of(x2))
+    a, b = (util.broadcast_to(_abs(x), shape) for x in (x1, x2))
     zero, one = util.const_like(a, 0), util.const_like(a, 1)
     for _ in range(_euclid_steps(util_dtype(a))):
         done = lax.eq(b, zero)
         r = lax.rem(a, where(done, one, b))
         a, b = where(done, a, b), where(done, zero, r)
-    return a
+    # JAX's loop mixes in a constant that is weak only beside a 0-d operand
+    return lax._convert(a, util_dtype(a), False) if shape else a
 
 
 def gcd(x1, x2, /):
@@ -492,7 +493,7 @@ def gcd(x1, x2, /):
 
 @jit_named("lcm")
 def _lcm(x1, x2):
-    x1, x2 = util.promote_args_numeric("lcm", x1, x2)
+    x1, x2 = util.promote_dtypes(x1, x2)
     if util_dtype(x1).kind not in "iu":
         raise ValueError("Arguments to jax.numpy.lcm must be integers.")
     d = _gcd(x1, x2)
@@ -542,8 +543,9 @@ def _ldexp(x1, x2):
 
 def ldexp(x1, x2, /):
     util.check_arraylike("ldexp", x1, x2)
-    if util_dtype(x2).kind not in "iu":
-        raise ValueError(f"x2 argument to ldexp must be integer; got {util_dtype(x2)}")
+    d1, d2 = util_dtype(x1), util_dtype(x2)
+    if d1.kind == "c" or d2.kind in "fc":  # booleans are exponents too, as in JAX
+        raise ValueError(f"ldexp not supported for input types {(d1, d2)}")
     return _ldexp(x1, x2)
 
 

@@ -1,0 +1,118 @@
+"""``shard_map`` applied eagerly on a concrete mesh: the body runs one
+primitive at a time, as JAX's eager shard_map does, so a value inside it is
+a concrete per-device value that prints device by device
+(``print(x)`` in the body shows each device's block).
+
+Each value inside is a ``ShardMapTracer`` holding every device's block,
+stacked along one leading axis per mesh axis (in the mesh's order). A
+primitive is applied by ``vmap``-ing it over those axes, each vmap binding
+its mesh axis name, so collectives (``psum``, ``ppermute``...) combine the
+blocks as XLA's collectives would across devices. Each value also carries
+the mesh axes it varies over (JAX's ``vma``), so an output whose ``out_specs``
+claim a replication the body does not establish fails as in JAX.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from xjit._src import core, tree_util
+from xjit._src.interpreters import batching
+from xjit._src.interpreters.batching import AxisData, extend_axis_env, vmap
+from xjit._src.lax import parallel
+
+# collectives after which a value no longer varies over the axes they name
+_REDUCING = {parallel.psum_p, parallel.pmax_p, parallel.pmin_p}
+
+
+class ShardMapTracer(core.Tracer):
+    __slots__ = ("val", "vma", "aval")
+
+    def __init__(self, trace, val, vma):
+        self._trace = trace
+        self.val = val  # every device's block, stacked over the mesh axes
+        self.vma = vma  # the mesh axes along which the blocks may differ
+        full = core.aval_of(val)
+        self.aval = full.update(shape=full.shape[len(trace.order):])
+
+    def __str__(self):
+        trace = self._trace
+        mesh = trace.mesh
+        names = f"({', '.join(map(str, mesh.axis_names))},)"
+        blocks = np.asarray(self.val)
+        return "\n".join(f"On {device} at mesh coordinates {names} = {idx}:\n{blocks[idx]}\n"
+                         for idx, device in np.ndenumerate(mesh.devices))
+
+    __repr__ = __str__
+
+
+class ShardMapTrace(core.Trace):
+    """The body of an eager shard_map over all axes of the concrete ``mesh``."""
+    tracer_name = "ShardMapTracer"
+
+    def __init__(self, mesh):
+        self.parent = core.eval_trace
+        self.mesh = mesh
+        self.order = mesh.axis_names
+        self.sizes = mesh.axis_sizes
+
+    def fun_desc(self):
+        return "a function transformed by shard_map"
+
+    def _stacked(self, body, in_axes):
+        for name, size in reversed(list(zip(self.order, self.sizes))):
+            body = vmap(body, in_axes=in_axes, out_axes=0, axis_name=name, axis_size=size)
+        return body
+
+    def process_primitive(self, primitive, args, params):
+        vals, in_axes, vma = [], [], frozenset()
+        for x in args:
+            if isinstance(x, ShardMapTracer) and x._trace is self:
+                vals.append(x.val)
+                in_axes.append(0)
+                vma |= x.vma
+            else:
+                vals.append(x)
+                in_axes.append(None)
+        named = batching.collective_axes.get(primitive)
+        if named is not None:
+            axes = frozenset(named(params))
+            vma = vma - axes if primitive in _REDUCING else vma | axes
+        with core.set_current_trace(core.eval_trace):
+            out = self._stacked(lambda *xs: primitive.bind(*xs, **params), tuple(in_axes))(*vals)
+        if primitive.multiple_results:
+            return [ShardMapTracer(self, v, vma) for v in out]
+        return ShardMapTracer(self, out, vma)
+
+    def to_val_vma(self, x):
+        """An output's stacked blocks and varying axes (a value from outside
+        the body is the same on every device)."""
+        if isinstance(x, ShardMapTracer) and x._trace is self:
+            return x.val, x.vma
+        with core.set_current_trace(core.eval_trace):
+            return self._stacked(lambda v: v, (None,))(x), frozenset()
+
+
+def run(f, mesh, leaves, in_tree, specs, check_vma, shard_input):
+    """The body ``f`` on each device's block of the flat arguments ``leaves``
+    (split by ``specs``; ``shard_input(x, spec)`` gives ``x``'s blocks
+    stacked over the mesh axes it is split over). Returns the flat outputs
+    as (stacked blocks, varying axes) pairs, the output tree and the
+    outputs as ``f`` returned them."""
+    from xjit._src.numpy import shape_ops as jnp  # expand_dims, broadcast_to
+    trace = ShardMapTrace(mesh)
+    order = list(mesh.axis_names)
+    tracers = []
+    for x, spec in zip(leaves, specs):
+        with core.set_current_trace(core.eval_trace):
+            blocks, carried = shard_input(x, spec)
+            missing = [i for i, a in enumerate(order) if a not in carried]
+            if missing:  # the same block on every device along these axes
+                blocks = jnp.expand_dims(blocks, missing)
+                blocks = jnp.broadcast_to(blocks, (*mesh.axis_sizes, *blocks.shape[len(order):]))
+        tracers.append(ShardMapTracer(trace, blocks, frozenset(carried) if check_vma
+                                      else frozenset(order)))
+    with extend_axis_env([AxisData(n, s) for n, s in mesh.shape_tuple]), \
+            core.set_current_trace(trace):
+        out = f(*tree_util.tree_unflatten(in_tree, tracers))
+    out_leaves, out_tree = tree_util.tree_flatten(out)
+    return [trace.to_val_vma(y) for y in out_leaves], out_tree, out

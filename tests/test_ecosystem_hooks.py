@@ -1,0 +1,139 @@
+"""The engine hooks that libraries reach into beyond JAX's user API, each as a
+small program compared with what JAX 0.10.2 returned
+(``ecosystem_hooks.json``; re-record with ``python tests/test_ecosystem_hooks.py``,
+which needs the `compare` extra):
+
+* ``jax.lib.__version__``, which equinox's tests gate a workaround on;
+* ``vmap`` handing an argument with ``in_axes`` None to the function as it
+  is, a Python callable or int included (equinox's adaptive pools vmap over
+  the pooling function);
+* ``Primitive.get_bind_params`` and binding with the ``subfuns`` it returns,
+  which equinox's jaxpr interpreters (``finalise_jaxpr``) do for every
+  equation, ``custom_jvp_call`` included: the re-bound call keeps its rule
+  (a rule that differs from the function's derivative) in every composition.
+"""
+import os
+import subprocess
+import sys
+
+import recorded
+
+PRELUDE = '''
+import jaxlib
+
+@jax.custom_jvp
+def f(x):
+    return jnp.sin(x)
+@f.defjvp
+def f_jvp(p, t):
+    return f(p[0]), 3.0 * t[0]
+
+def make_k(y):
+    @jax.custom_jvp
+    def k(x):
+        return x * y
+    @k.defjvp
+    def k_jvp(p, t):
+        return k(p[0]), 10.0 * t[0] * y
+    return k
+
+def interpret(closed):
+    """Evaluate a closed jaxpr by re-binding each equation with the params
+    get_bind_params gives (equinox's finalise_eval_jaxpr)."""
+    def run(*args):
+        env = dict(zip(closed.jaxpr.constvars, closed.consts))
+        env.update(zip(closed.jaxpr.invars, args))
+        read = lambda v: v.val if type(v).__name__ == 'Literal' else env[v]
+        for eqn in closed.jaxpr.eqns:
+            params = eqn.primitive.get_bind_params(eqn.params)
+            outs = eqn.primitive.bind(*map(read, eqn.invars), **params)
+            env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
+        return [read(v) for v in closed.jaxpr.outvars]
+    return run
+
+G = interpret(jax.make_jaxpr(lambda x: f(x) * 2.0)(1.0))
+g = lambda x: G(x)[0]
+H = interpret(jax.make_jaxpr(lambda x, y: make_k(y)(x) + y)(1.0, 2.0))
+h = lambda x, y: H(x, y)[0]
+K = interpret(jax.make_jaxpr(make_k(jnp.array([2.0, -3.0])))(jnp.ones(2)))
+k = lambda x: K(x)[0]
+X = jnp.array([0.5, -1.0, 2.0])
+Y = jnp.array([1.5, 2.0, -0.5])
+
+def jvp_eqn(fn, *args):
+    eqns = jax.make_jaxpr(fn)(*args).jaxpr.eqns
+    return [e for e in eqns if e.primitive is jax.custom_derivatives.custom_jvp_call_p][0]
+
+seen = []
+def pool(x, n, op):
+    seen.append(f"{type(n).__name__} {type(op).__name__}")
+    return op(x) * n
+def total(x):
+    return x.sum()
+X23 = jnp.arange(6.0).reshape(2, 3) - 2.0
+
+F_EQN = jvp_eqn(lambda x: f(x) * 2.0, 1.0)
+F_BIND = F_EQN.primitive.get_bind_params(F_EQN.params)
+'''
+
+CASES = {
+    "lib_version": "jax.lib.__version__",
+    "lib_version_is_jaxlib": "str(jax.lib.__version__ == jaxlib.__version__)",
+    "bind_params_keys": "' '.join(sorted(F_BIND))",
+    "subfuns_types": "' '.join(type(s).__name__ for s in F_BIND['subfuns'])",
+    "subfun_call": "F_BIND['subfuns'][0].call_wrapped(jnp.float32(1.0))",
+    "rebound_value": "g(1.0)",
+    "rebound_grad": "jax.grad(g)(1.0)",
+    "rebound_jvp": "jax.jvp(g, (1.0,), (2.0,))",
+    "rebound_vmap_grad": "jax.vmap(jax.grad(g))(X)",
+    "rebound_grad_vmap": "jax.grad(lambda x: jax.vmap(g)(x).sum())(X)",
+    "rebound_jit_grad": "jax.jit(jax.grad(g))(1.0)",
+    "rebound_grad_jit": "jax.grad(jax.jit(g))(1.0)",
+    "rebound_jaxpr": "str(jax.make_jaxpr(g)(1.0))",
+    "rebound_grad_jaxpr": "str(jax.make_jaxpr(jax.grad(g))(1.0))",
+    "vmap_unmapped_callable": "jax.vmap(pool, (0, None, None))(X23, 2, total)",
+    "vmap_unmapped_seen": "str(jax.vmap(pool, (0, None, None))(X23, 3, jnp.max)) + ' ' + seen[-1]",
+    "vmap_vmap_unmapped": "jax.vmap(jax.vmap(pool, (0, None, None)), (1, None, None), 1)("
+                          "jnp.ones((2, 3, 4)), 2, total)",
+    "jit_vmap_unmapped": "jax.jit(lambda x: jax.vmap(pool, (0, None, None))(x, 2, total))(X23)",
+    "grad_vmap_unmapped": "jax.grad(lambda x: jax.vmap(pool, (0, None, None))(x, 2.0, jnp.max)"
+                          ".sum())(X23)",
+    "vmap_grad_unmapped": "jax.vmap(jax.grad(pool), (0, None, None))(X23, 2.0, total)",
+    "vmap_mapped_callable": "jax.vmap(pool, (0, None, 0))(X23, 2, total)",
+    "vmap_mapped_default": "jax.vmap(pool)(X23, jnp.ones(2), total)",
+    "closure_value": "h(1.0, 2.0)",
+    "closure_grad_x": "jax.grad(h)(1.0, 2.0)",
+    "closure_grad_y": "jax.grad(h, argnums=1)(1.0, 2.0)",
+    "closure_vmap_grad": "jax.vmap(jax.grad(h, argnums=(0, 1)))(X, Y)",
+    "closure_jit_vmap": "jax.jit(jax.vmap(h))(X, Y)",
+    "closure_jvp": "jax.jvp(h, (1.0, 2.0), (1.0, 0.0))",
+    "const_value": "k(jnp.array([1.0, 4.0]))",
+    "const_grad": "jax.grad(lambda x: k(x).sum())(jnp.array([1.0, 4.0]))",
+    "const_jacfwd_jit": "jax.jacfwd(jax.jit(k))(jnp.array([1.0, 4.0]))",
+    "const_vmap_jacrev": "jax.vmap(jax.jacrev(k))(jnp.stack([X[:2], Y[:2]]))",
+}
+
+test_matches_jax, test_every_case_recorded, test_records_match_live_jax = recorded.tests(
+    "ecosystem_hooks", PRELUDE, CASES, known={}, every=3)
+
+
+def test_import_jax_lib_under_the_takeover():
+    """``import jax.lib`` finds xjit's module, which ``import jax`` also binds."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=os.path.join(root, "core"))
+    env.pop("XJIT_NO_JAX_TAKEOVER", None)
+    code = ("import xjit; xjit.install_as_jax()\n"
+            "import sys, jax, jax.lib, jaxlib\n"
+            "from jax.lib import __version__ as v\n"
+            "print(sys.modules['jax.lib'] is sys.modules['xjit.lib'] is jax.lib, "
+            "v == jaxlib.__version__)\n")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True", "True"]
+
+
+if __name__ == "__main__":
+    written = recorded.record("ecosystem_hooks", PRELUDE, CASES)
+    print(f"ecosystem_hooks: {len(written)} cases ({sum('error' in r for r in written.values())} "
+          "raise in JAX)")
