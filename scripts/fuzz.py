@@ -5,6 +5,7 @@
     .venv/bin/python scripts/fuzz.py --record 150         # rewrite tests/fuzz/corpus.json
     .venv/bin/python scripts/fuzz.py -n 500 --start 0 --json a.json  # a chunk of a long run
     .venv/bin/python scripts/fuzz.py --merge a.json b.json  # the chunks' summary
+    .venv/bin/python scripts/fuzz.py -n 250 --start 202750 --skip 202948  # JAX hangs there
 
 Each program runs eagerly, under jit, under grad and under vmap, in both
 libraries; the summary counts runs that agree, give a wrong value (value,
@@ -12,7 +13,10 @@ dtype or shape), differ only in weak type, raise on one side only, or raise
 different exception classes, and lists every mismatch with its seed
 (``--show SEED`` prints one program). ``--record`` writes the corpus that
 ``tests/test_fuzz_corpus.py`` replays without JAX: the first N seeds plus the
-hand-written regressions, with JAX's results.
+hand-written regressions, with JAX's results. A seed on which JAX itself
+never returns (``jnp.lcm`` of int8 -128 and -128 loops forever in JAX 0.10.2)
+is given with ``--skip``: xjit runs it alone and it is reported as
+``jax_hangs``, outside the agreement counts.
 """
 from __future__ import annotations
 
@@ -32,7 +36,7 @@ from fuzz.regressions import REGRESSIONS  # noqa: E402
 CORPUS = os.path.join(ROOT, "tests", "fuzz", "corpus.json")
 
 
-def live(n, start, modes, verbose, out=None):
+def live(n, start, modes, verbose, out=None, skip=()):
     jx, xj = runner.namespace("jax"), runner.namespace("xjit")
     counts = collections.Counter()
     mismatches = []
@@ -41,6 +45,12 @@ def live(n, start, modes, verbose, out=None):
     progs += [dict(p, seed=p["name"]) for p in REGRESSIONS] if start == 0 else []
     for i, prog in enumerate(progs):
         for mode in modes:
+            if prog["seed"] in skip:  # JAX never returns: run xjit alone, report it
+                got = runner.run(xj, prog, mode)
+                counts["jax_hangs"] += 1
+                mismatches.append(("jax_hangs", prog["seed"], mode, programs.describe(prog),
+                                   f"JAX does not terminate; xjit {str(got)[:120]}"))
+                continue
             kind, detail = runner.compare(runner.run(jx, prog, mode), runner.run(xj, prog, mode),
                                           prog)
             counts[kind] += 1
@@ -50,12 +60,14 @@ def live(n, start, modes, verbose, out=None):
                     print(*mismatches[-1], flush=True)
         if (i + 1) % 500 == 0:
             print(f"... {i + 1} programs, {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
-    runs = sum(v for k, v in counts.items() if k != "skipped")
+    runs = sum(v for k, v in counts.items() if k not in ("skipped", "jax_hangs"))
     print(f"\n{len(progs)} programs, {runs} runs ({counts['skipped']} not applicable), "
           f"{time.time() - t0:.0f} s")
     print(f"{'kind':20} {'runs':>7} {'share':>8}")
     for kind in runner.KINDS[:-1]:
         print(f"{kind:20} {counts[kind]:7d} {100 * counts[kind] / max(runs, 1):7.2f}%")
+    if counts["jax_hangs"]:
+        print(f"{'jax_hangs':20} {counts['jax_hangs']:7d}  (not counted as runs)")
     if not verbose:
         for m in sorted(mismatches, key=lambda m: (m[0], str(m[1]))):
             print(*m)
@@ -74,10 +86,12 @@ def merge(paths):
         counts.update(chunk["counts"])
         programs_run += chunk["programs"]
         mismatches += chunk["mismatches"]
-    runs = sum(v for k, v in counts.items() if k != "skipped")
+    runs = sum(v for k, v in counts.items() if k not in ("skipped", "jax_hangs"))
     print(f"{programs_run} programs, {runs} runs ({counts['skipped']} not applicable)")
     for kind in runner.KINDS[:-1]:
         print(f"{kind:20} {counts[kind]:7d} {100 * counts[kind] / max(runs, 1):7.2f}%")
+    if counts["jax_hangs"]:
+        print(f"{'jax_hangs':20} {counts['jax_hangs']:7d}  (not counted as runs)")
     for m in sorted(mismatches, key=lambda m: (m[0], str(m[1]))):
         print(*m)
 
@@ -109,6 +123,8 @@ def main():
     ap.add_argument("-v", "--verbose", action="store_true", help="print mismatches as found")
     ap.add_argument("--json", metavar="FILE", help="also write counts and mismatches to FILE")
     ap.add_argument("--merge", nargs="+", metavar="FILE", help="summarize --json chunks")
+    ap.add_argument("--skip", type=int, action="append", default=[], metavar="SEED",
+                    help="a seed on which JAX itself does not terminate: run xjit alone")
     args = ap.parse_args()
     if args.show is not None:
         print(json.dumps(programs.generate(args.show), indent=1))
@@ -117,7 +133,7 @@ def main():
     elif args.merge:
         merge(args.merge)
     else:
-        live(args.n, args.start, args.modes.split(","), args.verbose, args.json)
+        live(args.n, args.start, args.modes.split(","), args.verbose, args.json, set(args.skip))
 
 
 if __name__ == "__main__":

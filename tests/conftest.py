@@ -47,3 +47,21 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "compare" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _undo_jax_takeover():
+    """An in-process `%load_ext xjit` makes `import jax` give xjit for the rest
+    of the process. Under xdist several files share a worker, so a later file's
+    `import jax` would get xjit instead of the real JAX it compares against, and
+    its oracle checks would compare xjit with itself. Undo the takeover after
+    each module that installed it."""
+    yield
+    takeover = sys.modules.get("xjit._src.jax_takeover")
+    if takeover is None or not takeover.is_installed():
+        return
+    sys.meta_path.remove(takeover._finder)
+    for name, module in list(sys.modules.items()):
+        if (name == "jax" or name.startswith("jax.")) and \
+                getattr(module, "__name__", "").split(".")[0] == "xjit":
+            del sys.modules[name]

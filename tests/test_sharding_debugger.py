@@ -1,7 +1,8 @@
 """Sharding in the debugger on 8 CPU devices: ``xjit.inspect.sharding`` and
 ``collectives`` (checked against the arrays' own shards and the compiled
 program's HLO), the %%xjit Sharding tab, the sidebar's ``function`` reply, a
-device profile with a timeline lane per device, and a NaN under the checker in a sharded function landing on the user's line.
+device profile with a timeline lane per device, and a NaN under the checker
+in a sharded function landing on the user's line.
 
 The main pytest process has one CPU device, so everything runs in one
 subprocess started with ``--xla_force_host_platform_device_count=8``; it

@@ -38,6 +38,10 @@ def double(a):
 
 def wsc(a):
     return jax.lax.with_sharding_constraint(a * 2, NS(mesh, P('y', None)))
+
+def in_mesh(m, thunk):
+    with jax.set_mesh(m):
+        return thunk()
 '''
 
 CASES = {
@@ -115,6 +119,47 @@ CASES = {
     "lower_text_constraint": "jax.jit(wsc).lower(XS).as_text()",
     "compiled_shardings": "str(jax.jit(reduce_rows).lower(XS).compile().output_shardings) + "
                           "str(jax.jit(reduce_rows).lower(XS).compile().input_shardings)",
+    # jit under set_mesh: results laid out on the mesh in context
+    "set_mesh_jit": "in_mesh(emesh, lambda: sh(jax.jit(lambda a: a * 2)(X)))",
+    "set_mesh_jit_repr": "in_mesh(emesh, lambda: repr(jax.jit(lambda a: a * 2)(X).sharding))",
+    "set_mesh_jit_auto": "in_mesh(mesh, lambda: repr(jax.jit(lambda a: a * 2)(X).sharding))",
+    "set_mesh_jit_value": "in_mesh(emesh, lambda: jax.jit(lambda a: jnp.sin(a) @ a.T)(X))",
+    "set_mesh_jit_scalar": "in_mesh(emesh, lambda: repr(jax.jit(jnp.sum)(X).sharding))",
+    "set_mesh_jit_sharded_in": "in_mesh(emesh, lambda: repr(jax.jit(lambda a: a * 2)("
+                               "jax.device_put(X, NS(emesh, P('x')))).sharding))",
+    "set_mesh_jit_no_args": "in_mesh(mesh, lambda: sh(jax.jit(lambda: jnp.ones((4, 2)))()))",
+    "set_mesh_key": "in_mesh(emesh, lambda: jax.jit(lambda k: jax.random.normal(k, (4,)))"
+                    "(jax.random.key(0)))",
+    "set_mesh_one_device": "in_mesh(jax.make_mesh((1,), ('d',)), lambda: "
+                           "repr(jax.jit(lambda a: a * 2)(X).sharding))",
+    "set_mesh_exit": "(in_mesh(emesh, lambda: None), "
+                     "repr(jax.jit(lambda a: a + 1)(X).sharding))[1]",
+    # PartitionSpec and NamedSharding as JAX 0.10.2 has them
+    "pspec_index": "str((P('x', None, ('a', 'b')).index(None), P('x', ('y',)).index('y'), "
+                   "P('x', None, None).count(None), P(('x', 'y')).index(['x', 'y'])))",
+    "pspec_concat": "str((P('x') + ('y',), ('y',) + P('x'), P('x') + P(None, 'y')))",
+    "pspec_canonical": "str([repr(P(('x',))), repr(P([])), repr(P(['x', 'y'])), "
+                       "P(('x',)) == P('x'), P('x', None) == P('x'), hash(P(('x',))) == hash(P('x'))])",
+    "pspec_update": "str((P('x').update(partitions=('y', None)), P('x').partitions))",
+    "pspec_unreduced": "str([repr(P('x', None, unreduced={'y'})), repr(P(reduced={'y'})), "
+                       "repr(P('x', unreduced={'y'}) + P(None, reduced={'z'})), "
+                       "P('x', unreduced={'y'}) == P('x')])",
+    "pspec_pickle": "(lambda pickle: repr(pickle.loads(pickle.dumps(P('x', None, "
+                    "reduced={'y'})))))(__import__('pickle'))",
+    "err_pspec_overlap": "P('x', unreduced={'x'})",
+    "err_pspec_unreduced_none": "P('x', unreduced={None})",
+    "err_pspec_unreduced_list": "P('x', unreduced=['y'])",
+    "err_pspec_index_missing": "P('x').index('z')",
+    "err_pspec_add_int": "P('x') + 1",
+    "err_pspec_getitem_unreduced": "P('x', unreduced={'y'})[0]",
+    "ns_update": "str([repr(NS(mesh, P('x')).update(spec=('x', None))), "
+                 "NS(mesh, P('x')).update(spec=P()).spec, "
+                 "repr(NS(mesh, P('x')).with_memory_kind('device')), "
+                 "repr(NS(mesh, P()).update(mesh=emesh))])",
+    "ns_replicated_axes": "str([sorted(NS(mesh, s).replicated_axes) for s in "
+                          "(P(), P('x'), P(None, ('y', 'x')))])",
+    "ns_update_type_sharding": "(lambda s: repr(s.update(spec=P(*s.spec[1:]))))"
+                               "(jax.typeof(X).sharding)",
     # misuse
     "err_axis_not_in_mesh": "jax.device_put(X, NS(mesh, P('z')))",
     "err_indivisible": "jax.device_put(jnp.arange(6.0), NS(mesh, P('x')))",

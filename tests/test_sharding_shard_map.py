@@ -1,7 +1,9 @@
 """``shard_map`` and ``pmap`` over a mesh of 8 CPU devices, against JAX 0.10.2:
 each collective's values, the compiled program's collectives (kinds and
-device groups), the output shardings under jit, grad and vmap, and
-the errors of misuse (``shard_map_multi_device.json``, written by
+device groups), the output shardings under jit, grad and vmap, what an
+eager body prints (each device's block), ``in_specs`` inferred from a jit's
+arguments, and the errors of misuse, replication the body does not
+establish among them (``shard_map_multi_device.json``, written by
 ``scripts/record_sharding.py``; the cases run in an 8-device subprocess)."""
 import multi_device
 
@@ -34,6 +36,25 @@ def linear_body(a):
     return b, c, e, lax.all_to_all(a, 'y', 1, 0, tiled=True)
 
 BODY_SPECS = (P(None, 'y'), P('x', 'y'), P('x', 'y'), P('x', 'y'), P('x'))
+
+def printed(thunk):
+    """What ``thunk()`` prints, then its result's repr."""
+    import contextlib, io
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        r = thunk()
+    return out.getvalue() + repr(r)
+
+def show(f):
+    def body(*a):
+        out = f(*a)
+        print(out)
+        return out
+    return body
+
+def in_mesh(m, thunk):
+    with jax.set_mesh(m):
+        return thunk()
 
 def collectives(f, *args):
     """The collectives of f's compiled program: kind, groups or pairs."""
@@ -93,12 +114,59 @@ CASES = {
                    "(jax.device_put(X, NS(emesh, P('x', 'y'))))",
     "infer_under_jit": "jax.jit(jax.shard_map(lambda a: lax.psum(a, 'x'), mesh=emesh, "
                        "out_specs=P(None, 'y')))(jax.device_put(X, NS(emesh, P('x', 'y'))))",
+    # eager: the body runs a primitive at a time, its values printed per device
+    "eager_print": "printed(lambda: sm(show(lambda a: lax.psum(a, 'x')), outs=P(None, 'y'))(XS))",
+    "eager_print_input": "printed(lambda: sm(show(lambda a: a))(XS))",
+    "eager_print_scalar": "printed(lambda: sm(show(lambda a: lax.psum(a.sum(), ('x', 'y'))), "
+                          "outs=P())(XS))",
+    "eager_print_collectives": "printed(lambda: sm(show(lambda v: (lax.ppermute(v, 'x', "
+                               "[(i, (i + 1) % 4) for i in range(4)]), lax.psum_scatter(v, 'x', "
+                               "tiled=True))), ins=P(('x', 'y')), outs=(P(('x', 'y')), "
+                               "P(('x', 'y'))))(jnp.arange(64.0)))",
+    "eager_print_context_mesh": "in_mesh(emesh, lambda: printed(lambda: jax.shard_map("
+                                "show(lambda a: a * 2), in_specs=P('x'), out_specs=P('x'))("
+                                "jax.device_put(V, NS(emesh, P('x'))))))",
+    "eager_closure": "sm(lambda a: a * X[:2, :2] + 1.5)(XS)",
+    "eager_jit_grad_in_body": "sm(lambda a: jax.jit(jax.grad(lambda b: (jnp.sin(b) * "
+                              "lax.axis_index('x')).sum()))(a))(XS)",
+    "eager_scan_in_body": "sm(lambda a: lax.scan(lambda c, r: (c + r, c * r), a[0], a)[1])"
+                          "(XS)",
+    "eager_custom_jvp_in_body": "sm(lambda a: jax.nn.relu(a - 10.0) + lax.pmax(a, 'y'))(XS)",
+    "eager_vmap_in_body": "sm(lambda a: jax.vmap(lambda r: r * lax.axis_index('x') + "
+                          "lax.psum(r, 'y'))(a))(XS)",
+    "eager_grad_psum_in_body": "sm(lambda a: jax.grad(lambda b: lax.psum((b * b).sum(), "
+                               "'x'))(a))(XS)",
+    "grad_psum_in_body": "jax.jit(sm(lambda a: jax.grad(lambda b: lax.psum((b * b).sum(), "
+                         "'x'))(a)))(XS)",
+    "grad_psum_in_body_vma_off": "jax.jit(jax.shard_map(lambda a: jax.grad(lambda b: lax.psum("
+                                 "(b * b).sum(), 'x'))(a), mesh=mesh, in_specs=P('x', 'y'), "
+                                 "out_specs=P('x', 'y'), check_vma=False))(XS)",
+    "eager_check_vma_off": "jax.shard_map(lambda a: a * (lax.axis_index('x') + 1), mesh=mesh, "
+                           "in_specs=P(), out_specs=P(), check_vma=False)(X)",
+    "eager_sharding": "spec(sm(lambda a: lax.pmax(a, 'y'), outs=P('x'))(XS))",
+    "err_eager_unreplicated": "sm(lambda a: a, outs=P())(XS)",
+    "err_eager_unreplicated_one_axis": "sm(lambda a: lax.psum(a, 'x'), outs=P('x'))(XS)",
+    "err_eager_axis_index": "sm(lambda a: a + lax.axis_index('x'), ins=P(), outs=P())(X)",
+    # in_specs=Infer under jit: the specs read from the jit's arguments' shardings
+    "infer_under_jit_retrace": "(lambda f: (f(jax.device_put(X, NS(emesh, P('x', 'y')))), "
+                               "f(jax.device_put(X, NS(emesh, P('x'))))))(jax.jit(jax.shard_map("
+                               "lambda a: lax.psum(a, 'x'), mesh=emesh, out_specs=P(None, 'y'))))",
+    "infer_under_jit_grad": "jax.jit(jax.grad(lambda a: jax.shard_map(lambda b: lax.psum("
+                            "(b * b * lax.axis_index('y')).sum(), ('x', 'y')), mesh=emesh, "
+                            "out_specs=P())(a)))(jax.device_put(X, NS(emesh, P('x', 'y'))))",
+    "infer_under_jit_tree": "jax.jit(jax.shard_map(lambda p, b: lax.pmean(((b @ p['w']) ** 2)"
+                            ".mean(), ('x', 'y')), mesh=emesh, out_specs=P()))({'w': "
+                            "jax.device_put(jnp.ones((4, 3)), NS(emesh, P()))}, "
+                            "jax.device_put(X, NS(emesh, P(('x', 'y')))))",
     "err_spec_axis": "sm(lambda a: a, ins=P('z'))(XS)",
     "err_indivisible": "sm(lambda v: v, ins=P('x'), outs=P('x'))(jnp.arange(6.0))",
 }
 
 test_matches_jax, test_every_case_recorded, test_records_match_live_jax = \
-    multi_device.tests("shard_map_multi_device", "test_sharding_shard_map", CASES,
-                       known={"infer_under_jit": "xjit's traced values carry no sharding, so "
-                              "in_specs=Infer under jit raises NotImplementedError instead of "
-                              "reading the specs from the types"}, every=6)
+    multi_device.tests("shard_map_multi_device", "test_sharding_shard_map", CASES, every=6,
+                       known=dict.fromkeys(
+                           ["grad_psum_in_body", "eager_grad_psum_in_body"],
+                           "a wrong gradient: under check_vma=True JAX transposes psum of a "
+                           "varying value to the identity (its cotangent is invariant); xjit's "
+                           "avals carry no varying axes, so psum transposes to psum, JAX's "
+                           "check_vma=False answer (grad_psum_in_body_vma_off agrees)"))

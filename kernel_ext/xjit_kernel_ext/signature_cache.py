@@ -1,8 +1,9 @@
 """What is computed once per traced signature of a jitted function, shared
 by ``%%xjit`` panels and the sidebar channel: its jaxpr listing, its lint
-findings and, when it ran over many devices, its shardings. A function's *generation* changes when it is traced again; until
-then a cell that only calls it recomputes nothing, and the sidebar's second
-look at a 10,000-equation jaxpr costs no second listing."""
+findings and, when it ran over many devices, its shardings. A function's
+*generation* changes when it is traced again; until then a cell that only
+calls it recomputes nothing, and the sidebar's second look at a
+10,000-equation jaxpr costs no second listing."""
 from __future__ import annotations
 
 import xjit.inspect as xi

@@ -4,8 +4,9 @@ PartitionSpec with the shard each device holds, and the collectives XLA's
 partitioner put into the compiled program, with their per-device sizes.
 
 A split value's per-device shards fold under its row (eight or more
-devices make a long list; a replicated value's are all alike); each collective carries the line it came from as
-``render.source_attrs`` (click-to-line), like the other tabs.
+devices make a long list; a replicated value's are all alike); each
+collective carries the line it came from as ``render.source_attrs``
+(click-to-line), like the other tabs.
 """
 from __future__ import annotations
 

@@ -37,7 +37,9 @@ def device_get(x):
 
 def block_until_ready(x):
     """Wait for every array in ``x`` with one jaxlib call."""
-    leaves = tree_util.tree_leaves(x)
+    if type(x) is ArrayImpl:
+        return x.block_until_ready()
+    leaves = tree_util.flatten(x)[0]
     try:
         bufs = [leaf._buf for leaf in leaves]
     except AttributeError:  # tracers or other non-array leaves among them

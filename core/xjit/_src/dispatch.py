@@ -246,6 +246,8 @@ def device_put(x, device=None):
         return ArrayImpl(backend.transfer_to_device(x.aval, x._value, device, True), x.aval)
     if isinstance(x, core.Tracer):
         return x
+    if getattr(x, "dtype", None) == dtypes.float0:  # no data, no device type: stays on the host
+        return np.zeros(np.shape(x), dtypes.float0)
     aval = intern_aval(core.aval_of(x))
     return ArrayImpl(backend.transfer_to_device(aval, host_value(x, aval.dtype), device, True),
                      aval)

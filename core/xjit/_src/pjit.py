@@ -16,7 +16,9 @@ import time
 import warnings
 import weakref
 
-from xjit._src import core, dispatch, monitoring, pxla, traceback_util, tree_util
+import numpy as np
+
+from xjit._src import core, dispatch, dtypes, monitoring, pxla, traceback_util, tree_util
 from xjit._src.interpreters import batching, mlir as lowering
 from xjit._src.array import ArrayImpl
 from xjit._src.config import config
@@ -77,16 +79,21 @@ def _jit_impl(*args, jaxpr, name, donated_invars=()):
     if any(type(a) is AbstractRef for a in jaxpr.in_avals):  # the body's writes reach the refs
         return run_with_refs(_jit_impl, args, jaxpr, name)
     """Run a jit equation eagerly: compile its jaxpr once and execute it."""
-    exe = _jaxpr_exe_cache.get(jaxpr)
-    if exe is None:
-        exe = _jaxpr_exe_cache[jaxpr] = compile_jaxpr(name, jaxpr, donated_invars)[0]
+    cached = _jaxpr_exe_cache.get(jaxpr)
+    if cached is None:
+        plan = Float0Plan.of(jaxpr, donated_invars)
+        program, donated = (jaxpr, donated_invars) if plan is None else (plan.closed, plan.donated)
+        cached = _jaxpr_exe_cache[jaxpr] = (compile_jaxpr(name, program, donated)[0], plan)
+    exe, plan = cached
     if _flags["jax_debug_key_reuse"] and check_key_reuse is not None:
         check_key_reuse(jaxpr, args)
-    bufs = [dispatch.to_buffer(x) for x in args]
-    outs = exe.run(bufs)
+    if plan is None:
+        outs = exe.run([dispatch.to_buffer(x) for x in args])
+    else:
+        outs = plan.merge(exe.run([dispatch.to_buffer(x) for x in plan.kept(args)]))
     if _flags["jax_debug_nans"] or _flags["jax_debug_infs"]:
         from xjit._src.inspect import nans
-        if nans.check_jit_outputs(name, outs):
+        if nans.check_jit_outputs(name, _on_device(outs)):
             nans.replay_deoptimized(
                 lambda *a: core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *a), args, {})
     return outs
@@ -112,6 +119,67 @@ def compile_jaxpr(name, closed, donated=()):
     return exe, t1 - t0, time.perf_counter() - t1
 
 
+def _is_float0(aval):
+    return getattr(aval, "dtype", None) == dtypes.float0
+
+
+class Float0Plan:
+    """How a program whose arguments or results include float0 values runs.
+
+    float0 values (the tangents of integers) carry no data, and XLA has no
+    such type: the executable is compiled without them. float0 arguments
+    are dropped before the call; float0 results are made on the host as
+    NumPy float0 zeros of their shape, which is what JAX returns. Equations
+    that only make float0 values nobody else reads are pruned; a float0 value
+    still read by an equation stays, and the lowering then reports its dtype
+    (JAX lowers float0 as bool there).
+    """
+
+    __slots__ = ("closed", "donated", "keep", "out_shapes")
+
+    @staticmethod
+    def of(closed, donated=()):
+        """The plan for ``closed``, or None when no argument or result is float0."""
+        if any(map(_is_float0, closed.in_avals)) or any(map(_is_float0, closed.out_avals)):
+            return Float0Plan(closed, donated)
+        return None
+
+    def __init__(self, closed, donated):
+        jaxpr = closed.jaxpr
+        outvars = [v for v in jaxpr.outvars if not _is_float0(v.aval)]
+        live = {v for v in outvars if type(v) is not core.Literal}
+        eqns = []
+        for eqn in reversed(jaxpr.eqns):
+            if eqn.outvars and all(_is_float0(v.aval) and v not in live for v in eqn.outvars):
+                continue  # (an equation without results is kept: it may be a callback)
+            eqns.append(eqn)
+            live.update(v for v in eqn.invars if type(v) is not core.Literal)
+        self.keep = [not _is_float0(v.aval) or v in live for v in jaxpr.invars]
+        used = [not _is_float0(v.aval) or v in live for v in jaxpr.constvars]
+        pruned = core.Jaxpr([v for v, u in zip(jaxpr.constvars, used) if u],
+                            [v for v, k in zip(jaxpr.invars, self.keep) if k], outvars,
+                            eqns[::-1], jaxpr.debug_info)
+        self.closed = core.ClosedJaxpr(pruned, [c for c, u in zip(closed.consts, used) if u])
+        self.donated = tuple(d for d, k in zip(donated or (False,) * len(self.keep), self.keep)
+                             if k)
+        self.out_shapes = [v.aval.shape if _is_float0(v.aval) else None for v in jaxpr.outvars]
+
+    def kept(self, xs):
+        """The items of ``xs`` (one per argument) the executable takes."""
+        return [x for x, k in zip(xs, self.keep) if k]
+
+    def merge(self, outs):
+        """All results, in order, from the executable's ``outs``."""
+        it = iter(outs)
+        return [next(it) if shape is None else np.zeros(shape, dtypes.float0)
+                for shape in self.out_shapes]
+
+
+def _on_device(outs):
+    """The results that are device arrays (float0 ones are host zeros)."""
+    return [x for x in outs if type(x) is not np.ndarray]
+
+
 # --------------------------------------------------------------------------
 # The user-facing wrapper
 
@@ -131,7 +199,7 @@ class TraceEntry:
 
     __slots__ = ("closed", "out_tree", "executable", "donated", "trace_s", "lower_s",
                  "compile_s", "text", "in_avals", "name", "fid", "single_out", "ref_consts",
-                 "execute", "handlers", "out_avals")
+                 "execute", "handlers", "out_avals", "float0")
 
     def __init__(self, closed, out_tree, donated, trace_s, in_avals, name):
         self.closed, self.out_tree, self.donated = closed, out_tree, donated
@@ -142,18 +210,19 @@ class TraceEntry:
         self.text = None
         self.fid = 0
         self.ref_consts = ()  # closed-over refs, passed after the arguments
+        self.float0 = Float0Plan.of(closed, donated)  # None for nearly every program
 
     def compile(self):
         if self.executable is None:
             t0 = time.perf_counter()
             if self.text is None:  # ``lower()`` may have made it already
-                self.text = lowering.lower_module(self.name, self.closed, self.donated)
+                self.text = self.lower_text()
                 self.lower_s = time.perf_counter() - t0
             t1 = time.perf_counter()
             self._warn_unusable_donations()
             device = dispatch.backend.default_device()
-            exe = dispatch.Executable(
-                dispatch.compile_text(self.text, device), self.closed.out_avals, self.text, device)
+            exe = dispatch.Executable(dispatch.compile_text(self.text, device),
+                                      self.program().out_avals, self.text, device)
             # what a call reads, one attribute away
             self.execute, self.handlers = exe.exe.execute_sharded, exe.handlers
             self.out_avals = exe.out_avals
@@ -168,6 +237,21 @@ class TraceEntry:
             if observer is not None and self.fid:
                 observer.compiled(self.fid, self)
         return self.executable
+
+    def program(self):
+        """The closed jaxpr the executable computes (float0 values left out)."""
+        return self.closed if self.float0 is None else self.float0.closed
+
+    def lower_text(self):
+        donated = self.donated if self.float0 is None else self.float0.donated
+        return lowering.lower_module(self.name, self.program(), donated)
+
+    def run(self, bufs):
+        """Execute on the buffers of the arguments the executable takes;
+        every result, float0 ones included."""
+        if self.float0 is None:
+            return self.executable.run(bufs)
+        return self.float0.merge(self.executable.run(bufs))
 
     def _warn_unusable_donations(self):
         if not any(self.donated):
@@ -492,9 +576,13 @@ class PjitFunction:
             entry.compile()
         if _flags["jax_debug_key_reuse"] and check_key_reuse is not None:  # never on the fast path
             check_key_reuse(entry.closed, leaves)
-        elif not kwargs and not any(_flags[f] for f in _CHECKED_FLAGS) and all(
-                type(x) is ArrayImpl or type(x) in _PY_SCALARS for x in leaves):
+        elif entry.float0 is None and not kwargs and not any(_flags[f] for f in _CHECKED_FLAGS) \
+                and all(type(x) is ArrayImpl or type(x) in _PY_SCALARS for x in leaves):
             self._remember_fast(args, dyn, static_key, leaves, avals, entry)
+        if entry.float0 is not None:  # float0 values: never the fast path (see Float0Plan)
+            plan = entry.float0
+            bufs = _buffers(plan.kept(leaves), plan.kept(avals), entry)
+            return self._execute_observed(entry, leaves, bufs, args, kwargs)
         bufs = _buffers(leaves, avals, entry)
         return self._execute(entry, leaves, bufs, args, kwargs)
 
@@ -511,14 +599,14 @@ class PjitFunction:
         return entry.out_tree.unflatten(map(ArrayImpl, outs, entry.out_avals))
 
     def _execute_observed(self, entry, leaves, bufs, args, kwargs):
-        """``_execute`` while inspect listens or NaN/Inf checks are on."""
-        exe = entry.executable
+        """``_execute`` while inspect listens or NaN/Inf checks are on, or for
+        a program with float0 values."""
         inspected = _observing.per_call and self._fid
         observer = monitoring.jit_observer if inspected and _observing.timed else None
         if observer is not None:
             t0 = time.perf_counter()
         try:
-            outs = exe.run(bufs)
+            outs = entry.run(bufs)
         except dispatch._jax.JaxRuntimeError as e:
             raise dispatch._runtime_error(e, leaves) from None
         if observer is not None:
@@ -527,7 +615,7 @@ class PjitFunction:
             self._ncalls[0] += 1
         if _flags["jax_debug_nans"] or _flags["jax_debug_infs"]:
             from xjit._src.inspect import nans
-            if nans.check_jit_outputs(self._name, outs):
+            if nans.check_jit_outputs(self._name, _on_device(outs)):
                 nans.replay_deoptimized(self._fun, args, kwargs)
                 raise FloatingPointError(
                     f"invalid value encountered in the output of jit({self._name}). The "

@@ -19,11 +19,15 @@ from jaxlib import _jax
 from jaxlib import xla_client as xc
 
 from xjit._src import compiler, core, dispatch, errors, tree_util
+from xjit._src.config import config
 from xjit._src.array import ArrayImpl
 from xjit._src.sharded_array import ShardedArrayImpl, place_sharded
 from xjit._src import mesh as mesh_lib
 from xjit._src.mesh import AbstractMesh
 from xjit._src.sharding import NamedSharding, PartitionSpec, Sharding, spec_from_hlo
+
+
+_flags = config._values
 
 
 def sdy_axes(axes) -> str:
@@ -218,7 +222,10 @@ def call(jf, key, dyn, dkw, static_key, leaves, treedef, avals, mesh=None):
     hit = fast.get(fast_key)
     if hit is not None:  # this signature and these arguments' shardings ran before
         entry, exe = hit
-        return tree_util.tree_unflatten(entry.out_tree, exe.run(leaves))
+        outs = exe.run(leaves)
+        if _flags["jax_debug_nans"] or _flags["jax_debug_infs"]:
+            _check_nans(jf, entry, outs, leaves, dyn, dkw, static_key)
+        return tree_util.tree_unflatten(entry.out_tree, outs)
     plan = _plan(jf, key, dyn, dkw, static_key, leaves, treedef, avals, mesh)
     if plan is None:
         return None
@@ -230,7 +237,28 @@ def call(jf, key, dyn, dkw, static_key, leaves, treedef, avals, mesh=None):
         exe = cache[exe_key] = compile_spmd(jf._name, entry.closed, entry.donated, mesh, ins,
                                             outs)
     fast[fast_key] = (entry, exe)
-    return tree_util.tree_unflatten(entry.out_tree, exe.run(leaves))
+    outs = exe.run(leaves)
+    if _flags["jax_debug_nans"] or _flags["jax_debug_infs"]:
+        _check_nans(jf, entry, outs, leaves, dyn, dkw, static_key)
+    return tree_util.tree_unflatten(entry.out_tree, outs)
+
+
+def _check_nans(jf, entry, outs, leaves, dyn, dkw, static_key):
+    """``jax_debug_nans``/``jax_debug_infs``: a NaN among the outputs replays
+    the function op by op, which raises at the user's line that made it."""
+    from xjit._src.inspect import nans
+    if not nans.check_jit_outputs(jf._name, outs):
+        return
+    if static_key:  # the static arguments are folded in: replay the traced program
+        closed = entry.closed
+        nans.replay_deoptimized(lambda *a: core.eval_jaxpr(closed.jaxpr, closed.consts, *a),
+                                tuple(leaves), {})
+    else:
+        nans.replay_deoptimized(jf._fun, tuple(dyn), dkw)
+    raise FloatingPointError(
+        f"invalid value encountered in the output of jit({jf._name}). The de-optimized "
+        "function (i.e., the function as if the `jit` decorator were removed) did not produce "
+        "invalid values during its execution.")
 
 
 def _plan(jf, key, dyn, dkw, static_key, leaves, treedef, avals, mesh):

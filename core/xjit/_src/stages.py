@@ -13,7 +13,6 @@ import numpy as np
 from jaxlib import _jax
 
 from xjit._src import compiler, dispatch, tree_util
-from xjit._src.interpreters import mlir as lowering
 from .array import ArrayImpl
 from . import core
 
@@ -91,7 +90,7 @@ class Traced:
         e = self._entry
         if e.text is None:
             t0 = time.perf_counter()
-            e.text = lowering.lower_module(e.name, e.closed, e.donated)
+            e.text = e.lower_text()
             e.lower_s = time.perf_counter() - t0
         return Lowered(self._jitted, e, self._in_tree)
 
@@ -181,9 +180,10 @@ class Compiled:
                 "Perhaps you are calling the compiled executable with a different enable_x64 "
                 "mode than when it was AOT compiled? The mismatches are:\n"
                 + "\n".join(mismatches[:5]))
-        bufs = [x._buf if type(x) is ArrayImpl else dispatch.to_buffer(x, a)
-                for x, a in zip(leaves, self._entry.in_avals)]
-        outs = self._entry.executable.run(bufs)
+        e = self._entry
+        kept = zip(leaves, e.in_avals) if e.float0 is None else zip(
+            e.float0.kept(leaves), e.float0.kept(e.in_avals))
+        outs = e.run([x._buf if type(x) is ArrayImpl else dispatch.to_buffer(x, a) for x, a in kept])
         return tree_util.tree_unflatten(self._entry.out_tree, outs)
 
 
