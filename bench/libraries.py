@@ -192,9 +192,10 @@ def _capture_executions(side, thunk):
     handlers) triples, read from each side's internals (a bench-only hook)."""
     calls = []
     if side == "xjit":
+        import gc
         from xjit._src import pjit
-        entries = [e for per in list(pjit._fun_caches.values()) for cache, fast in per.values()
-                   for e in {*cache.values(), *fast.values()} if e.executable is not None]
+        entries = [e for e in gc.get_objects()  # jits of any callable, cached per function or not
+                   if type(e) is pjit.TraceEntry and e.executable is not None]
         for e in entries:
             e.execute = (lambda bufs, real=e.executable.exe.execute_sharded, e=e:
                          calls.append((real, list(bufs), e.handlers)) or real(bufs))
@@ -228,7 +229,8 @@ def _capture_executions(side, thunk):
 
     def bare():
         for execute, bufs, handlers in calls:
-            wait(execute(bufs).consume_with_handlers(handlers))
+            wait([x for x in execute(bufs).consume_with_handlers(handlers)
+                  if type(x) is _jax.ArrayImpl])  # JAX's handlers may also give refs
     for _ in range(5):
         bare()
     return bare

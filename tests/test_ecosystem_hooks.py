@@ -7,6 +7,10 @@ which needs the `compare` extra):
 * ``vmap`` handing an argument with ``in_axes`` None to the function as it
   is, a Python callable or int included (equinox's adaptive pools vmap over
   the pooling function);
+* transformations wrapping any callable as JAX's ``util.wraps`` does:
+  ``__wrapped__`` points at the function (equinox warns when a module holds a
+  transformed callable by following it), and a callable whose ``__name__`` is
+  not a string (an equinox Module's field sentinel) is still transformed;
 * ``Primitive.get_bind_params`` and binding with the ``subfuns`` it returns,
   which equinox's jaxpr interpreters (``finalise_jaxpr``) do for every
   equation, ``custom_jvp_call`` included: the re-bound call keeps its rule
@@ -70,6 +74,17 @@ def pool(x, n, op):
     return op(x) * n
 def total(x):
     return x.sum()
+class AsArray:
+    def __jax_array__(self):
+        return jnp.ones(2)
+    def __call__(self, x):
+        return x.sum()
+class Odd:
+    __name__ = 0  # not a string: copying it fails, as for an equinox Module
+    def __call__(self, x):
+        return (x * 2.0).sum()
+TRANSFORMS = (jax.vmap, jax.grad, jax.value_and_grad, jax.jacfwd, jax.jacrev, jax.hessian,
+              jax.checkpoint)
 X23 = jnp.arange(6.0).reshape(2, 3) - 2.0
 
 F_EQN = jvp_eqn(lambda x: f(x) * 2.0, 1.0)
@@ -101,6 +116,18 @@ CASES = {
     "vmap_grad_unmapped": "jax.vmap(jax.grad(pool), (0, None, None))(X23, 2.0, total)",
     "vmap_mapped_callable": "jax.vmap(pool, (0, None, 0))(X23, 2, total)",
     "vmap_mapped_default": "jax.vmap(pool)(X23, jnp.ones(2), total)",
+    "vmap_mapped_str": "jax.vmap(pool, (0, None, 0))(X23, 2, 'ab')",
+    "vmap_mapped_jax_array": "jax.vmap(pool, (0, None, 0))(X23, 2, AsArray())",
+    "vmap_unmapped_jax_array": "jax.vmap(pool, (0, None, None))(X23, 2, AsArray())",
+    "wrapped_is_fun": "' '.join(str(getattr(t(total), '__wrapped__', None) is total) "
+                      "for t in TRANSFORMS)",
+    "hessian_wrapped_twice": "str(jax.hessian(total).__wrapped__.__wrapped__ is total)",
+    "wrapped_names": "' '.join(t(total).__name__ for t in TRANSFORMS)",
+    "odd_name_wrapped": "' '.join(str(hasattr(t(Odd()), '__wrapped__')) for t in TRANSFORMS)",
+    "odd_name_vmap": "jax.vmap(Odd())(X23)",
+    "odd_name_grad": "jax.grad(Odd())(X23)",
+    "odd_name_jacrev_jit": "jax.jit(jax.jacrev(Odd()))(X23[0])",
+    "odd_name_checkpoint_grad": "jax.grad(jax.checkpoint(Odd()))(X23[1])",
     "closure_value": "h(1.0, 2.0)",
     "closure_grad_x": "jax.grad(h)(1.0, 2.0)",
     "closure_grad_y": "jax.grad(h, argnums=1)(1.0, 2.0)",

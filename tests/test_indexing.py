@@ -347,3 +347,32 @@ def test_vmap_of_gather_and_scatter():
         np.asarray(jax.vmap(lambda u: x.at[jnp.array([0, 4])].set(u))(
             jnp.array([[7., 8.], [9., 10.]]))),
         [[7., 1., 2., 3., 8.], [9., 1., 2., 3., 10.]])
+
+
+def test_scatter_min_clip_grad_follows_the_clip():
+    """x.at[4].min(y, mode='clip') on 4 entries is x.at[3].min(y): position 3
+    takes y, so it has no derivative in x. (JAX 0.10.2's derivative ignores the
+    clip and gives it 1: the fuzz corpus's at-min-clip-grad keeps that known.)"""
+    x = np.array([-1.845, -0.169, -2.184, -0.672], np.float32)
+    y = np.float32(-3.849)
+
+    def clipped(x, y):
+        return jnp.asarray(x).at[np.uint8(4)].min(y, mode='clip').sum()
+
+    def explicit(x, y):
+        return jnp.asarray(x).at[3].min(y).sum()
+
+    want_x, want_y = jax.grad(explicit, (0, 1))(x, y)
+    np.testing.assert_array_equal(np.asarray(want_x), [1., 1., 1., 0.])
+    assert float(want_y) == 1.0
+    for f in (jax.grad(clipped, (0, 1)), jax.jit(jax.grad(clipped, (0, 1)))):
+        gx, gy = f(x, y)
+        np.testing.assert_array_equal(np.asarray(gx), np.asarray(want_x))
+        assert float(gy) == 1.0
+    gx = jax.vmap(jax.grad(clipped), (0, None))(np.stack([x, x + 10]), y)
+    np.testing.assert_array_equal(np.asarray(gx), [[1., 1., 1., 0.], [1., 1., 1., 0.]])
+    eps = np.float32(1e-2)  # central differences at position 3 and at y
+    d = np.zeros(4, np.float32)
+    d[3] = eps
+    assert float(clipped(x + d, y) - clipped(x - d, y)) == 0.0
+    assert abs(float(clipped(x, y + eps) - clipped(x, y - eps)) / (2 * eps) - 1.0) < 1e-3

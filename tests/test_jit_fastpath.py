@@ -110,9 +110,7 @@ def test_lower_then_compile_lowers_once(monkeypatch):
         lowered.append(1)
         return real(*a, **k)
 
-    monkeypatch.setattr(pjit.lowering, "lower_module", counting)
-    from xjit._src import stages
-    monkeypatch.setattr(stages.lowering, "lower_module", counting)
+    monkeypatch.setattr(pjit.lowering, "lower_module", counting)  # stages lower through pjit
     x = jnp.arange(3.0)
     compiled = xjit.jit(lambda x: xjit.numpy.sin(x) * 2).lower(x).compile()
     assert len(lowered) == 1
@@ -152,3 +150,25 @@ def test_static_arguments_join_the_fast_key_by_value():
     assert traces == [("ab", 2), ("abc", 2), ("ab", 3)]
     with pytest.raises(ValueError, match="Non-hashable static arguments"):
         f(["ab"], jnp.arange(3.0), 2)
+
+
+def test_one_tree_structure_with_several_signatures_served_in_turn():
+    """Calls alternating shapes, dtypes and weak types under one argument
+    structure each keep their own trace and give their own results."""
+    traces = []
+
+    def g(d):
+        traces.append(1)
+        return {k: v * 2 for k, v in d.items()}
+
+    f = xjit.jit(g)
+    trees = [{"a": jnp.arange(float(n)), "b": jnp.ones(n)} for n in (2, 3)]
+    trees.append({"a": jnp.arange(2, dtype=jnp.int32), "b": jnp.ones(2)})
+    trees.append({"a": jnp.asarray(1.5), "b": jnp.ones(2)})  # weak float32[]
+    trees.append({"a": jnp.ones(()), "b": jnp.ones(2)})  # strong float32[]
+    for _ in range(3):
+        for t in trees:
+            out = f(t)
+            np.testing.assert_array_equal(np.asarray(out["a"]), np.asarray(t["a"]) * 2)
+            assert out["a"].dtype == t["a"].dtype and out["a"].weak_type == t["a"].weak_type
+    assert len(traces) == len(trees) and len(f._fast) == 1

@@ -42,6 +42,10 @@ def wsc(a):
 def in_mesh(m, thunk):
     with jax.set_mesh(m):
         return thunk()
+
+def nans(thunk):
+    with jax.debug_nans(True):
+        return thunk()
 '''
 
 CASES = {
@@ -132,6 +136,12 @@ CASES = {
                     "(jax.random.key(0)))",
     "set_mesh_one_device": "in_mesh(jax.make_mesh((1,), ('d',)), lambda: "
                            "repr(jax.jit(lambda a: a * 2)(X).sharding))",
+    "set_mesh_abstract_constraint": "in_mesh(mesh, lambda: shards(jax.jit(lambda: "
+                                    "jax.lax.with_sharding_constraint(jnp.ones((8, 4)), NS("
+                                    "jax.sharding.get_abstract_mesh(), P('x', 'y'))))()))",
+    "set_mesh_abstract_vmap": "in_mesh(mesh, lambda: sh(jax.vmap(lambda r: "
+                              "jax.lax.with_sharding_constraint(r, NS("
+                              "jax.sharding.get_abstract_mesh(), P('x'))))(jnp.ones((2, 8)))))",
     "set_mesh_exit": "(in_mesh(emesh, lambda: None), "
                      "repr(jax.jit(lambda a: a + 1)(X).sharding))[1]",
     # PartitionSpec and NamedSharding as JAX 0.10.2 has them
@@ -146,6 +156,8 @@ CASES = {
                        "P('x', unreduced={'y'}) == P('x')])",
     "pspec_pickle": "(lambda pickle: repr(pickle.loads(pickle.dumps(P('x', None, "
                     "reduced={'y'})))))(__import__('pickle'))",
+    "put_unreduced": "(lambda a: str((a.sharding, a.is_fully_replicated)))(jax.device_put(X, "
+                     "NS(emesh, P('x', None, unreduced={'y'}))))",
     "err_pspec_overlap": "P('x', unreduced={'x'})",
     "err_pspec_unreduced_none": "P('x', unreduced={None})",
     "err_pspec_unreduced_list": "P('x', unreduced=['y'])",
@@ -158,8 +170,19 @@ CASES = {
                  "repr(NS(mesh, P()).update(mesh=emesh))])",
     "ns_replicated_axes": "str([sorted(NS(mesh, s).replicated_axes) for s in "
                           "(P(), P('x'), P(None, ('y', 'x')))])",
+    "ns_equivalent": "str([NS(mesh, P('x')).is_equivalent_to(NS(emesh, P('x', None)), 2), "
+                     "NS(mesh, P('x')).is_equivalent_to(NS(mesh, P('y')), 2), "
+                     "NS(mesh, P()).is_equivalent_to(NS(mesh, P(None, None)), 2), "
+                     "NS(jax.make_mesh((1,), ('a',)), P('a')).is_equivalent_to("
+                     "jax.sharding.SingleDeviceSharding(jax.devices()[0]), 1), "
+                     "NS(jax.sharding.AbstractMesh((4, 2), ('x', 'y')), P('x')).is_equivalent_to("
+                     "NS(jax.sharding.AbstractMesh((4, 2), ('a', 'b')), P('a')), 1)])",
     "ns_update_type_sharding": "(lambda s: repr(s.update(spec=P(*s.spec[1:]))))"
                                "(jax.typeof(X).sharding)",
+    "debug_nans_clean": "nans(lambda: jax.jit(lambda a: jnp.log(a + 1.0))(XS))",
+    "err_debug_nans": "nans(lambda: jax.jit(lambda a: jnp.log(a - 100.0))(XS))",
+    "err_debug_nans_static": "nans(lambda: jax.jit(lambda a, k: jnp.log(a - k), "
+                             "static_argnums=1)(XS, 100.0))",
     # misuse
     "err_axis_not_in_mesh": "jax.device_put(X, NS(mesh, P('z')))",
     "err_indivisible": "jax.device_put(jnp.arange(6.0), NS(mesh, P('x')))",

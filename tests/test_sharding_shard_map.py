@@ -141,6 +141,8 @@ CASES = {
     "grad_psum_in_body_vma_off": "jax.jit(jax.shard_map(lambda a: jax.grad(lambda b: lax.psum("
                                  "(b * b).sum(), 'x'))(a), mesh=mesh, in_specs=P('x', 'y'), "
                                  "out_specs=P('x', 'y'), check_vma=False))(XS)",
+    "eager_loop_invariant_carry": "sm(lambda a: lax.fori_loop(0, 3, lambda i, c: (c[0] + 1.0, "
+                                  "c[1] * 2), (jnp.zeros(()), a)), outs=(P(), P('x', 'y')))(XS)",
     "eager_check_vma_off": "jax.shard_map(lambda a: a * (lax.axis_index('x') + 1), mesh=mesh, "
                            "in_specs=P(), out_specs=P(), check_vma=False)(X)",
     "eager_sharding": "spec(sm(lambda a: lax.pmax(a, 'y'), outs=P('x'))(XS))",

@@ -10,7 +10,7 @@ import operator
 import numpy as np
 
 from xjit._src.interpreters import ad
-from xjit._src import core, dtypes, traceback_util, tree_util
+from xjit._src import core, dtypes, traceback_util, tree_util, util
 from xjit._src.interpreters.ad import Zero
 
 
@@ -416,7 +416,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
     _check_callable(fun)
     nums, single = _argnums_tuple(argnums)
 
-    @functools.wraps(fun)
+    @util.wraps(fun)
     @traceback_util.api_boundary
     def value_and_grad_f(*args, **kwargs):
         n = len(args)
@@ -479,7 +479,7 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, redu
     """The gradient of scalar-valued ``fun`` with respect to ``args[argnums]``."""
     vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, reduce_axes)
 
-    @functools.wraps(fun)
+    @util.wraps(fun)
     @traceback_util.api_boundary
     def grad_f(*args, **kwargs):
         (_, aux), g = vg(*args, **kwargs) if has_aux else ((None, None), vg(*args, **kwargs)[1])
@@ -552,6 +552,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     _check_callable(fun)
     from xjit._src.interpreters.batching import vmap
 
+    @util.wraps(fun)
     def jacfun(*args, **kwargs):
         leaves, in_tree, f_dyn = _jac_dyn(fun, argnums, args, kwargs, "jacfwd", holomorphic, False)
         store = []
@@ -580,6 +581,7 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     from xjit._src.interpreters.batching import vmap
     lax = core.lax_ops
 
+    @util.wraps(fun)
     def jacfun(*args, **kwargs):
         leaves, in_tree, f_dyn = _jac_dyn(fun, argnums, args, kwargs, "jacrev", holomorphic,
                                           allow_int)

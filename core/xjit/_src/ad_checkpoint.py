@@ -11,9 +11,8 @@ with a ``name`` equation so policies can pick values by name, and
 from __future__ import annotations
 
 import dataclasses
-import functools
 
-from xjit._src import core, dtypes, tree_util
+from xjit._src import core, dtypes, traceback_util, tree_util, util
 from xjit._src.ad_jit import jvp_jaxpr, transpose_jaxpr
 from xjit._src.custom_derivatives import _merge, _split_nondiff, _stage
 from xjit._src.interpreters import ad, batching, mlir as lowering
@@ -205,8 +204,9 @@ class checkpoint_policies:
 def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
     """``fun`` whose intermediate values are recomputed, not stored, for its
     derivative (``policy`` decides which ones may be saved)."""
-    @functools.wraps(fun)
-    def remat_f(*args):
+    @util.wraps(fun)
+    @traceback_util.api_boundary
+    def fun_remat(*args):
         static, dyn = _split_nondiff(args, tuple(static_argnums))
         leaves, in_tree = tree_util.tree_flatten(dyn)
         out_store = []
@@ -222,7 +222,7 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
                             differentiated=False, policy=policy)
         return tree_util.tree_unflatten(out_store[0], outs)
 
-    return remat_f
+    return fun_remat
 
 
 remat = checkpoint

@@ -3,6 +3,7 @@ JAX's ``jax.api_util`` names: flattening a ``WrappedFun`` over pytrees,
 splitting static from dynamic arguments, and donation vectors."""
 from __future__ import annotations
 
+import inspect
 import operator
 
 from xjit._src import core, tree_util
@@ -129,3 +130,58 @@ def debug_info(traced_for, fun, args, kwargs, *, static_argnums=(), static_argna
     """What tracing ``fun`` is for and its flat argument names: the debug
     info the engine's traces carry into error messages."""
     return DebugInfo(fun, traced_for, arg_names_of(fun, args, kwargs, static_argnums))
+
+
+# --------------------------------------------------------------------------
+# jit's static and donated argument numbers and names
+
+
+def index_tuple(x):
+    """``static_argnums``/``donate_argnums`` as a tuple of ints (JAX's TypeErrors otherwise)."""
+    if x is None:
+        return ()
+    if hasattr(x, "__index__"):
+        return (operator.index(x),)
+    return tuple(operator.index(i) for i in x)
+
+
+def str_tuple(x):
+    if x is None:
+        return ()
+    return (x,) if isinstance(x, str) else tuple(x)
+
+
+def check_argnums(sig, argnums, what):
+    """Argument numbers past the signature's positional parameters fail at ``jit`` time."""
+    if sig is None or not argnums:
+        return
+    params = sig.parameters.values()
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return
+    n = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+    if any(not -n <= i < n for i in argnums):
+        raise ValueError(f"Jitted function has {what}={argnums}, but only accepts {n} "
+                         "positional arguments.")
+
+
+def fun_signature(fun):
+    try:
+        return inspect.signature(fun)
+    except (TypeError, ValueError):
+        return None
+
+
+def resolve_argnums(sig, argnums, argnames):
+    """Fill in argnames from argnums and vice versa, as JAX does."""
+    if sig is None:
+        return tuple(sorted(argnums)), tuple(argnames)
+    params = list(sig.parameters.values())
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    nums = set(a if a >= 0 else a + len(positional) for a in argnums)
+    names = set(argnames)
+    for i, p in enumerate(positional):
+        if p.name in names:
+            nums.add(i)
+        if i in nums and p.kind is not p.POSITIONAL_ONLY:
+            names.add(p.name)
+    return tuple(sorted(nums)), tuple(sorted(names))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import operator
 import sys
 import time
 import warnings
@@ -18,7 +17,7 @@ import weakref
 
 import numpy as np
 
-from xjit._src import core, dispatch, dtypes, monitoring, pxla, traceback_util, tree_util
+from xjit._src import api_util, core, dispatch, dtypes, monitoring, pxla, traceback_util, tree_util
 from xjit._src.interpreters import batching, mlir as lowering
 from xjit._src.array import ArrayImpl
 from xjit._src.config import config
@@ -276,22 +275,24 @@ class PjitFunction:
             raise TypeError(f"Expected a callable value, got {fun}")
         functools.update_wrapper(self, fun)
         self._fun = fun
-        self._sig = _signature(fun)
-        static_argnums, donate_argnums = _index_tuple(static_argnums), _index_tuple(donate_argnums)
-        _check_argnums(self._sig, static_argnums, "static_argnums")
-        _check_argnums(self._sig, donate_argnums, "donate_argnums")
-        self._static_argnums, self._static_argnames = _resolve_argnums(
-            self._sig, static_argnums, _str_tuple(static_argnames))
-        self._donate_argnums, self._donate_argnames = _resolve_argnums(
-            self._sig, donate_argnums, _str_tuple(donate_argnames))
+        self._sig = api_util.fun_signature(fun)
+        static_argnums = api_util.index_tuple(static_argnums)
+        donate_argnums = api_util.index_tuple(donate_argnums)
+        api_util.check_argnums(self._sig, static_argnums, "static_argnums")
+        api_util.check_argnums(self._sig, donate_argnums, "donate_argnums")
+        self._static_argnums, self._static_argnames = api_util.resolve_argnums(
+            self._sig, static_argnums, api_util.str_tuple(static_argnames))
+        self._donate_argnums, self._donate_argnames = api_util.resolve_argnums(
+            self._sig, donate_argnums, api_util.str_tuple(donate_argnames))
         both = set(self._static_argnames) & set(self._donate_argnames)
         if both:
             raise ValueError(f"static_argnames and donate_argnames cannot intersect. Argument "
                              f"names {both} appear in both static_argnames and donate_argnames")
         # Calls with only positional arguments whose leaves are arrays (or
         # Python scalars) skip the full key: ``_fast`` maps (token, *avals)
-        # for flat arrays, else (token, args' treedef, *avals), to a
-        # TraceEntry; the token names config.trace_key. It is filled only
+        # for flat arrays to a TraceEntry, else (token, args' treedef[,
+        # static arguments]) to (avals, TraceEntry) pairs (see
+        # ``_fast_tree``); the token names config.trace_key. It is filled only
         # while no flag that checks each call (disable_jit, debug_nans, ...;
         # all in trace_key) is on. The caches are shared by every jit of the
         # same function and options.
@@ -499,36 +500,43 @@ class PjitFunction:
 
     def _fast_tree(self, args):
         """The fast path's (entry, leaves, buffers) for positional arguments
-        that are pytrees of arrays and Python scalars; entry is None otherwise."""
+        that are pytrees of arrays and Python scalars; entry is None otherwise.
+
+        Here ``_fast`` maps (token, treedef[, static arguments]) to the
+        signatures seen with that structure, as (avals, entry) pairs: a list
+        comparison of the avals (identical objects, as an executable's outputs
+        carry, compare by address) costs a fraction of hashing each."""
         sa = self._static_argnums
         if sa:  # static positional arguments join the key by value, as ``_split`` makes it
             if len(args) <= sa[-1]:  # one left to its default: the full path
                 return None, args, None
             leaves, treedef = _flatten(tuple([a for i, a in enumerate(args) if i not in sa]))
-            key = [dispatch.trace_token, treedef, (tuple([args[i] for i in sa]), ())]
+            key = (dispatch.trace_token, treedef, (tuple([args[i] for i in sa]), ()))
         else:
             leaves, treedef = _flatten(args)
-            key = [dispatch.trace_token, treedef]
-        nkey = len(key)
+            key = (dispatch.trace_token, treedef)
+        avals = []
         bufs = []
         scalars = False
         for x in leaves:
             t = type(x)
             if t is ArrayImpl:
-                key.append(x.aval)
+                avals.append(x.aval)
                 bufs.append(x._buf)
             elif t in _PY_SCALARS:
-                key.append(core.aval_of(x))
+                avals.append(core.aval_of(x))
                 scalars = True
             else:
                 return None, leaves, None
         try:
-            entry = self._fast.get(tuple(key))
+            seen = self._fast.get(key)
         except TypeError:  # an unhashable static argument: the full path raises JAX's error
             return None, leaves, None
-        if scalars and entry is not None:
-            bufs = _buffers(leaves, key[nkey:], entry)
-        return entry, leaves, bufs
+        if seen is not None:
+            for sig, entry in seen:
+                if sig == avals:
+                    return entry, leaves, _buffers(leaves, avals, entry) if scalars else bufs
+        return None, leaves, None
 
     def _remember_fast(self, args, dyn, static_key, leaves, avals, entry):
         """Serve later calls like this one from ``_fast``, under the key that
@@ -536,12 +544,14 @@ class PjitFunction:
         if len(self._fast) >= _FAST_CACHE_SIZE:
             self._fast.clear()
         avals = [dispatch.intern_aval(a) for a in avals]
-        if static_key:
-            self._fast[(dispatch.trace_token, _flatten(dyn)[1], static_key, *avals)] = entry
-        elif len(leaves) == len(args) and all(type(x) is ArrayImpl for x in args):
+        if not static_key and len(leaves) == len(args) and all(
+                type(x) is ArrayImpl for x in args):
             self._fast[(dispatch.trace_token, *avals)] = entry
-        else:
-            self._fast[(dispatch.trace_token, _flatten(args)[1], *avals)] = entry
+            return
+        key = (dispatch.trace_token, _flatten(dyn if static_key else args)[1],
+               *((static_key,) if static_key else ()))
+        seen = [s for s in self._fast.get(key, ()) if s[0] != avals]
+        self._fast[key] = (*seen[-_SIGNATURES_PER_TREE + 1:], (avals, entry))
 
     def _call(self, args, kwargs):
         if _flags["jax_disable_jit"]:
@@ -679,6 +689,7 @@ def _shared_caches(fun, options):
 _PY_SCALARS = frozenset((int, float, bool, complex))
 _flatten = tree_util.flatten
 _FAST_CACHE_SIZE = 256  # signatures per function; past it the fast cache starts over
+_SIGNATURES_PER_TREE = 16  # fast-cache signatures per argument structure (the newest kept)
 # Flags under which every call goes through ``_call`` (they are all part of
 # ``config.trace_key``, so a fast entry made without them never matches with them).
 _CHECKED_FLAGS = ("jax_disable_jit", "jax_debug_nans", "jax_debug_infs", "jax_debug_key_reuse")
@@ -704,57 +715,6 @@ class _DynOnly:
 
     def __call__(self, *a, **k):  # pragma: no cover - only inspected
         raise NotImplementedError
-
-
-def _index_tuple(x):
-    """``static_argnums``/``donate_argnums`` as a tuple of ints (JAX's TypeErrors otherwise)."""
-    if x is None:
-        return ()
-    if hasattr(x, "__index__"):
-        return (operator.index(x),)
-    return tuple(operator.index(i) for i in x)
-
-
-def _str_tuple(x):
-    if x is None:
-        return ()
-    return (x,) if isinstance(x, str) else tuple(x)
-
-
-def _check_argnums(sig, argnums, what):
-    """Argument numbers past the signature's positional parameters fail at ``jit`` time."""
-    if sig is None or not argnums:
-        return
-    params = sig.parameters.values()
-    if any(p.kind is p.VAR_POSITIONAL for p in params):
-        return
-    n = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
-    if any(not -n <= i < n for i in argnums):
-        raise ValueError(f"Jitted function has {what}={argnums}, but only accepts {n} "
-                         "positional arguments.")
-
-
-def _signature(fun):
-    try:
-        return inspect.signature(fun)
-    except (TypeError, ValueError):
-        return None
-
-
-def _resolve_argnums(sig, argnums, argnames):
-    """Fill in argnames from argnums and vice versa, as JAX does."""
-    if sig is None:
-        return tuple(sorted(argnums)), tuple(argnames)
-    params = list(sig.parameters.values())
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    nums = set(a if a >= 0 else a + len(positional) for a in argnums)
-    names = set(argnames)
-    for i, p in enumerate(positional):
-        if p.name in names:
-            nums.add(i)
-        if i in nums and p.kind is not p.POSITIONAL_ONLY:
-            names.add(p.name)
-    return tuple(sorted(nums)), tuple(sorted(names))
 
 
 def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,

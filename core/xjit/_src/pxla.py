@@ -8,7 +8,8 @@ arguments (and on the results ``out_shardings`` fixes), as JAX 0.10.2 emits.
 XLA's partitioner (Shardy) propagates the shardings through the program and
 inserts the collectives; the compiled output shardings are read back as
 ``NamedSharding``s over the mesh. The one-device dispatch path in ``pjit``
-branches here only when it sees such an argument or option.
+branches here only when it sees such an argument or option, or a mesh that
+``set_mesh`` put in context (whose results JAX lays out on it, replicated).
 """
 from __future__ import annotations
 
@@ -18,12 +19,11 @@ import numpy as np
 from jaxlib import _jax
 from jaxlib import xla_client as xc
 
-from xjit._src import compiler, core, dispatch, errors, tree_util
-from xjit._src.config import config
+from xjit._src import compiler, core, dispatch, errors, mesh as mesh_lib, tree_util
 from xjit._src.array import ArrayImpl
-from xjit._src.sharded_array import ShardedArrayImpl, place_sharded
-from xjit._src import mesh as mesh_lib
+from xjit._src.config import config
 from xjit._src.mesh import AbstractMesh
+from xjit._src.sharded_array import ShardedArrayImpl, place_sharded
 from xjit._src.sharding import NamedSharding, PartitionSpec, Sharding, spec_from_hlo
 
 
@@ -38,7 +38,7 @@ def sdy_sharding(sharding: NamedSharding, ndim: int) -> str:
     """``#sdy.sharding<@mesh, [{"x"}, {}]>``: the axes each dimension is split over."""
     dims = []
     for d in range(ndim):
-        p = sharding.spec[d] if d < len(sharding.spec) else None
+        p = sharding.spec.partitions[d] if d < len(sharding.spec) else None
         if p is PartitionSpec.UNCONSTRAINED:
             dims.append("{?}")
         else:
@@ -146,7 +146,7 @@ def _laid_out(x, sharding, aval):
 def _meshes_of(*trees):
     for t in trees:
         for s in tree_util.tree_leaves(t, is_leaf=lambda v: isinstance(v, Sharding)):
-            if isinstance(s, NamedSharding) and s.num_devices > 1:
+            if isinstance(s, NamedSharding) and s._is_concrete and s.num_devices > 1:
                 yield s.mesh
 
 
@@ -190,7 +190,8 @@ def _find_mesh(jaxpr):
         if mesh is not None and not isinstance(mesh, AbstractMesh) and mesh.size > 1:
             return mesh
         sharding = eqn.params.get("sharding")
-        if isinstance(sharding, NamedSharding) and sharding.num_devices > 1:
+        if isinstance(sharding, NamedSharding) and sharding._is_concrete and \
+                sharding.num_devices > 1:
             return sharding.mesh
         for v in eqn.params.values():
             inner = v.jaxpr if isinstance(v, core.ClosedJaxpr) else v
@@ -302,6 +303,7 @@ def _plan(jf, key, dyn, dkw, static_key, leaves, treedef, avals, mesh):
             raise ValueError(f"xjit's jit over many devices needs meshes of one shape; got "
                              f"{mesh} and {m}")
     replicated = NamedSharding(mesh, PartitionSpec())
+    in_flat, out_flat = _concrete(in_flat, mesh), _concrete(out_flat, mesh)
     ins = []
     for given, own, aval in zip(in_flat, arg_shardings, avals):
         s = given if given is not None else own if own is not None else replicated
@@ -313,6 +315,13 @@ def _plan(jf, key, dyn, dkw, static_key, leaves, treedef, avals, mesh):
     outs = [s if isinstance(s, NamedSharding) and (s.num_devices > 1 or mesh.size == 1)
             else None for s in out_flat]
     return entry, mesh, ins, outs
+
+
+def _concrete(shardings, mesh):
+    """Shardings over an abstract mesh (named in a trace under ``set_mesh``)
+    laid over the program's mesh."""
+    return [NamedSharding(mesh, s.spec) if isinstance(s, NamedSharding) and not s._is_concrete
+            else s for s in shardings]
 
 
 class _Staging:
@@ -458,7 +467,17 @@ def apply_primitive(prim, args, params):
         fun._name = prim.name
         if key is not None:
             _primitive_jits[key] = fun
-    return fun(*args)
+    checked = _flags["jax_debug_nans"] or _flags["jax_debug_infs"]
+    if not (checked or _flags["jax_disable_jit"]):
+        return fun(*args)
+    # one primitive: run it as the jit (also under disable_jit, which would
+    # otherwise bind it eagerly again) and check it as an eager op, not by replay
+    with config.override("jax_disable_jit", False), config.override("jax_debug_nans", False), \
+            config.override("jax_debug_infs", False):
+        out = fun(*args)
+    if checked and dispatch.check_nans is not None:
+        dispatch.check_nans(prim, params, args, out if prim.multiple_results else [out])
+    return out
 
 
 dispatch.apply_sharded = apply_primitive

@@ -314,7 +314,7 @@ def _check_replication(mesh, specs, vmas, out_tree):
         spec = spec or PartitionSpec()
         mentioned = set(spec._axis_names())
         unmentioned = [n for n in mesh.axis_names if n not in mentioned]
-        if not vma - mentioned:
+        if vma is None or not vma - mentioned:
             continue
         where = f"out_specs{tree_util.keystr(path)} is {spec} which implies that the " \
             "corresponding output value is"

@@ -30,7 +30,9 @@ class ShardMapTracer(core.Tracer):
     def __init__(self, trace, val, vma):
         self._trace = trace
         self.val = val  # every device's block, stacked over the mesh axes
-        self.vma = vma  # the mesh axes along which the blocks may differ
+        # the mesh axes along which the blocks may differ; None: not known
+        # (then out_specs are taken at their word, the blocks at device 0)
+        self.vma = vma
         full = core.aval_of(val)
         self.aval = full.update(shape=full.shape[len(trace.order):])
 
@@ -69,14 +71,20 @@ class ShardMapTrace(core.Trace):
             if isinstance(x, ShardMapTracer) and x._trace is self:
                 vals.append(x.val)
                 in_axes.append(0)
-                vma |= x.vma
+                vma = None if vma is None or x.vma is None else vma | x.vma
             else:
                 vals.append(x)
                 in_axes.append(None)
         named = batching.collective_axes.get(primitive)
         if named is not None:
             axes = frozenset(named(params))
-            vma = vma - axes if primitive in _REDUCING else vma | axes
+            if primitive in _REDUCING:
+                vma = frozenset() if axes >= set(self.order) else \
+                    None if vma is None else vma - axes
+            elif vma is not None:
+                vma = vma | axes
+        elif primitive.multiple_results:  # a sub-program (jit, scan, cond, custom rule):
+            vma = None                    # its outputs may vary over fewer axes than this
         with core.set_current_trace(core.eval_trace):
             out = self._stacked(lambda *xs: primitive.bind(*xs, **params), tuple(in_axes))(*vals)
         if primitive.multiple_results:

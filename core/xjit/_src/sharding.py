@@ -244,7 +244,7 @@ class NamedSharding(Sharding):
     _internal_device_list = property(lambda self: _device_list(self._devices))
 
     memory_kind = property(lambda self: "device")
-    num_devices = property(lambda self: len(self._device_assignment))
+    num_devices = property(lambda self: self.mesh.size)  # an abstract mesh's too, as JAX
     device_set = property(lambda self: set(self._device_assignment))
 
     @property
@@ -263,7 +263,10 @@ class NamedSharding(Sharding):
 
     @property
     def is_fully_replicated(self):
-        return all(self.mesh.shape[n] == 1 for n in self.spec._axis_names())
+        if self.mesh.size == 1:
+            return True
+        return not self.spec.unreduced and all(self.mesh.shape[n] == 1
+                                               for n in self.spec._axis_names())
 
     _is_concrete = property(lambda self: not isinstance(self.mesh, AbstractMesh))
 
@@ -284,6 +287,19 @@ class NamedSharding(Sharding):
 
     def with_memory_kind(self, kind):
         return self.update(memory_kind=kind)
+
+    def is_equivalent_to(self, other, ndim):
+        """Whether ``other`` lays a value of rank ``ndim`` out as this does: the
+        same tiles on the same devices (of two abstract meshes: the same
+        tiles), whatever the axes are called."""
+        to_hlo = getattr(other, "_to_xla_hlo_sharding", None)
+        theirs = to_hlo(ndim) if to_hlo is not None else xc.HloSharding.replicate()
+        if self._to_xla_hlo_sharding(ndim) != theirs or \
+                self.memory_kind != getattr(other, "memory_kind", None):
+            return False
+        if not self._is_concrete and not getattr(other, "_is_concrete", True):
+            return True
+        return tuple(self._device_assignment) == tuple(other._device_assignment)
 
     def __eq__(self, other):
         return self is other or (isinstance(other, NamedSharding) and self.spec == other.spec
@@ -311,7 +327,7 @@ class NamedSharding(Sharding):
         """For each of ``ndim`` dimensions, the mesh axes it is split over."""
         out = []
         for d in range(ndim):
-            p = self.spec[d] if d < len(self.spec) else None
+            p = self.spec.partitions[d] if d < len(self.spec) else None
             out.append(() if p is None or p is PartitionSpec.UNCONSTRAINED else
                        (tuple(p) if isinstance(p, tuple) else (p,)))
         return out
@@ -410,9 +426,13 @@ def place(x, sharding):
     carrying ``sharding`` as its ``.sharding``."""
     from .array import ArrayImpl
     from .dispatch import device_put
-    if isinstance(getattr(sharding, "mesh", None), mesh_lib.AbstractMesh):  # no devices to use
-        raise ValueError("is_fully_addressable is not implemented for "
-                         "`jax.sharding.AbstractMesh`.")
+    abstract = getattr(sharding, "mesh", None)
+    if isinstance(abstract, mesh_lib.AbstractMesh):  # the devices of set_mesh's mesh, or none
+        context = mesh_lib.get_concrete_mesh()
+        if context is None or context.shape_tuple != abstract.shape_tuple:
+            raise ValueError("is_fully_addressable is not implemented for "
+                             "`jax.sharding.AbstractMesh`.")
+        sharding = NamedSharding(context, sharding.spec)
     if getattr(sharding, "num_devices", 1) != 1:
         from .sharded_array import place_sharded
         return place_sharded(x, sharding)

@@ -1,6 +1,8 @@
-"""Small list helpers with JAX's names (``jax._src.util``), which custom
+"""Small helpers with JAX's names (``jax._src.util``), which custom
 interpreters written from JAX's tutorials import."""
 from __future__ import annotations
+
+import functools
 
 
 def safe_zip(*args):
@@ -50,3 +52,32 @@ def merge_lists(bs, l0, l1):
     """Inverse of ``partition_list``."""
     i0, i1 = iter(l0), iter(l1)
     return [next(i1) if b else next(i0) for b in bs]
+
+
+def fun_name(fun, default_name="<unnamed function>"):
+    """``fun.__name__``, looking through ``functools.partial``."""
+    name = getattr(fun, "__name__", None)
+    if name is not None:
+        return name
+    return fun_name(fun.func) if isinstance(fun, functools.partial) else default_name
+
+
+def wraps(wrapped):
+    """Like ``functools.wraps`` for a transformation's result, but as JAX's
+    ``util.wraps``: attributes copied in order and the first one the wrapped
+    callable cannot give (an equinox Module's non-string ``__name__``) ends
+    the copying instead of raising, so any callable can be transformed."""
+    def wrapper(fun):
+        try:
+            name = fun_name(wrapped)
+            fun.__dict__.update(getattr(wrapped, "__dict__", {}))
+            fun.__annotations__ = getattr(wrapped, "__annotations__", {})
+            fun.__name__ = name
+            fun.__module__ = getattr(wrapped, "__module__", "<unknown module>")
+            fun.__doc__ = getattr(wrapped, "__doc__", "") or ""
+            fun.__qualname__ = getattr(wrapped, "__qualname__", fun.__name__)
+            fun.__wrapped__ = wrapped
+        except Exception:
+            pass
+        return fun
+    return wrapper

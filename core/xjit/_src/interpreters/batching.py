@@ -30,14 +30,13 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import functools
 import inspect
 import operator
 import threading
 
 import numpy as np
 
-from xjit._src import core, traceback_util, tree_util
+from xjit._src import core, traceback_util, tree_util, util
 from xjit._src.core import Tracer
 
 not_mapped = None
@@ -555,6 +554,11 @@ def _check_axis_spec(name, spec):
                         f"as leaves, but got {spec}.")
 
 
+_JAX_ARRAY_MSG = ("Triggering __jax_array__() during abstractification is no longer supported. "
+                  "To avoid this error, either explicitly convert your object using "
+                  "jax.numpy.array(), or register your object as a pytree.")
+
+
 def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
     """Vectorize ``fun`` over the axes ``in_axes`` of its arguments, putting
     the mapped axis of its outputs at ``out_axes``."""
@@ -567,7 +571,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     _check_axis_spec("vmap in_axes", in_axes)
     _check_axis_spec("vmap out_axes", out_axes)
 
-    @functools.wraps(fun)
+    @util.wraps(fun)
     @traceback_util.api_boundary
     def vmap_f(*args, **kwargs):
         if isinstance(in_axes, tuple) and len(in_axes) != len(args):
@@ -582,7 +586,10 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
             try:
                 core.aval_of(x)
             except TypeError:
-                raise TypeError(f"Argument '{x}' of type '{type(x)}' is not a valid JAX "
+                if getattr(x, "__jax_array__", None) is not None:
+                    raise ValueError(_JAX_ARRAY_MSG) from None
+                q = "" if isinstance(x, str) else "'"  # JAX quotes all but a str's type
+                raise TypeError(f"Argument '{x}' of type {q}{type(x)}{q} is not a valid JAX "
                                 "type") from None
         size = mapped_axis_size(fun, args, kwargs, leaves, dims, axis_size)
         dims = [None if d is None else canonicalize_axis(d, np.ndim(x))

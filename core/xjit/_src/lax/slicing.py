@@ -343,8 +343,6 @@ def _combiner_jaxpr(name, dtype):
     """``{ lambda ; a b. let c = op a b in (c,) }``: shared per (op, dtype) so a
     jaxpr with several scatters prints it once (as JAX does)."""
     fn = {"add": lax.add, "sub": lax.sub, "mul": lax.mul, "min": lax.min, "max": lax.max}[name]
-    if np.dtype(dtype) == np.bool_ and name in ("add", "mul"):
-        fn = lax.bitwise_or if name == "add" else lax.bitwise_and
     aval = ShapedArray((), dtype)
     jaxpr, _ = tracing.trace_to_jaxpr(lambda a, b: [fn(a, b)], [aval, aval])
     return jaxpr

@@ -44,12 +44,13 @@ def tile(operand, reps):
 from xjit._src.lax import lax  # noqa: E402  (the rules call the API, which imports this module)
 
 
-def _tile_transpose(ct, *, reps):
+def _tile_transpose(ct, x, *, reps):
+    """Sum the copies; the operand's shape comes from its aval (a zero
+    repetition leaves none of it in the cotangent)."""
     ct = instantiate_zeros(ct)
-    shape = ct.shape
     wide = []
-    for r, d in zip(reps, shape):
-        wide += [r, d // r]
+    for r, d in zip(reps, x.aval.shape):
+        wide += [r, d]
     return [lax.reduce_sum(lax.reshape(ct, wide), tuple(range(0, 2 * len(reps), 2)))]
 
 
@@ -58,5 +59,5 @@ def _tile_batch(args, dims, *, reps):
     return tile_p.bind(moveaxis(x, d, 0), reps=(1,) + tuple(reps)), 0
 
 
-ad.deflinear(tile_p, _tile_transpose)
+ad.deflinear2(tile_p, _tile_transpose)
 batching.batch_rules[tile_p] = _tile_batch

@@ -86,10 +86,22 @@ def swapaxes(a, axis1, axis2):
     return lax.jit_output(lax.transpose(a, [int(p) for p in perm]))
 
 
+def _index_tuple(x):
+    """An index or a sequence of them, as a tuple (JAX's TypeErrors otherwise)."""
+    x = core.concrete_or_error(None, x, "expected a static index or sequence of indices.")
+    try:
+        return (operator.index(x),)
+    except TypeError:
+        return tuple(map(operator.index, x))
+
+
 def moveaxis(a, source, destination):
     a = asarray(a)
-    src = [util.canonicalize_axis(s, a.ndim) for s in np.atleast_1d(source)]
-    dst = [util.canonicalize_axis(d, a.ndim) for d in np.atleast_1d(destination)]
+    source, destination = _index_tuple(source), _index_tuple(destination)
+    src = [util.canonicalize_axis(s, a.ndim) for s in source]
+    dst = [util.canonicalize_axis(d, a.ndim) for d in destination]
+    if len(src) != len(dst):
+        raise ValueError(f"Inconsistent number of elements: {len(src)} vs {len(dst)}")
     perm = [i for i in range(a.ndim) if i not in src]
     for d, s in sorted(zip(dst, src)):
         perm.insert(d, s)
