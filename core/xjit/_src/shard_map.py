@@ -150,7 +150,7 @@ def _spmd(f, mesh, manual, leaves, in_tree, specs, out_specs, check_vma, fun_nam
         box.append((out, out_tree))
         return out_leaves
 
-    closed, tracer_consts = shard_map_spmd.trace_body(per_shard, mesh, avals, specs)
+    closed, tracer_consts = shard_map_spmd.trace_body(per_shard, mesh, avals, specs, check_vma)
     out, out_tree = box[-1]
     out_specs = [s or PartitionSpec() for s in _out_spec_leaves(out_specs, out, out_tree,
                                                                  manual)]

@@ -119,7 +119,7 @@ def run(f, mesh, leaves, in_tree, specs, check_vma, shard_input):
                 blocks = jnp.broadcast_to(blocks, (*mesh.axis_sizes, *blocks.shape[len(order):]))
         tracers.append(ShardMapTracer(trace, blocks, frozenset(carried) if check_vma
                                       else frozenset(order)))
-    with extend_axis_env([AxisData(n, s) for n, s in mesh.shape_tuple]), \
+    with extend_axis_env([AxisData(n, s, check_vma) for n, s in mesh.shape_tuple]), \
             core.set_current_trace(trace):
         out = f(*tree_util.tree_unflatten(in_tree, tracers))
     out_leaves, out_tree = tree_util.tree_flatten(out)

@@ -46,14 +46,14 @@ def global_aval(aval, spec, mesh):
     return aval.update(shape=tuple(shape))
 
 
-def trace_body(f, mesh, in_avals, in_specs):
+def trace_body(f, mesh, in_avals, in_specs, check_vma=False):
     """The body's closed jaxpr at the per-shard avals (and the tracers it
     closes over, which become leading replicated operands)."""
     from xjit._src.interpreters.batching import AxisData, extend_axis_env
     shard_avals = [shard_aval(a, s, mesh) for a, s in zip(in_avals, in_specs)]
     debug = DebugInfo(f, "shard_map", None)
     debug.fun = None
-    with extend_axis_env([AxisData(n, s) for n, s in mesh.shape_tuple]):
+    with extend_axis_env([AxisData(n, s, check_vma) for n, s in mesh.shape_tuple]):
         jaxpr, consts = trace_to_jaxpr(lambda *xs: list(f(*xs)), shard_avals, debug)
     return close_jaxpr(jaxpr, consts)
 
@@ -160,7 +160,7 @@ def bind(f, mesh, in_specs, out_specs, leaves, manual_axes, check_vma):
     over a body traced at their shard shapes. Returns the flat outputs and
     their tree (filled in by ``f``)."""
     avals = [core.aval_of(x) for x in leaves]
-    closed, tracer_consts = trace_body(f, mesh, avals, in_specs)
+    closed, tracer_consts = trace_body(f, mesh, avals, in_specs, check_vma)
     specs = (PartitionSpec(),) * len(tracer_consts) + tuple(in_specs)
     return shard_map_p.bind(*tracer_consts, *leaves, jaxpr=closed, mesh=mesh, in_specs=specs,
                             out_specs=tuple(out_specs), manual_axes=frozenset(manual_axes),

@@ -46,12 +46,14 @@ axis_batch_rules: dict = {}
 
 
 class AxisData:
-    """The axis being vmapped over: its name (or None) and size."""
+    """The axis being vmapped over: its name (or None) and size.
+    ``check_vma`` marks a mesh axis of a ``shard_map(check_vma=True)`` body,
+    where JAX's collectives follow which axes a value varies over."""
 
-    __slots__ = ("name", "size")
+    __slots__ = ("name", "size", "check_vma")
 
-    def __init__(self, name, size):
-        self.name, self.size = name, size
+    def __init__(self, name, size, check_vma=False):
+        self.name, self.size, self.check_vma = name, size, check_vma
 
     def __repr__(self):
         return f"AxisData(name={self.name!r}, size={self.size})"
@@ -78,11 +80,16 @@ class _AxisEnv(threading.local):
 _axis_env = _AxisEnv()
 
 
-def axis_size(name):
+def axis_data(name):
+    """The innermost binding of the axis ``name``."""
     for a in reversed(_axis_env):
         if a.name == name:
-            return a.size
+            return a
     raise NameError(f"unbound axis name: {name}")
+
+
+def axis_size(name):
+    return axis_data(name).size
 
 
 def axis_exists(name):

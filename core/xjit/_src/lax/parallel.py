@@ -277,6 +277,15 @@ def _allreduce_batch(prim, axis_data, vals, dims, *, axes, axis_index_groups):
 
 def _psum_transpose(ct, x, *, axes, axis_index_groups):
     named = tuple(a for a in axes if not isinstance(a, int))
+    if any(batching.axis_data(a).check_vma for a in named if batching.axis_exists(a)):
+        # JAX transposes a psum of a device-varying value to the identity and
+        # one of an invariant value to a psum; our avals do not record which
+        # axes a value varies over, so either answer could be wrong here.
+        raise NotImplementedError(
+            f"differentiating lax.psum over {named} inside a shard_map body with "
+            "check_vma=True: xjit does not track which mesh axes a value varies over, "
+            "which decides psum's transpose there. Take the gradient outside the "
+            "shard_map, or pass check_vma=False (psum then transposes to psum, as in JAX).")
     pos = tuple(a for a in axes if isinstance(a, int))
     if pos:
         ct = _reduce_sum_transpose(ct, x, axes=pos)[0]

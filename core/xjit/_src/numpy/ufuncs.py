@@ -289,7 +289,7 @@ def hypot(x1, x2, /):
 
 def _wrap_between(x, a):
     """``x`` wrapped into ``[-a, a)``."""
-    half, full, zero = _const(x, a), _const(x, 2 * a), _const(x, 0)
+    half, full, zero = (lax.rule_const(x, v) for v in (a, 2 * a, 0))
     rem = lax.rem(lax.add(x, half), full)
     return lax.sub(lax.select(lax.lt(rem, zero), lax.add(rem, full), rem), half)
 
@@ -302,14 +302,14 @@ def _make_logaddexp(name, exp_fn, inv_scale):
         out = lax.log1p(exp_fn(x))
         if inv_scale is None:
             return out
-        # JAX's float32 literal prints the unrounded Python float
-        scale = inv_scale if util_dtype(out) == np.float32 else _const(out, inv_scale)
-        return lax.mul(scale, out)
+        # JAX's constant: a Python float beside a weak 0-d value (the result stays
+        # weak), else a strong one of the value's dtype
+        return lax.mul(lax.rule_const(out, float(inv_scale)), out)
 
     def body(x1, x2):
         amax = lax.max(x1, x2)
         if util_dtype(x1).kind == "c":
-            delta = lax.sub(lax.add(x1, x2), lax.mul(amax, _const(amax, 2)))
+            delta = lax.sub(lax.add(x1, x2), lax.mul(amax, lax.rule_const(amax, 2)))
             out = lax.add(amax, soft(delta))
             bound = np.pi if inv_scale is None else np.pi * inv_scale
             return lax.complex(lax.real(out), _wrap_between(lax.imag(out), bound))
