@@ -1281,3 +1281,50 @@ def _unlocate(msg):
     """Branch functions are named with their file and line; compare without."""
     import re
     return re.sub(r" at \S+:\d+", " at <loc>", msg)
+
+
+# linearize of a while loop: the primal outputs are values, computed by a loop
+# over the known carries; the tangents a recorded loop over all of them (JAX's
+# printed jaxpr, recorded from 0.10.2)
+LINEARIZED_WHILE_JAXPR = '''\
+{ lambda ; a:f32[]. let
+    _:i32[] _:f32[] = while[
+      body_jaxpr={ lambda ; b:i32[] c:f32[]. let
+          d:i32[] = add b 1:i32[]
+          e:f32[] = mul c 1.5:f32[]
+        in (d, e) }
+      body_nconsts=0
+      cond_jaxpr={ lambda ; f:i32[] g:f32[]. let
+          h:bool[] = lt f 5:i32[]
+        in (h,) }
+      cond_nconsts=0
+    ] 0:i32[] a
+    _:i32[] _:f32[] i:f32[] = while[
+      body_jaxpr={ lambda ; j:i32[] k:f32[] l:f32[]. let
+          m:i32[] = add j 1:i32[]
+          n:f32[] = mul k 1.5:f32[]
+          o:f32[] = mul l 1.5:f32[]
+        in (m, n, o) }
+      body_nconsts=0
+      cond_jaxpr={ lambda ; p:i32[] q:f32[] r:f32[]. let
+          s:bool[] = lt p 5:i32[]
+        in (s,) }
+      cond_nconsts=0
+    ] 0:i32[] a 1.0:f32[]
+  in (i,) }
+'''
+
+
+def test_linearize_while_loop():
+    f = lambda x: lax.while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, c[1] * 1.5), (0, x))[1]
+    y, lin = jax.linearize(f, 2.0)
+    assert type(y) is type(jnp.ones(())) and float(y) == 15.1875
+    assert float(lin(1.0)) == 7.59375 and float(lin(2.0)) == 15.1875
+    assert str(jax.make_jaxpr(lambda x: jax.linearize(f, x)[1](1.0))(2.0)) == \
+        LINEARIZED_WHILE_JAXPR.rstrip("\n")
+    h = lambda x: lax.while_loop(lambda c: c[0] < 4,
+                                 lambda c: (c[0] + 1, jnp.sin(c[1]) * x), (0, x))[1]
+    y, lin = jax.linearize(h, 0.7)
+    np.testing.assert_allclose([float(y), float(lin(1.0))], [0.14609715, 0.95323545], rtol=1e-6)
+    with pytest.raises(ValueError, match="Reverse-mode differentiation does not work"):
+        jax.grad(f)(2.0)

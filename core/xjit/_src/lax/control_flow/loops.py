@@ -511,6 +511,35 @@ def _while_transpose(cts, *args, **params):
                      "using fori_loop with static start/stop.")
 
 
+def _while_partial_eval(trace, args, params):
+    """Known carries come from a loop over their part of the body alone, now;
+    the unknown ones from the whole loop, recorded (it recomputes the known
+    part, as JAX's rule does). Under ``linearize`` the primal outputs are thus
+    values and the tangents a recorded loop."""
+    cond, body = params["cond_jaxpr"], params["body_jaxpr"]
+    nc, nb = params["cond_nconsts"], params["body_nconsts"]
+    uk = [trace.is_unknown(x) for x in args]
+    cc_uk, bc_uk = uk[:nc], uk[nc:nc + nb]
+    carry_uk = _carry_fixpoint(
+        lambda c_uk: ad.partial_eval_jaxpr(body, bc_uk + c_uk, c_uk)[2], uk[nc + nb:])
+    if ad.partial_eval_jaxpr(cond, cc_uk + carry_uk)[2][0] or all(carry_uk):
+        return trace.record(while_p, args, params)  # the trip count is unknown
+    known_body = ad.partial_eval_jaxpr(body, bc_uk + carry_uk, carry_uk)[0]
+    known_cond = ad.partial_eval_jaxpr(cond, cc_uk + carry_uk)[0]
+    n_kc = carry_uk.count(False)
+    kbody = _trace_closed(lambda *xs: _eval(known_body, *xs)[:n_kc], known_body.in_avals)
+    kcond = _trace_closed(lambda *xs: _eval(known_cond, *xs)[:1], known_cond.in_avals)
+    known = lambda xs, flags: [x for x, u in zip(xs, flags) if not u]
+    cconsts, bconsts, init = args[:nc], args[nc:nc + nb], args[nc + nb:]
+    kc, kb = known(cconsts, cc_uk), known(bconsts, bc_uk)
+    with core.set_current_trace(trace.parent):
+        kouts = while_p.bind(*kc, *kb, *known(init, carry_uk), cond_jaxpr=kcond,
+                             cond_nconsts=len(kc), body_jaxpr=kbody, body_nconsts=len(kb))
+    uouts = trace.record(while_p, args, params)
+    kit = iter(kouts)
+    return [u if is_uk else next(kit) for u, is_uk in zip(uouts, carry_uk)]
+
+
 def _while_batch(axis_data, args, dims, *, cond_jaxpr, cond_nconsts, body_jaxpr,
                  body_nconsts):
     nc, nb = cond_nconsts, body_nconsts
@@ -709,6 +738,7 @@ def _scan_batch(axis_data, args, dims, **params):
 
 ad.jvp_rules[while_p] = _while_jvp
 ad.transpose_rules[while_p] = _while_transpose
+ad.partial_eval_rules[while_p] = _while_partial_eval
 ad.jvp_rules[scan_p] = _scan_jvp
 ad.partial_eval_rules[scan_p] = _scan_partial_eval
 ad.transpose_rules[scan_p] = _scan_transpose
