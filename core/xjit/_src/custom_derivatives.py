@@ -25,6 +25,7 @@ from xjit._src import core, dtypes, errors, linear_util as lu, tree_util
 from xjit._src.interpreters import ad, batching, mlir as lowering
 from xjit._src.interpreters.ad import Zero
 from xjit._src.interpreters.partial_eval import DebugInfo, close_jaxpr, trace_to_jaxpr
+from xjit._src.closure_convert import closure_convert  # noqa: F401  (JAX exports it here)
 
 not_mapped = batching.not_mapped
 
@@ -802,37 +803,3 @@ def _custom_lin_transpose(cts, *args, num_res, bwd, res_tree, out_avals, in_zero
 
 
 ad.transpose_rules[custom_lin_p] = _custom_lin_transpose
-
-
-def closure_convert(fun, *example_args):
-    """``(converted, consts)``: ``converted(*args, *consts)`` computes
-    ``fun(*args)`` with the traced floating-point values ``fun`` closes over
-    (e.g. values being differentiated) passed explicitly instead, as custom
-    derivative rules need."""
-    leaves, in_tree = tree_util.tree_flatten(example_args)
-    avals = [core.aval_of(x) for x in leaves]
-    store = []
-
-    def flat(*xs):
-        out = fun(*tree_util.tree_unflatten(in_tree, list(xs)))
-        out_leaves, out_tree = tree_util.tree_flatten(out)
-        store.append(out_tree)
-        return out_leaves
-    jaxpr, consts = trace_to_jaxpr(flat, avals)
-    out_tree = store[0]
-    hoist = [isinstance(c, core.Tracer) and (c.aval.dtype.kind in "fc" or dtypes.is_float(
-        c.aval.dtype)) for c in consts]
-    kept = [c for c, h in zip(consts, hoist) if not h]
-    hoisted = [c for c, h in zip(consts, hoist) if h]
-
-    def converted(*args):
-        n = len(args) - len(hoisted)
-        arg_leaves, tree = tree_util.tree_flatten(args[:n])
-        if tree != in_tree:
-            raise TypeError(f"closure_convert: expected arguments {in_tree}, got {tree}")
-        it_h, it_k = iter(args[n:]), iter(kept)
-        all_consts = [next(it_h) if h else next(it_k) for h in hoist]
-        outs = core.eval_jaxpr(jaxpr, all_consts, *arg_leaves)
-        return tree_util.tree_unflatten(out_tree, outs)
-    functools.update_wrapper(converted, fun, updated=())
-    return converted, hoisted
