@@ -117,6 +117,20 @@ def test_lower_then_compile_lowers_once(monkeypatch):
     np.testing.assert_allclose(np.asarray(compiled(x)), np.sin(np.arange(3.0)) * 2, rtol=1e-6)
 
 
+def test_compile_with_compiler_options():
+    """XLA's options reach the compiler (JAX 0.10.2: an unknown option or a bad
+    value is a JaxRuntimeError naming it); the jit's own executable is kept."""
+    f = xjit.jit(lambda x: x * 2)
+    lowered = f.lower(1.0)
+    with pytest.raises(xjit.errors.JaxRuntimeError, match="No such compile option: 'xla_bogus'"):
+        lowered.compile(compiler_options={"xla_bogus": True})
+    with pytest.raises(xjit.errors.JaxRuntimeError,
+                       match="'notabool' is not a valid bool value"):
+        lowered.compile(compiler_options={"xla_cpu_enable_fast_math": "notabool"})
+    assert float(lowered.compile(compiler_options={"xla_cpu_enable_fast_math": True})(3.0)) == 6.0
+    assert float(lowered.compile()(1.5)) == 3.0 and float(f(2.0)) == 4.0
+
+
 def test_device_get_on_a_tree():
     tree = {"a": jnp.arange(3.0), "b": [jnp.ones(2, jnp.int32), 1.5, None]}
     got = xjit.device_get(tree)

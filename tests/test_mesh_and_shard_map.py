@@ -144,6 +144,22 @@ def test_pmap_on_one_device():
     assert jax.pmap(lambda x: lax.all_gather(x, "i"), "i")(jnp.zeros((1, 3))).shape == (1, 1, 3)
 
 
+def test_pmap_lower_compile_takes_the_pmapped_functions_arguments():
+    """As JAX's: the compiled form of ``pmap(f).lower(*args)`` is called with
+    ``f``'s arguments (equinox's filter_pmap AOT path), compiler options and all."""
+    f = jax.pmap(lambda x, y: 2 * x + y, in_axes=(0, None))
+    lowered = f.lower(jnp.array([3.0]), 4.0)
+    assert isinstance(lowered, jax.stages.Lowered)
+    compiled = lowered.compile()
+    assert isinstance(compiled, jax.stages.Compiled)
+    np.testing.assert_array_equal(compiled(jnp.array([3.0]), 4.0), [10.0])
+    np.testing.assert_array_equal(compiled(jnp.array([1.0]), 1.0), [3.0])
+    compiled = lowered.compile(compiler_options={"xla_cpu_enable_fast_math": False})
+    np.testing.assert_array_equal(compiled(jnp.array([2.0]), 1.0), [5.0])
+    with pytest.raises(TypeError, match="Argument types differ"):
+        compiled(jnp.array([3.0]), jnp.ones(2))
+
+
 def test_pmap_errors_as_jax_on_one_device():
     f = jax.pmap(lambda x: x * 2)
     with pytest.raises(ValueError, match=r"cannot select an axis to squeeze out which has size "

@@ -30,8 +30,13 @@ class CompileStats:
     compile_time = 0.0
 
 
-def compile_text(text: str, device=None):
+def compile_text(text: str, device=None, compiler_options=None):
+    """Compile on ``device``; ``compiler_options`` are XLA's (``{"xla_...": value}``),
+    as ``Lowered.compile`` takes them: a bad one is XLA's JaxRuntimeError."""
     device = device or backend.default_device()
+    options = xc.CompileOptions()
+    if compiler_options:
+        options.env_option_overrides = list(compiler_options.items())
     client = device.client
     t0 = time.perf_counter()
     callbacks = getattr(text, "host_callbacks", ())
@@ -39,7 +44,7 @@ def compile_text(text: str, device=None):
         if callbacks:  # PJRT takes host callbacks only with a parsed module
             text = compiler.parse_module(text)
         exe = compiler.backend_compile_and_load(client, text, backend.device_list(device),
-                                                xc.CompileOptions(), callbacks)
+                                                options, callbacks)
     except _jax.JaxRuntimeError as e:
         raise errors.JaxRuntimeError(f"XLA compilation failed: {e}") from None
     CompileStats.compiles += 1

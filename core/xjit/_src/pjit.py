@@ -220,12 +220,8 @@ class TraceEntry:
             t1 = time.perf_counter()
             self._warn_unusable_donations()
             device = dispatch.backend.default_device()
-            exe = dispatch.Executable(dispatch.compile_text(self.text, device),
-                                      self.program().out_avals, self.text, device)
-            # what a call reads, one attribute away
-            self.execute, self.handlers = exe.exe.execute_sharded, exe.handlers
-            self.out_avals = exe.out_avals
-            self.executable = exe
+            self._install(dispatch.Executable(dispatch.compile_text(self.text, device),
+                                              self.program().out_avals, self.text, device))
             self.compile_s = time.perf_counter() - t1
             if monitoring.has_duration_listeners():
                 monitoring.record_event_duration_secs(monitoring.LOWER_DURATION, self.lower_s,
@@ -236,6 +232,26 @@ class TraceEntry:
             if observer is not None and self.fid:
                 observer.compiled(self.fid, self)
         return self.executable
+
+    def _install(self, exe):
+        # what a call reads, one attribute away
+        self.execute, self.handlers = exe.exe.execute_sharded, exe.handlers
+        self.out_avals = exe.out_avals
+        self.executable = exe
+
+    def compiled_with(self, compiler_options):
+        """This signature compiled with XLA options, as a new entry
+        (``Lowered.compile(compiler_options=...)``); the jit's cached
+        executable is left as it is."""
+        other = TraceEntry(self.closed, self.out_tree, self.donated, self.trace_s,
+                           self.in_avals, self.name)
+        other.text = self.text if self.text is not None else self.lower_text()
+        other.ref_consts = self.ref_consts
+        device = dispatch.backend.default_device()
+        other._install(dispatch.Executable(
+            dispatch.compile_text(other.text, device, compiler_options),
+            other.program().out_avals, other.text, device))
+        return other
 
     def program(self):
         """The closed jaxpr the executable computes (float0 values left out)."""

@@ -128,7 +128,10 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
 
     def lower(*args, **kwargs):
         jitted, leaves = prepare(args, kwargs)
-        return jitted.lower(*leaves)
+        lowered = jitted.lower(*leaves)
+        # its compiled form is called, as JAX's is, with the pmapped function's arguments
+        lowered.flat_args = lambda a, k: prepare(a, k)[1]
+        return lowered
 
     pmapped.lower = lower
     return pmapped

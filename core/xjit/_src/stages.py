@@ -96,6 +96,10 @@ class Traced:
 
 
 class Lowered:
+    # how the compiled form's arguments become the program's (pmap sets it: it
+    # lowers a jit over its flat arguments); None: they are the program's own
+    flat_args = None
+
     def __init__(self, jitted, entry, in_tree):
         self._jitted, self._entry, self._in_tree = jitted, entry, in_tree
 
@@ -119,8 +123,14 @@ class Lowered:
         raise ValueError(f"unknown dialect: {dialect}")
 
     def compile(self, compiler_options=None):
-        self._entry.compile()
-        return Compiled(self._jitted, self._entry, self._in_tree)
+        if compiler_options:
+            compiled = Compiled(self._jitted, self._entry.compiled_with(compiler_options),
+                                self._in_tree)
+        else:
+            self._entry.compile()
+            compiled = Compiled(self._jitted, self._entry, self._in_tree)
+        compiled.flat_args = self.flat_args
+        return compiled
 
     @property
     def out_info(self):
@@ -128,6 +138,8 @@ class Lowered:
 
 
 class Compiled:
+    flat_args = None  # as Lowered's
+
     def __init__(self, jitted, entry, in_tree):
         self._jitted, self._entry, self._in_tree = jitted, entry, in_tree
         functools.update_wrapper(self, jitted._fun)
@@ -161,6 +173,8 @@ class Compiled:
 
     def __call__(self, *args, **kwargs):
         # the static arguments were fixed when tracing: a call passes the others only
+        if self.flat_args is not None:
+            args, kwargs = tuple(self.flat_args(args, kwargs)), {}
         leaves, treedef = tree_util.tree_flatten((args, kwargs))
         if treedef != self._in_tree:
             raise TypeError("Function compiled with input pytree does not match the input pytree "
