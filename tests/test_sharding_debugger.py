@@ -301,3 +301,36 @@ def test_collectives_read_groups_and_async_pairs_from_hlo_text():
                    ("all-gather", "ags", "f32[16]", 64, 8, ("a", "b")),
                    ("collective-permute", "cps", "f32[2]", 8, 8, ("a",))]
     assert [c.axes for c in xi.collectives(ASYNC_HLO)] == [()] * 4  # no mesh: no axis names
+
+
+COUNTING_SCRIPT = r'''
+import json
+import xjit as jax, xjit.numpy as jnp, xjit.inspect as xi
+from xjit.sharding import NamedSharding, PartitionSpec as P
+seen = []
+sub = xi.subscribe(lambda e: seen.append((e.kind, e.fun_name)), kinds={"lower", "compile"})
+s = NamedSharding(jax.make_mesh((8,), ("i",)), P("i"))
+def double(x):
+    return x * 2
+f = jax.jit(double, in_shardings=s)
+for _ in range(3):
+    f(jnp.arange(16.0))
+jnp.sin(jax.device_put(jnp.ones(16), s))  # an eager op over the devices: not a function
+info = [i for i in xi.functions() if i.name == "double"]
+print("@@" + json.dumps({"seen": seen, "calls": [i.calls for i in info],
+                         "timed": [i.lower_s > 0 and i.compile_s > 0 for i in info],
+                         "names": sorted({i.name for i in xi.functions()})}))
+'''
+
+
+def test_sharded_calls_are_counted_and_timed():
+    """A jit over 8 devices is one function to inspect: its calls counted, its
+    lower and compile events sent, while an eager op over them is no function."""
+    env = {**os.environ, "XLA_FLAGS": FLAGS, "JAX_PLATFORMS": "cpu"}
+    proc = subprocess.run([sys.executable, "-c", COUNTING_SCRIPT], env=env, capture_output=True,
+                          text=True, timeout=300, cwd=ROOT)
+    assert "@@" in proc.stdout, proc.stderr[-3000:]
+    r = json.loads(proc.stdout.split("@@", 1)[1])
+    assert r["seen"] == [["lower", "double"], ["compile", "double"]]
+    assert r["calls"] == [3] and r["timed"] == [True]
+    assert r["names"] == ["double"]

@@ -13,13 +13,14 @@ branches here only when it sees such an argument or option, or a mesh that
 """
 from __future__ import annotations
 
+import time
 import weakref
 
 import numpy as np
 from jaxlib import _jax
 from jaxlib import xla_client as xc
 
-from xjit._src import compiler, core, dispatch, errors, mesh as mesh_lib, tree_util
+from xjit._src import compiler, core, dispatch, errors, mesh as mesh_lib, monitoring, tree_util
 from xjit._src.array import ArrayImpl
 from xjit._src.config import config
 from xjit._src.mesh import AbstractMesh
@@ -221,27 +222,39 @@ def call(jf, key, dyn, dkw, static_key, leaves, treedef, avals, mesh=None):
     fast = jf.__dict__.setdefault("_spmd_calls", {})
     fast_key = (key, arg_shardings, mesh, mesh_lib._context.concrete)
     hit = fast.get(fast_key)
-    if hit is not None:  # this signature and these arguments' shardings ran before
-        entry, exe = hit
-        outs = exe.run(leaves)
-        if _flags["jax_debug_nans"] or _flags["jax_debug_infs"]:
-            _check_nans(jf, entry, outs, leaves, dyn, dkw, static_key)
-        return tree_util.tree_unflatten(entry.out_tree, outs)
-    plan = _plan(jf, key, dyn, dkw, static_key, leaves, treedef, avals, mesh)
-    if plan is None:
-        return None
-    entry, mesh, ins, outs = plan
-    cache = jf.__dict__.setdefault("_spmd_executables", {})
-    exe_key = (key, tuple(ins), tuple(outs))
-    exe = cache.get(exe_key)
-    if exe is None:
-        exe = cache[exe_key] = compile_spmd(jf._name, entry.closed, entry.donated, mesh, ins,
-                                            outs)
-    fast[fast_key] = (entry, exe)
+    if hit is None:
+        plan = _plan(jf, key, dyn, dkw, static_key, leaves, treedef, avals, mesh)
+        if plan is None:
+            return None
+        entry, mesh, ins, outs = plan
+        cache = jf.__dict__.setdefault("_spmd_executables", {})
+        exe_key = (key, tuple(ins), tuple(outs))
+        exe = cache.get(exe_key)
+        if exe is None:
+            exe = cache[exe_key] = compile_spmd(jf._name, entry.closed, entry.donated, mesh,
+                                                ins, outs)
+            observer = monitoring.jit_observer
+            if observer is not None and jf._fid:  # inspect's lower and compile events
+                observer.compiled(jf._fid, _Compiled(entry.closed, exe))
+        hit = fast[fast_key] = (entry, exe)
+    entry, exe = hit  # this signature and these arguments' shardings ran before
+    observer = monitoring.jit_observer if jf._fid else None
+    t0 = time.perf_counter()
     outs = exe.run(leaves)
+    if observer is not None:  # inspect counts and times the calls
+        observer.executed(jf._fid, jf._name, time.perf_counter() - t0)
     if _flags["jax_debug_nans"] or _flags["jax_debug_infs"]:
         _check_nans(jf, entry, outs, leaves, dyn, dkw, static_key)
     return tree_util.tree_unflatten(entry.out_tree, outs)
+
+
+class _Compiled:
+    """What inspect reads of a compiled signature (pjit's TraceEntry's
+    fields): the program, its executable and the lower and compile times."""
+
+    def __init__(self, closed, exe):
+        self.closed, self.executable = closed, exe
+        self.lower_s, self.compile_s = exe.lower_s, exe.compile_s
 
 
 def _check_nans(jf, entry, outs, leaves, dyn, dkw, static_key):
@@ -429,7 +442,9 @@ def compile_spmd(name, closed, donated, mesh, in_shardings, out_shardings):
     from xjit._src.interpreters import mlir
     spmd = SpmdModule(mesh, [_on(mesh, s) for s in in_shardings], closed.in_avals,
                       [_on(mesh, s) for s in out_shardings], closed.out_avals)
+    t0 = time.perf_counter()
     text = mlir.lower_module(name, closed, donated, spmd=spmd)
+    t1 = time.perf_counter()
     devices = tuple(mesh.devices.flat)
     options = xc.CompileOptions()
     options.num_replicas = 1
@@ -446,8 +461,10 @@ def compile_spmd(name, closed, donated, mesh, in_shardings, out_shardings):
                                                    _jax.DeviceList(devices), options, callbacks)
     except _jax.JaxRuntimeError as e:
         raise errors.JaxRuntimeError(f"XLA compilation failed: {e}") from None
-    return SpmdExecutable(loaded, mesh, in_shardings, closed.in_avals, closed.out_avals, text,
-                          out_shardings)
+    exe = SpmdExecutable(loaded, mesh, in_shardings, closed.in_avals, closed.out_avals, text,
+                         out_shardings)
+    exe.lower_s, exe.compile_s = t1 - t0, time.perf_counter() - t1
+    return exe
 
 
 _primitive_jits: dict = {}
@@ -464,7 +481,7 @@ def apply_primitive(prim, args, params):
         key, fun = None, None
     if fun is None:
         fun = jit(lambda *a: prim.bind(*a, **params))
-        fun._name = prim.name
+        fun._name, fun._fid = prim.name, 0  # an eager op: no inspect events of its own
         if key is not None:
             _primitive_jits[key] = fun
     checked = _flags["jax_debug_nans"] or _flags["jax_debug_infs"]
