@@ -8,6 +8,7 @@ import pytest
 
 import xjit as jax
 import xjit.numpy as jnp
+from xjit import lax
 
 R = jax.random
 
@@ -330,3 +331,36 @@ def test_permutation_and_choice_match_jax(i):
     import xjit.numpy as jnp
     fn, want = _SHUFFLES[i]
     assert np.asarray(fn(xjit.random, jnp)).tolist() == want
+
+
+# lax.bitcast_convert_type's checks, recorded from JAX 0.10.2: the shape (in
+# bits) first, then bool and complex only to themselves
+BITCAST_CASES = [
+    ((3, 3), "uint8", "complex64", ValueError,
+     "Attempting to convert array of shape (3, 3) from uint8 of size 8 bits to complex64 of "
+     "size 64, bits but 3 * 8 != 64"),
+    ((3,), "bool", "int8", TypeError,
+     "Got operand dtype=bool, new_dtype=dtype('int8')"),
+    ((3,), "int8", "bool", TypeError, "Got operand dtype=int8, new_dtype=dtype('bool')"),
+    ((2, 3), "uint8", "int32", ValueError,
+     "from uint8 of size 8 bits to int32 of size 32, bits but 3 * 8 != 32"),
+    ((), "uint8", "int32", ValueError,
+     "shape () from uint8 of size 8 bits to int32 of size 32, bits but 1 * 8 != 32"),
+    ((2,), "complex64", "float32", TypeError,
+     "Got operand dtype=complex64, new_dtype=dtype('float32')"),
+    ((2, 2), "float32", "complex64", TypeError,
+     "Got operand dtype=float32, new_dtype=dtype('complex64')"),
+    ((2, 4), "uint8", "int32", None, (2,)),
+    ((3,), "complex64", "complex64", None, (3,)),
+]
+
+
+@pytest.mark.parametrize("shape,src,dst,error,expect", BITCAST_CASES)
+def test_bitcast_convert_type_checks(shape, src, dst, error, expect):
+    x = jnp.zeros(shape, src)
+    if error is None:
+        assert lax.bitcast_convert_type(x, dst).shape == expect
+    else:
+        with pytest.raises(error) as info:
+            lax.bitcast_convert_type(x, dst)
+        assert expect in str(info.value)

@@ -489,20 +489,25 @@ _key_comparison(ew.ne_p, "stablehlo.or", False)
 
 
 def _bitcast_eval(x, new_dtype):
+    # as JAX: the shape (in bits) is checked before the dtypes
     new_dtype = np.dtype(new_dtype)
-    a, b = x.dtype.itemsize, new_dtype.itemsize
-    if (x.dtype.kind == "c") != (new_dtype.kind == "c") and (x.dtype.kind == "c" or
-                                                             new_dtype.kind == "c"):
-        raise TypeError("lax.bitcast_convert_type does not support bool or complex values "
-                        "unless the operand and destination types match.")
-    if a == b:
-        return ShapedArray(x.shape, new_dtype)
+    a, b = x.dtype.itemsize * 8, new_dtype.itemsize * 8
     if a > b:
-        return ShapedArray(x.shape + (a // b,), new_dtype)
-    if not x.shape or x.shape[-1] != b // a:
-        raise ValueError(f"Attempting to convert array of shape {x.shape} from {x.dtype} of size "
-                         f"{a} to {new_dtype} of size {b}, but {x.shape[-1:]} != ({b // a},)")
-    return ShapedArray(x.shape[:-1], new_dtype)
+        shape = x.shape + (a // b,)
+    elif a < b:
+        size = x.shape[-1] if x.shape else 1
+        if size * a != b:
+            raise ValueError(f"Attempting to convert array of shape {x.shape} from {x.dtype} of "
+                             f"size {a} bits to {new_dtype} of size {b}, bits but {size} * {a} "
+                             f"!= {b}")
+        shape = x.shape[:-1]
+    else:
+        shape = x.shape
+    if x.dtype != new_dtype and any(d.kind in "bc" for d in (x.dtype, new_dtype)):
+        raise TypeError("lax.bitcast_convert_type does not support bool or complex values "
+                        "unless the operand and destination types match. Got operand "
+                        f"dtype={x.dtype}, new_dtype={new_dtype!r}")
+    return ShapedArray(shape, new_dtype)
 
 
 def _bitcast_lower(ctx, ai, ao, x, new_dtype):
