@@ -4,6 +4,7 @@ array_methods_jax.json: ``expr -> repr`` or ``expr !! ErrorClass message``)."""
 import json
 import os
 
+import numpy as np
 import pytest
 
 import xjit as jax
@@ -39,3 +40,48 @@ def test_jaxprs_of_methods():
                       str(jax.make_jaxpr(lambda x: x.copy())(x)),
                       str(jax.jit(lambda x: x.sort(axis=0)[0].cumsum())(x))])
     assert text == RECORD["tail"].strip("\n")
+
+
+class _Wrapped:
+    """An object with ``__jax_array__``, as flax nnx Variables are."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __jax_array__(self):
+        return self.value
+
+
+def test_jax_array_protocol_operators_and_constructors():
+    # JAX 0.10.2: operators, jnp.array/asarray (also inside lists) and einsum
+    # call __jax_array__; the result is never weakly typed
+    a = jnp.ones(3)
+    o = _Wrapped(jnp.arange(3.0))
+    for got, want in ((a + o, [1.0, 2.0, 3.0]), (o + a, [1.0, 2.0, 3.0]),
+                      (o - a, [-1.0, 0.0, 1.0]), (a * o, [0.0, 1.0, 2.0]),
+                      (a < o, [False, False, True]), (a == o, [False, True, False]),
+                      (a @ o, 3.0), (o @ a, 3.0), (jnp.einsum("i,i->", a, o), 3.0),
+                      (jnp.reshape(o, (3, 1)), [[0.0], [1.0], [2.0]]),
+                      (jnp.concatenate([o, a]), [0, 1, 2, 1, 1, 1]), (jnp.argmax(o), 2)):
+        np.testing.assert_array_equal(np.asarray(got), want)
+    assert repr(jnp.asarray(_Wrapped(2.5))) == "Array(2.5, dtype=float32)"
+    assert repr(jnp.asarray(_Wrapped(jnp.asarray(2.5)))) == "Array(2.5, dtype=float32)"
+    assert repr(jnp.array(_Wrapped(2.5), dtype=jnp.int32)) == "Array(2, dtype=int32)"
+    assert repr(jnp.array([_Wrapped(2.5), 1])) == "Array([2.5, 1. ], dtype=float32)"
+    assert repr(jnp.ones(3, jnp.int32) + _Wrapped(2.5)) == \
+        "Array([3.5, 3.5, 3.5], dtype=float32, weak_type=True)"
+    assert jnp.shape(o) == (3,) and jnp.ndim(o) == 1 and jnp.size(o) == 3
+    np.testing.assert_array_equal(np.asarray(jax.grad(lambda x: (x * o).sum())(a)), [0, 1, 2])
+    np.testing.assert_array_equal(np.asarray(jax.jit(lambda x: x + o)(a)), [1, 2, 3])
+
+
+@pytest.mark.parametrize("call", [lambda o: jnp.sin(o), lambda o: jnp.sum(o),
+                                  lambda o: jnp.add(jnp.ones(3), o), lambda o: jnp.dot(o, o),
+                                  lambda o: jnp.outer(o, o)])
+def test_jax_array_protocol_rejected_where_jax_rejects(call):
+    # JAX's jitted jnp functions refuse such objects when abstracting arguments
+    with pytest.raises(ValueError, match=r"^Triggering __jax_array__\(\) during "
+                       r"abstractification is no longer supported. To avoid this error, either "
+                       r"explicitly convert your object using jax.numpy.array\(\), or register "
+                       r"your object as a pytree.$"):
+        call(_Wrapped(jnp.arange(3.0)))

@@ -213,7 +213,17 @@ def test_conv_layouts_and_padding_strings():
                                    atol=1e-4)
     assert lax.conv_dimension_numbers((1, 5, 5, 3), (3, 3, 3, 4), ("NHWC", "HWIO", "NHWC")) == \
         lax.ConvDimensionNumbers(lhs_spec=(0, 3, 1, 2), rhs_spec=(3, 2, 0, 1), out_spec=(0, 3, 1, 2))
-    assert lax.padtype_to_pads((5, 6), (3, 2), (2, 2), "SAME") == ((1, 1), (0, 0))
+    # JAX returns a list (equinox compares against one) of plain-int pairs
+    assert lax.padtype_to_pads((5, 6), (3, 2), (2, 2), "SAME") == [(1, 1), (0, 0)]
+    assert lax.padtype_to_pads((5, 6), (3, 2), (2, 2), "SAME_LOWER") == [(1, 1), (0, 0)]
+    assert lax.padtype_to_pads((5, 6), (3, 2), (1, 1), "SAME_LOWER") == [(1, 1), (1, 0)]
+    assert lax.padtype_to_pads((5, 6), (3, 2), (2, 2), "valid") == [(0, 0), (0, 0)]
+    pads = lax.padtype_to_pads(np.array((5, 6)), np.array((3, 2)), np.array((2, 2)), "SAME")
+    assert pads == [(1, 1), (0, 0)] and type(pads[0][0]) is int
+    with pytest.raises(TypeError, match="Unknown padding type: 5."):
+        lax.padtype_to_pads((5,), (3,), (1,), 5)
+    with pytest.raises(RuntimeError, match="Unrecognized padding type"):
+        lax.padtype_to_pads((5,), (3,), (1,), "x")
 
 
 def test_conv_complex_int_and_preferred():

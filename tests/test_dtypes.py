@@ -609,3 +609,13 @@ def test_to_inexact_and_complex():
                        str(D.to_complex_dtype(getattr(D, n))))
                    for n in TO_INEXACT_COMPLEX}
             assert got == TO_INEXACT_COMPLEX
+
+
+def test_scalar_types_compare_as_jax():
+    """``jnp.float32 == np.float32`` and ``!=`` on the scalar types, as JAX
+    0.10.2 answers (optax compares ``dtype != jnp.float16``)."""
+    import xjit.numpy as jnp
+    got = [jnp.float16 != jnp.float16, jnp.float32 != jnp.float16, jnp.float32 == np.float32,
+           jnp.float32 != np.float32, jnp.int8 != "int8", jnp.bfloat16 == jnp.bfloat16]
+    assert got == [False, True, True, False, True, True]
+    assert len({jnp.float32, np.float32}) == 1

@@ -80,3 +80,36 @@ def test_float0_jaxpr_and_device_put():
     z = np.zeros((2,), float0)
     assert str(xjit.make_jaxpr(lambda b: b)(z)) == "{ lambda ; a:float0[2]. let  in (a,) }"
     assert _is_float0(xjit.device_put(np.zeros((2, 3), float0)), (2, 3))
+
+
+_FLOAT0_TAIL = ("float0s do not support any operations by design{} because they are not "
+                "compatible with non-trivial vector spaces. No implicit dtype conversion is "
+                "done. You can use np.zeros_like(arr, dtype=np.float) to cast a float0 array to "
+                "a regular zeros array. \nIf you didn't expect to get a float0 you might have "
+                "accidentally taken a gradient with respect to an integer argument.")
+
+
+@pytest.mark.parametrize("call,name", [
+    (lambda z: jnp.multiply(z, 2), "multiply"), (lambda z: jnp.add(z, z), "add"),
+    (lambda z: jnp.subtract(2.0, z), "subtract"), (lambda z: jnp.sin(z), "sin"),
+    (lambda z: jnp.power(z, 2), "power"), (lambda z: jnp.floor_divide(z, 2), "floor_divide"),
+    (lambda z: jnp.true_divide(z, 2), "true_divide"), (lambda z: jnp.negative(z), "negative"),
+    (lambda z: jnp.multiply(jnp.ones(3), z), "multiply")])
+def test_jnp_arithmetic_on_float0_is_jaxs_type_error(call, name):
+    # JAX 0.10.2's jnp check: TypeError, "by design because" (no comma)
+    with pytest.raises(TypeError) as e:
+        call(np.zeros(3, float0))
+    assert str(e.value) == f"Called {name} with a float0 array. " + _FLOAT0_TAIL.format("")
+
+
+def test_lax_ops_on_float0_are_jaxs_type_error():
+    # JAX 0.10.2's lax dtype rules: "by design, because"; n-ary ops name the position
+    z = np.zeros(3, float0)
+    for fn, head in ((lambda: lax.add(z, z), "Called add with a float0 at position 0. "),
+                     (lambda: lax.pow(z, 1.0), "Called pow with a float0 at position 0. "),
+                     (lambda: lax.mul(1.0, z), "Called mul with a float0 at position 1. "),
+                     (lambda: lax.sin(z), "Called sin with a float0 array. "),
+                     (lambda: jnp.abs(z), "Called abs with a float0 array. ")):
+        with pytest.raises(TypeError) as e:
+            xjit.make_jaxpr(fn)()
+        assert str(e.value) == head + _FLOAT0_TAIL.format(",")

@@ -438,3 +438,24 @@ def test_quantiles_against_numpy():
                           (jnp.median(rn, axis=ax), np.median(rn, axis=ax)),
                           (jnp.nanmedian(rn, axis=ax), np.nanmedian(rn, axis=ax))):
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, equal_nan=True)
+
+
+@pytest.mark.parametrize("name", ["sum", "max", "amax", "amin", "prod", "argmax", "any", "all",
+                                  "nansum", "cumsum", "quantile", "sin", "acos", "arctan2",
+                                  "atan2", "abs", "divide", "mod", "pow", "conj", "degrees",
+                                  "radians", "bitwise_not", "bitwise_left_shift", "fmax"])
+def test_function_names_are_jaxs(name):
+    # JAX 0.10.2: every jnp function (aliases too) has its own name as both
+    # __name__ and __qualname__ (equinox names its jitted wrappers by it)
+    f = getattr(jnp, name)
+    assert f.__name__ == f.__qualname__ == name
+
+
+def test_aliases_compute_as_their_originals():
+    x = jnp.array([-1.5, 0.25, 2.0])
+    for alias, orig in (("amax", "max"), ("acos", "arccos"), ("divide", "true_divide"),
+                        ("pow", "power"), ("radians", "deg2rad"), ("abs", "absolute")):
+        args = (x, x) if alias in ("divide", "pow") else (x,)
+        np.testing.assert_array_equal(np.asarray(getattr(jnp, alias)(*args)),
+                                      np.asarray(getattr(jnp, orig)(*args)))
+    assert str(xjit.make_jaxpr(jnp.amax)(x)) == str(xjit.make_jaxpr(jnp.max)(x))

@@ -134,3 +134,22 @@ def test_save_load_roundtrip():
     out = jnp.load(buf)
     assert isinstance(out, jax.Array) and out.dtype == np.float32
     np.testing.assert_array_equal(out, np.arange(4.0))
+
+
+def test_load_bfloat16_saved_by_numpy():
+    # NumPy writes bfloat16 as the void type 'V2'; JAX 0.10.2 reads it back as
+    # bfloat16, and keeps other dtypes it lacks as NumPy arrays
+    buf = io.BytesIO()
+    np.save(buf, np.asarray(jnp.array([1.5, 2, -3], dtype=jnp.bfloat16)))
+    buf.seek(0)
+    assert repr(jnp.load(buf)) == "Array([1.5, 2, -3], dtype=bfloat16)"
+    buf = io.BytesIO()
+    np.save(buf, np.frombuffer(b"\x80\x3f\x00\x40", dtype="V2"))
+    buf.seek(0)
+    assert repr(jnp.load(buf)) == "Array([1, 2], dtype=bfloat16)"
+    for keep in (np.zeros(2, dtype="V3"), np.array(["a"])):
+        buf = io.BytesIO()
+        np.save(buf, keep)
+        buf.seek(0)
+        out = jnp.load(buf)
+        assert type(out) is np.ndarray and out.dtype == keep.dtype

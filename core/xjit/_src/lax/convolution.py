@@ -75,18 +75,21 @@ def _specs_from_strings(lhs, rhs, out):
 
 
 def padtype_to_pads(in_shape, window_shape, window_strides, padding):
-    """Explicit (lo, hi) pads for 'SAME', 'SAME_LOWER' or 'VALID'."""
-    kind = padding.upper() if isinstance(padding, str) else padding
+    """Explicit [(lo, hi), ...] pads for 'SAME', 'SAME_LOWER' or 'VALID' (a list, as JAX returns)."""
+    if not isinstance(padding, str):
+        raise TypeError(f"Unknown padding type: {padding}.")
+    kind = padding.upper()
     if kind == "VALID":
-        return tuple((0, 0) for _ in in_shape)
+        return [(0, 0)] * len(in_shape)
     if kind in ("SAME", "SAME_LOWER"):
         pads = []
         for n, w, s in zip(in_shape, window_shape, window_strides):
             out = -(-n // s)
             total = max((out - 1) * s + w - n, 0)
             lo = total // 2 if kind == "SAME" else total - total // 2
-            pads.append((lo, total - lo))
-        return tuple(pads)
+            pads.append(tuple(v.item() if isinstance(v, np.generic) else v
+                              for v in (lo, total - lo)))
+        return pads
     raise RuntimeError("Unrecognized padding type: expected 'VALID', 'SAME', or 'SAME_LOWER', "
                        f"got {padding}.")
 
@@ -232,8 +235,8 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None, r
                              "this op. Please either exactly specify the required padding or use "
                              "conv_transpose.")
         window = [_dilate(rhs.shape[i], r) for i, r in zip(dnums.rhs_spec[2:], rhs_dilation)]
-        padding = padtype_to_pads([lhs.shape[i] for i in dnums.lhs_spec[2:]], window,
-                                  window_strides, padding)
+        padding = tuple(padtype_to_pads([lhs.shape[i] for i in dnums.lhs_spec[2:]], window,
+                                        window_strides, padding))
     else:
         padding = tuple((operator.index(lo), operator.index(hi)) for lo, hi in padding)
         if len(padding) != nspatial:

@@ -48,8 +48,23 @@ def _accepted(kinds):
     return "subtypes of " + ", ".join(kinds)
 
 
+_FLOAT0_TAIL = ("float0s do not support any operations by design, because they are not "
+                "compatible with non-trivial vector spaces. No implicit dtype conversion is "
+                "done. You can use np.zeros_like(arr, dtype=np.float) to cast a float0 array "
+                "to a regular zeros array. \nIf you didn't expect to get a float0 you might "
+                "have accidentally taken a gradient with respect to an integer argument.")
+
+
+def check_float0_operand(name, dtype, pos=None):
+    """JAX's TypeError for a float0 operand (the tangent type of integers)."""
+    if dtype == dtypes.float0:
+        where = "a float0 array" if pos is None else f"a float0 at position {pos}"
+        raise TypeError(f"Called {name} with {where}. {_FLOAT0_TAIL}")
+
+
 def _check_unary(name, aval, kinds):
     if not _kind_ok(aval.dtype, kinds):
+        check_float0_operand(name, aval.dtype)
         raise TypeError(f"{name} does not accept dtype {aval.dtype.name}. Accepted dtypes are "
                         f"{_accepted(kinds)}.")
 
@@ -79,6 +94,7 @@ def _naryop_eval(name, kinds, out_dtype=None, require_same=True):
             if not _kind_ok(a.dtype, kinds):
                 if len(avals) == 1:
                     _check_unary(name, a, kinds)
+                check_float0_operand(name, a.dtype, i)
                 raise TypeError(f"{name} does not accept dtype {a.dtype.name} at position {i}. "
                                 f"Accepted dtypes at position {i} are {_accepted(kinds)}.")
         if require_same and len(avals) > 1:
@@ -328,6 +344,7 @@ def _pow_eval(x, y):
     any integer dtype; the result has the base's dtype."""
     for i, (a, kinds) in enumerate(((x, INEXACT), (y, NUM))):
         if not _kind_ok(a.dtype, kinds):
+            check_float0_operand("pow", a.dtype, i)
             raise TypeError(f"pow does not accept dtype {a.dtype.name} at position {i}. "
                             f"Accepted dtypes at position {i} are {_accepted(kinds)}.")
     if x.dtype != y.dtype and y.dtype.kind not in "iu":

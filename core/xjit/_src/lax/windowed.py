@@ -191,9 +191,10 @@ def _monoid(computation, init, dtype):
 def _norm_padding(padding, shape, window_dimensions, window_strides, base_dilation,
                   window_dilation):
     if isinstance(padding, str):
-        return padtype_to_pads([_dilate(d, b) for d, b in zip(shape, base_dilation)],
-                               [_dilate(w, d) for w, d in zip(window_dimensions, window_dilation)],
-                               window_strides, padding)
+        return tuple(padtype_to_pads(
+            [_dilate(d, b) for d, b in zip(shape, base_dilation)],
+            [_dilate(w, d) for w, d in zip(window_dimensions, window_dilation)],
+            window_strides, padding))
     return tuple((operator.index(lo), operator.index(hi)) for lo, hi in padding)
 
 

@@ -27,10 +27,16 @@ def _swap(f):
 
 def _defer(f):
     """Binary operators return NotImplemented for types JAX doesn't accept,
-    so Python can try the other operand."""
+    so Python can try the other operand; an object with ``__jax_array__``
+    (e.g. a flax Variable) is first replaced by the array it returns."""
     def op(self, other):
         if not _accepts(other):
-            return NotImplemented
+            m = getattr(other, "__jax_array__", None)
+            if m is None:
+                return NotImplemented
+            other = m()
+            if not _accepts(other):
+                return NotImplemented
         return f(self, other)
     return op
 

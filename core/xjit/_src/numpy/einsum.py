@@ -114,6 +114,7 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
     if not isinstance(subscripts, str):
         raise NotImplementedError("jnp.einsum with interleaved operand/sublist arguments is not "
                                   "implemented; pass a subscripts string")
+    operands = [util.jax_array_of(x) for x in operands]
     util.check_arraylike("einsum", *operands)
     ops = [asarray(x) for x in util.promote_dtypes(*operands)]
     labels, out_labels = _parse(subscripts, [x.ndim for x in ops])

@@ -112,7 +112,7 @@ def _fftn(name, a, s, axes, norm, fft_type):
 def _one_axis(name, fft_type):
     def fn(a, n=None, axis=-1, norm=None):
         return _fftn(name, a, None if n is None else (n,), (axis,), norm, fft_type)
-    fn.__name__ = name
+    fn.__name__ = fn.__qualname__ = name
     return fn
 
 
@@ -121,7 +121,7 @@ def _n_axes(name, fft_type, default_axes=None):
         if default_axes is not None and axes is not None and len(axes) != 2:
             raise ValueError(f"jax.numpy.fft.{name} only supports 2 axes. Got axes={axes}.")
         return _fftn(name, a, s, axes, norm, fft_type)
-    fn.__name__ = name
+    fn.__name__ = fn.__qualname__ = name
     return fn
 
 

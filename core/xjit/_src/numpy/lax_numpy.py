@@ -16,6 +16,7 @@ from ..eager import fastpath
 from xjit._src.pjit import jit
 from xjit._src.lax import lax
 from ..lax.structural import copy_p
+from ..lax.elementwise import check_float0_operand
 from xjit._src.interpreters.partial_eval import is_staging
 from . import util
 from .util import promote_args, promote_args_inexact, promote_args_numeric, shape_of
@@ -40,12 +41,15 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
 
 
 def _array(object, dtype, copy, order, ndmin, name):
+    unwrapped = util.jax_array_of(object)
+    via_protocol, object = unwrapped is not object, unwrapped  # JAX: then never weakly typed
     if dtype is not None:
         dtypes.check_user_dtype_supported(dtype, name, stacklevel=4)
         dtype = dtypes.canonicalize_dtype(dtype)
     if _is_array(object):
         out = copy_p.bind(object) if copy else object  # JAX stages a copy equation
-        out = out if dtype is None else util.convert(out, dtype, False)
+        if dtype is not None or (via_protocol and object.aval.weak_type):
+            out = util.convert(out, dtype or object.aval.dtype, False)
     elif isinstance(object, (list, tuple)) and _contains_array(object):
         out = _stack_nested(object, dtype)
     else:
@@ -57,7 +61,7 @@ def _array(object, dtype, copy, order, ndmin, name):
             raise TypeError("Error interpreting argument to stage as a JAX value. The problematic "
                             "value is of type <class 'numpy.ndarray'> and was passed to stage at "
                             "position 0.")
-        weak = dtype is None and type(object) in (int, float, complex)
+        weak = dtype is None and type(object) in (int, float, complex) and not via_protocol
         if type(object) is int and dtype is None:  # must fit the default int dtype
             np_val = host_value(object, dtypes.canonicalize_dtype(int))
         else:
@@ -95,14 +99,15 @@ def device_put_raw(aval, np_val):
 
 
 def _contains_array(obj):
-    return builtins.any(_is_array(o) or (isinstance(o, (list, tuple)) and _contains_array(o))
-                        for o in obj)
+    return builtins.any(_is_array(o) or hasattr(o, "__jax_array__")
+                        or (isinstance(o, (list, tuple)) and _contains_array(o)) for o in obj)
 
 
 def _stack_nested(obj, dtype):
     """A (nested) list holding arrays or tracers: a strongly typed array
     built by concatenating the promoted elements, as jnp.array does."""
-    leaves = [_stack_nested(o, None) if isinstance(o, (list, tuple)) else o for o in obj]
+    leaves = [_stack_nested(o, None) if isinstance(o, (list, tuple)) else util.jax_array_of(o)
+              for o in obj]
     dtype = dtype or dtypes.result_type(*leaves)
     return lax.concatenate([lax.expand_dims(lax._convert(x, dtype, False), (0,)) for x in leaves], 0)
 
@@ -142,7 +147,7 @@ def _full_like(x, fill_value, dtype, shape):
     """``lax.full_like`` as JAX defines it: with no dtype asked for, a weakly
     typed ``x`` gives a weakly typed result, and a scalar result is the
     converted fill value itself (a literal in jaxprs, not a broadcast)."""
-    aval = core.aval_of(x)
+    aval = core.aval_of(util.jax_array_of(x))
     dt = dtypes.canonicalize_dtype(dtype or aval.dtype)
     weak = dtype is None and aval.weak_type
     shape = aval.shape if shape is None else core.canonicalize_shape(shape, lax._BCAST_NEGATIVE)
@@ -268,13 +273,15 @@ def _one_to_one_binop(lax_fn, name, promote=promote_args):
     def fn(x1, x2, /):
         x1, x2 = promote(name, x1, x2)
         return lax_fn(x1, x2)
-    fn.__name__ = name
+    fn.__name__ = fn.__qualname__ = name
     return fastpath(2)(fn)
 
 
 def _one_to_one_unop(lax_fn, name, inexact=False, numeric=False):
     def fn(x, /):
         util.check_arraylike(name, x)
+        if not _is_array(x):
+            util.check_no_float0s(name, x)
         if inexact:
             (x,) = util.promote_dtypes_inexact(x)
         elif numeric:
@@ -282,7 +289,7 @@ def _one_to_one_unop(lax_fn, name, inexact=False, numeric=False):
         elif not _is_array(x):
             (x,) = util.promote_dtypes(x)
         return lax_fn(x)
-    fn.__name__ = name
+    fn.__name__ = fn.__qualname__ = name
     return fastpath(1)(fn)
 
 
@@ -291,7 +298,7 @@ def _bool_or(lax_fn, bool_fn, name):
     def fn(x1, x2, /):
         x1, x2 = promote_args(name, x1, x2)
         return (bool_fn if util_dtype(x1) == np.bool_ else lax_fn)(x1, x2)
-    fn.__name__ = name
+    fn.__name__ = fn.__qualname__ = name
     return fastpath(2)(fn)
 
 
@@ -365,7 +372,7 @@ def _shift(signed_fn, unsigned_fn, name):
         if util_dtype(x1) == np.bool_:
             x1, x2 = lax._convert(x1, np.int32, False), lax._convert(x2, np.int32, False)
         return (unsigned_fn if util_dtype(x1).kind == "u" else signed_fn)(x1, x2)
-    fn.__name__ = name
+    fn.__name__ = fn.__qualname__ = name
     return fastpath(2)(fn)
 
 
@@ -387,7 +394,7 @@ def _logical_binop(lax_fn, name):
     def fn(x1, x2, /):
         x1, x2 = promote_args(name, x1, x2)
         return lax_fn(_to_bool(x1), _to_bool(x2))
-    fn.__name__ = name
+    fn.__name__ = fn.__qualname__ = name
     return fastpath(2)(fn)
 
 
@@ -412,7 +419,7 @@ def invert(x, /):
     return lax.bitwise_not(x)
 
 
-bitwise_not = bitwise_invert = invert
+bitwise_not, bitwise_invert = util.renamed(invert, "bitwise_not"), util.renamed(invert, "bitwise_invert")
 
 negative = _one_to_one_unop(lax.neg, "negative")
 sign = _one_to_one_unop(lax.sign, "sign")
@@ -424,7 +431,7 @@ def _int_identity_unop(lax_fn, name):
         if util_dtype(x).kind in "iub":
             return lax.jit_output(x)
         return lax_fn(x)
-    fn.__name__ = name
+    fn.__name__ = fn.__qualname__ = name
     return fastpath(1)(fn)
 
 
@@ -450,8 +457,8 @@ arctanh = _one_to_one_unop(lax.atanh, "arctanh", inexact=True)
 sqrt = _one_to_one_unop(lax.sqrt, "sqrt", inexact=True)
 cbrt = _one_to_one_unop(lax.cbrt, "cbrt", inexact=True)
 square = _one_to_one_unop(lax.square, "square", numeric=True)
-asin, acos, atan = arcsin, arccos, arctan
-asinh, acosh, atanh = arcsinh, arccosh, arctanh
+asin, acos, atan, asinh, acosh, atanh = (util.renamed(f, f.__name__.replace("arc", "a")) for f in
+                                         (arcsin, arccos, arctan, arcsinh, arccosh, arctanh))
 
 
 def positive(x, /):
@@ -461,6 +468,8 @@ def positive(x, /):
 
 def absolute(x, /):
     util.check_arraylike("absolute", x)
+    if not _is_array(x):
+        check_float0_operand("abs", getattr(x, "dtype", None))  # as lax.abs reports it
     (x,) = util.promote_dtypes(x)
     dt = util_dtype(x)
     if dt.kind == "u" or dt == np.bool_:
@@ -468,7 +477,7 @@ def absolute(x, /):
     return lax.abs(x)
 
 
-abs = absolute
+abs = util.renamed(absolute, "abs")
 
 
 def isfinite(x, /):
@@ -510,7 +519,7 @@ def true_divide(x1, x2, /):
     return lax.div(x1, x2)
 
 
-divide = true_divide
+divide = util.renamed(true_divide, "divide")
 
 
 def _floor_divide_impl(x1, x2):
@@ -547,6 +556,7 @@ _floor_divide = jit_named("floor_divide")(_floor_divide_impl)
 
 def floor_divide(x1, x2, /):
     util.check_arraylike("floor_divide", x1, x2)
+    util.check_no_float0s("floor_divide", x1, x2)
     return _floor_divide(x1, x2)
 
 
@@ -583,7 +593,7 @@ def remainder(x1, x2, /):
     return _remainder(x1, x2)
 
 
-mod = remainder
+mod = util.renamed(remainder, "mod")
 
 
 @jit_named("fmod")
@@ -614,6 +624,7 @@ def divmod(x1, x2, /):
 
 def power(x1, x2, /):
     util.check_arraylike("power", x1, x2)
+    util.check_no_float0s("power", x1, x2)
     if core.is_concrete(x2) and not (isinstance(x2, Array) and is_staging()):
         try:  # a concrete integer exponent: integer_pow
             n = operator.index(x2)
@@ -634,7 +645,7 @@ def power(x1, x2, /):
 
 
 
-pow = power
+pow = util.renamed(power, "pow")
 
 
 def _integer_power(x1, x2):
@@ -715,6 +726,7 @@ def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
 
 def astype(x, dtype, /, *, copy=False, device=None):
     dtypes.check_user_dtype_supported(dtype, "astype")
+    x = util.jax_array_of(x)
     if isinstance(x, (np.generic, complex)):
         x = np.asarray(x)  # an array, as JAX's asarray makes it: it converts as XLA does
     return lax.convert_element_type(x, dtypes.canonicalize_dtype(dtype))

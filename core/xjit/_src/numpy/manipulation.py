@@ -517,7 +517,7 @@ def _cumulative(name, cum_fn, initial, what):
             shape[axis] = 1
             out = lax.concatenate([lax.full(shape, initial, out.dtype), out], axis)
         return out
-    fn.__name__ = name
+    fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Array-API ``{name}``, optionally with the identity prepended."
     return fn
 

@@ -22,9 +22,18 @@ savez = np.savez
 
 
 def load(file, *args, **kwargs):
-    """``numpy.load``, with arrays (not archives) returned as xjit arrays."""
+    """``numpy.load``, with arrays (not archives) returned as xjit arrays;
+    NumPy saves bfloat16 as the void type 'V2', so that is read back as
+    bfloat16, and an array of a dtype JAX lacks stays a NumPy array."""
     out = np.load(file, *args, **kwargs)
-    return asarray(out) if isinstance(out, np.ndarray) and out.dtype != object else out
+    if not isinstance(out, np.ndarray):
+        return out
+    if out.dtype == "V2":
+        out = out.view(dtypes.bfloat16)
+    try:
+        return asarray(out)
+    except TypeError:
+        return out
 
 
 def fromfunction(function, shape, *, dtype=float, **kwargs):

@@ -94,7 +94,7 @@ def _quantile_fn(name, scale, ignore_nan):
         if scale != 1:
             q = true_divide(q, scale)
         return _quantile(name, a, q, axis, method, keepdims, ignore_nan)
-    fn.__name__ = name
+    fn.__name__ = fn.__qualname__ = name
     return fn
 
 

@@ -80,7 +80,7 @@ def _reduction(name, lax_fn, init, binop, bool_to_int=False, upcast_small=False,
         if keepdims:
             out = _keepdims(out, axes, shape)
         return lax._convert(out, target, False)
-    fn.__name__ = name
+    fn.__name__ = fn.__qualname__ = name
     return fastpath(1)(fn)
 
 
@@ -97,7 +97,7 @@ prod = _reduction("prod", lax.reduce_prod, lambda dt: 1, lax.mul, bool_to_int=Tr
                   upcast_small=True)
 max = _reduction("max", lax.reduce_max, _max_init, lax.max, has_identity=False)
 min = _reduction("min", lax.reduce_min, _min_init, lax.min, has_identity=False)
-amax, amin = max, min
+amax, amin = util.renamed(max, "amax"), util.renamed(min, "amin")
 
 
 def _bool_reduction(name, lax_fn, init):
@@ -110,7 +110,7 @@ def _bool_reduction(name, lax_fn, init):
             a = where_(where, a, np.bool_(init))
         out = lax_fn(a, axes)
         return _keepdims(out, axes, shape) if keepdims else out
-    fn.__name__ = name
+    fn.__name__ = fn.__qualname__ = name
     return fastpath(1)(fn)
 
 
@@ -217,6 +217,7 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
 
 def _arg_reduction(name, lax_fn):
     def fn(a, axis=None, out=None, keepdims=None):
+        a = util.jax_array_of(a)
         util.check_arraylike(name, a)
         a = asarray(a)
         shape = util.shape_of(a)
@@ -233,7 +234,7 @@ def _arg_reduction(name, lax_fn):
             raise ValueError(f"attempt to get {name} of an empty sequence")
         out = lax_fn(a, ax, dtypes.default_int_dtype())
         return _keepdims(out, (ax,), shape) if keepdims else out
-    fn.__name__ = name
+    fn.__name__ = fn.__qualname__ = name
     return fastpath(1)(fn)
 
 
@@ -275,7 +276,7 @@ def _nan_reduction(name, reduce, fill, all_nan_is_nan=False):
         if all_nan_is_nan:
             res = where_(all(isnan(a), axis=axis, keepdims=keepdims), util.const_like(res, np.nan), res)
         return res
-    fn.__name__ = name
+    fn.__name__ = fn.__qualname__ = name
     return fn
 
 
@@ -337,7 +338,7 @@ def _nan_arg(name, fn, fill):
         mask = isnan(a)
         res = fn(where_(mask, util.const_like(a, fill), a), axis=axis, keepdims=keepdims)
         return where_(all(mask, axis=axis, keepdims=builtins.bool(keepdims)), util.const_like(res, -1), res)
-    arg.__name__ = name
+    arg.__name__ = arg.__qualname__ = name
     return arg
 
 

@@ -22,7 +22,7 @@ class _ScalarMeta(type):
         return cls is other or cls.dtype.type == other
 
     def __ne__(cls, other):
-        return not cls.__eq__(other)
+        return not _ScalarMeta.__eq__(cls, other)  # cls.__eq__ would be object's
 
     def __call__(cls, x):
         from .lax_numpy import asarray
@@ -70,15 +70,15 @@ def isscalar(element):
 
 
 def ndim(a):
-    return util.ndim_of(a)
+    return util.ndim_of(util.jax_array_of(a))
 
 
 def shape(a):
-    return tuple(shape_of(a))
+    return tuple(shape_of(util.jax_array_of(a)))
 
 
 def size(a, axis=None):
-    s = shape_of(a)
+    s = shape_of(util.jax_array_of(a))
     return int(np.prod(s)) if axis is None else s[axis]
 
 

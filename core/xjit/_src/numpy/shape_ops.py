@@ -16,6 +16,7 @@ from xjit._src.pjit import jit_named
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     if shape is None:
         shape = newshape
+    a = util.jax_array_of(a)
     util.check_arraylike("reshape", a)
     if isinstance(a, np.ndarray):  # as JAX: a NumPy array reshapes itself (NumPy's result)
         return a.reshape(shape, order=order)
@@ -61,6 +62,7 @@ def ravel(a, order="C"):
 
 
 def transpose(a, axes=None):
+    a = util.jax_array_of(a)
     util.check_arraylike("transpose", a)
     a = asarray(a)
     nd = a.ndim
@@ -134,6 +136,7 @@ def concatenate(arrays, axis=0, dtype=None):
         arrays = [arrays[i] for i in range(arrays.shape[0])]
     if not len(arrays):
         raise ValueError("Need at least one array to concatenate.")
+    arrays = [util.jax_array_of(x) for x in arrays]
     util.check_arraylike("concatenate", *arrays)
     arrays = util.promote_dtypes(*arrays)
     if dtype is not None:
@@ -156,6 +159,7 @@ def concatenate(arrays, axis=0, dtype=None):
 def stack(arrays, axis=0, out=None, dtype=None):
     if not len(arrays):
         raise ValueError("Need at least one array to stack.")
+    arrays = [util.jax_array_of(x) for x in arrays]
     util.check_arraylike("stack", *arrays)
     arrays = [asarray(x) for x in util.promote_dtypes(*arrays)]
     if dtype is not None:
@@ -194,7 +198,7 @@ def atleast_2d(*arys):
 
 
 def broadcast_to(array, shape):
-    return util.broadcast_to(array, shape)
+    return util.broadcast_to(util.jax_array_of(array), shape)
 
 
 def broadcast_arrays(*args):

@@ -291,7 +291,7 @@ def _cum_fn(name, prim_fn, nan_to=None):
         else:
             dtype = a.dtype
         return wrapped(a, axis, dtype)
-    fn.__name__ = name
+    fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"``numpy.{name}`` along ``axis`` (flattened when None)."
     return fn
 

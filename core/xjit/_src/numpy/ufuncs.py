@@ -20,9 +20,9 @@ from .lax_numpy import (abs as _abs, absolute, arctan2, asarray, ceil, floor, gr
                         right_shift, util_dtype, where)
 from xjit._src.pjit import jit_named
 
-atan2 = arctan2
-bitwise_left_shift = left_shift
-bitwise_right_shift = right_shift
+atan2 = util.renamed(arctan2, "atan2")
+bitwise_left_shift = util.renamed(left_shift, "bitwise_left_shift")
+bitwise_right_shift = util.renamed(right_shift, "bitwise_right_shift")
 
 
 def _check_ordered(name, x):
@@ -102,7 +102,7 @@ def conjugate(x, /):
     return lax.conj(x) if np.iscomplexobj(x) else lax.jit_output(asarray(x))
 
 
-conj = conjugate
+conj = util.renamed(conjugate, "conj")
 
 
 @jit_named("angle", static_argnames=("deg",))
@@ -384,14 +384,16 @@ def _scale_by(factor, name):
         util.check_arraylike(name, x)
         (x,) = util.promote_dtypes_inexact(x)
         return lax.mul(x, util.const_like(x, factor))
-    fn.__name__ = name
+    fn.__name__ = fn.__qualname__ = name
     return fn
 
 
-deg2rad = radians = _scale_by(np.pi / 180, "deg2rad")
+deg2rad = _scale_by(np.pi / 180, "deg2rad")
+radians = util.renamed(deg2rad, "radians")
 
 
-rad2deg = degrees = _scale_by(180 / np.pi, "rad2deg")
+rad2deg = _scale_by(180 / np.pi, "rad2deg")
+degrees = util.renamed(rad2deg, "degrees")
 
 
 @jit_named("heaviside")
@@ -455,7 +457,7 @@ def _fminmax(name, cmp):
     def fn(x1, x2, /):
         util.check_arraylike(name, x1, x2)
         return f(x1, x2)
-    fn.__name__ = name
+    fn.__name__ = fn.__qualname__ = name
     return fn
 
 

@@ -2,6 +2,8 @@
 rank promotion, exactly as ``jax.numpy`` applies them before calling lax."""
 from __future__ import annotations
 
+import types
+
 import numpy as np
 
 from .. import core, dtypes
@@ -17,14 +19,53 @@ _PY_SCALAR_TYPES = frozenset(_SCALARS)
 _flags = config._values  # read directly: attribute access on ``config`` is slower
 
 
+_JAX_ARRAY_MSG = ("Triggering __jax_array__() during abstractification is no longer supported. "
+                  "To avoid this error, either explicitly convert your object using "
+                  "jax.numpy.array(), or register your object as a pytree.")
+
+
+def jax_array_of(x):
+    """``x.__jax_array__()`` where ``x`` defines that protocol, else ``x``."""
+    m = getattr(x, "__jax_array__", None)
+    return x if m is None else m()
+
+
+def renamed(f, name):
+    """A copy of function ``f`` named ``name``: JAX defines its aliases (amax,
+    acos, divide...) as functions of their own, so their names are theirs.
+    The copy shares ``f``'s code and closure, so calls cost the same."""
+    g = types.FunctionType(f.__code__, f.__globals__, name, f.__defaults__, f.__closure__)
+    g.__kwdefaults__ = f.__kwdefaults__
+    g.__dict__.update(f.__dict__)
+    g.__doc__, g.__module__, g.__qualname__ = f.__doc__, f.__module__, name
+    return g
+
+
 def check_arraylike(fun_name, *args):
     for pos, a in enumerate(args):
         if not (isinstance(a, (Tracer, ArrayImpl, np.ndarray, np.generic)) or type(a) in _SCALARS
                 or isinstance(a, _SCALARS)):
             if getattr(a, "aval", None) is not None:  # WeakScalar and friends
                 continue
+            if getattr(a, "__jax_array__", None) is not None:
+                # JAX's jitted jnp functions reject these when abstracting arguments
+                raise ValueError(_JAX_ARRAY_MSG)
             raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got {type(a)} "
                             f"at position {pos}.")
+
+
+def check_no_float0s(fun_name, *args):
+    """JAX's TypeError for a float0 argument (the tangent type of integers)."""
+    for a in args:
+        dt = getattr(a, "dtype", None)
+        if dt is not None and dt == dtypes.float0:
+            raise TypeError(
+                f"Called {fun_name} with a float0 array. float0s do not support any operations "
+                "by design because they are not compatible with non-trivial vector spaces. No "
+                "implicit dtype conversion is done. You can use np.zeros_like(arr, "
+                "dtype=np.float) to cast a float0 array to a regular zeros array. \nIf you "
+                "didn't expect to get a float0 you might have accidentally taken a gradient "
+                "with respect to an integer argument.")
 
 
 def shape_of(x):
@@ -70,7 +111,12 @@ def promote_dtypes(*args):
         x = args[0]
         if isinstance(x, (Tracer, ArrayImpl)):
             return [x]
-    dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    try:
+        dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    except TypeError:
+        if any(getattr(a, "__jax_array__", None) is not None for a in args):
+            raise ValueError(_JAX_ARRAY_MSG) from None  # as JAX's jitted functions
+        raise
     if getattr(dtype, "extended", False):  # keys of one type: nothing to convert
         return [lax.asarray_device(x) for x in args]
     return [convert(x, dtype, weak) for x in args]
@@ -194,6 +240,7 @@ def promote_args(fun_name, *args):
         if pair is not None:
             return pair
         check_arraylike(fun_name, *args)
+        check_no_float0s(fun_name, *args)
         promoted = promote_dtypes(*args)
     except (TypeError, ValueError):
         check_for_prngkeys(fun_name, *args)
@@ -206,6 +253,7 @@ def promote_args_inexact(fun_name, *args):
     if dt is not None and _canonical_inexact(dt):
         return list(args)
     check_arraylike(fun_name, *args)
+    check_no_float0s(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes_inexact(*args))
 
 
@@ -214,6 +262,7 @@ def promote_args_numeric(fun_name, *args):
     if dt is not None and dt != np.bool_:
         return list(args)
     check_arraylike(fun_name, *args)
+    check_no_float0s(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes_numeric(*args))
 
 
