@@ -376,3 +376,19 @@ def test_scatter_min_clip_grad_follows_the_clip():
     d[3] = eps
     assert float(clipped(x + d, y) - clipped(x - d, y)) == 0.0
     assert abs(float(clipped(x, y + eps) - clipped(x, y - eps)) / (2 * eps) - 1.0) < 1e-3
+
+
+def test_vmap_over_a_batch_of_none_with_batched_indices():
+    """vmap of size 0 with batched indices (optax's hungarian_algorithm on a
+    (0, n, m) batch): the gathers and scatters take slices of none, as in JAX
+    0.10.2, whose results are recorded here."""
+    x = jnp.ones((0, 3))
+    cases = {
+        "dyn_idx_set": (lambda a: a.at[jnp.argmax(a)].set(0.0), (0, 3)),
+        "dynamic_slice": (lambda a: jax.lax.dynamic_slice(a, (jnp.argmax(a),), (2,)), (0, 2)),
+        "dynamic_update_slice": (lambda a: jax.lax.dynamic_update_slice(
+            a, jnp.zeros(1), (jnp.argmax(a),)), (0, 3)),
+    }
+    for name, (f, shape) in cases.items():
+        assert jax.vmap(f)(x).shape == shape, name
+        assert jax.jit(jax.vmap(f))(x).shape == shape, name

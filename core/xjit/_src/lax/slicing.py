@@ -264,12 +264,16 @@ def _scatter_eval(operand, indices, updates, *, dimension_numbers, indices_are_s
             len(dn.operand_batching_dims) != operand.ndim:
         raise TypeError(f"Scatter op has window of size {len(dn.update_window_dims)}; doesn't "
                         f"match operand of rank {operand.ndim}.")
-    sizes = _scatter_window_sizes(operand, updates, dn)
-    for d, (s, size) in enumerate(zip(sizes, operand.shape)):
-        if s > size:
+    # as JAX: only the window's own dimensions are bounded by the operand's (an
+    # inserted or batching dimension of size 0 takes no update: vmap of size 0)
+    bounds = [n for d, n in enumerate(operand.shape)
+              if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims]
+    for d, bound in zip(dn.update_window_dims, bounds):
+        if updates.shape[d] > bound:
             raise TypeError(f"Bounds of the window dimensions of updates must not exceed the "
                             f"bounds of the corresponding dimensions of operand. For dimension "
-                            f"{d}, updates bound is {s}, operand bound is {size}.")
+                            f"{d}, updates bound is {updates.shape[d]}, operand bound is "
+                            f"{bound}.")
     return operand
 
 
@@ -516,8 +520,9 @@ def _gather_batch(args, dims, *, dimension_numbers, slice_sizes, **params):
               start_index_map=_plus1(dn.start_index_map),
               operand_batching_dims=(0,) + _plus1(dn.operand_batching_dims),
               start_indices_batching_dims=(0,) + _plus1(dn.start_indices_batching_dims))
-    return gather_p.bind(x, idx, dimension_numbers=new, slice_sizes=(1,) + tuple(slice_sizes),
-                            **params), 0
+    lead = 0 if core.aval_of(x).shape[0] == 0 else 1  # a batch of none: slices of none
+    return gather_p.bind(x, idx, dimension_numbers=new,
+                         slice_sizes=(lead,) + tuple(slice_sizes), **params), 0
 
 
 ad.jvp_rules[gather_p] = _gather_jvp
@@ -759,8 +764,9 @@ def _dynamic_slice_rule(args, dims, *, slice_sizes):
         offset_dims=tuple(np.add(1, range(nd))), collapsed_slice_dims=(),
         start_index_map=tuple(np.add(1, range(nd))), operand_batching_dims=(0,),
         start_indices_batching_dims=(0,))
-    return gather(x, index, dn, (1,) + tuple(slice_sizes), unique_indices=True,
-                    indices_are_sorted=True, mode=mode, fill_value=None), 0
+    lead = 0 if core.aval_of(x).shape[0] == 0 else 1  # a batch of none: slices of none
+    return gather(x, index, dn, (lead,) + tuple(slice_sizes), unique_indices=True,
+                  indices_are_sorted=True, mode=mode, fill_value=None), 0
 
 
 def _dynamic_update_slice_rule(args, dims):
