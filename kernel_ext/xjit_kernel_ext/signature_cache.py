@@ -19,44 +19,39 @@ def generation(info) -> tuple:
     return (info.cache_misses, info.trace_s)
 
 
+def _once(cache, info, compute):
+    """``compute()``, kept in ``cache`` until the function is traced again."""
+    gen = generation(info)
+    cached = cache.get(info.fun_id)
+    if cached is not None and cached[0] == gen:
+        return cached[1]
+    value = compute()
+    cache[info.fun_id] = (gen, value)
+    return value
+
+
 def findings_for(info) -> list:
     """``xjit.inspect.lint_function`` of the function's latest signature.
     A lint failure becomes a finding."""
-    gen = generation(info)
-    cached = _findings.get(info.fun_id)
-    if cached is not None and cached[0] == gen:
-        return cached[1]
-    try:
-        found = list(xi.lint_function(info.fun_id))
-    except Exception as e:  # lint is advisory: report, don't fail the cell
-        found = [xi.Finding("lint-error", f"lint failed: {type(e).__name__}: {e}",
-                            info.filename, info.lineno)]
-    _findings[info.fun_id] = (gen, found)
-    return found
+    def lint():
+        try:
+            return list(xi.lint_function(info.fun_id))
+        except Exception as e:  # lint is advisory: report, don't fail the cell
+            return [xi.Finding("lint-error", f"lint failed: {type(e).__name__}: {e}",
+                               info.filename, info.lineno)]
+    return _once(_findings, info, lint)
 
 
 def listing_for(info):
     """``xjit.inspect.jaxpr_listing`` of the function's latest trace (None
     when no jaxpr is recorded)."""
-    gen = generation(info)
-    cached = _listings.get(info.fun_id)
-    if cached is not None and cached[0] == gen:
-        return cached[1]
-    lst = xi.jaxpr_listing(info.fun_id)
-    _listings[info.fun_id] = (gen, lst)
-    return lst
+    return _once(_listings, info, lambda: xi.jaxpr_listing(info.fun_id))
 
 
 def sharding_for(info):
     """``xjit.inspect.sharding`` of the function's latest signature: its
     shardings and collectives when it ran over many devices, else None."""
-    gen = generation(info)
-    cached = _shardings.get(info.fun_id)
-    if cached is not None and cached[0] == gen:
-        return cached[1]
-    found = xi.sharding(info.fun_id)
-    _shardings[info.fun_id] = (gen, found)
-    return found
+    return _once(_shardings, info, lambda: xi.sharding(info.fun_id))
 
 
 def reply_for(info, build):
@@ -64,13 +59,7 @@ def reply_for(info, build):
     ``build(listing)``, made and validated once per generation (for a
     10,000-equation jaxpr, listing and validating cost as much as the trace's
     own bookkeeping; a panel that asks again gets the kept message)."""
-    gen = generation(info)
-    cached = _replies.get(info.fun_id)
-    if cached is not None and cached[0] == gen:
-        return cached[1]
-    msg = build(listing_for(info))
-    _replies[info.fun_id] = (gen, msg)
-    return msg
+    return _once(_replies, info, lambda: build(listing_for(info)))
 
 
 def forget(live_ids) -> None:

@@ -7,7 +7,8 @@
 import { PanelModel } from '../src/model';
 import { checkKernelMessage, IFunctionReply, ILocation, ISharding } from '../src/protocol';
 import { layout, over } from '../src/sharding';
-import { IActions, PanelView } from '../src/view';
+import { PanelView } from '../src/view';
+import { actions } from './actions';
 
 const EVIL = '<img src=x onerror="window.__pwned=1">';
 const loc: ILocation = { filename: '/tmp/ipykernel_1/5.py', lineno: 8, cell_id: 'c1', execution_count: 2 };
@@ -45,18 +46,6 @@ function reply(s: ISharding | null): IFunctionReply {
     footer: 'in (b,) }', sources: [loc], equations: [
       { index: 0, text: 'b:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] a', primitive: 'reduce_sum', nested: false, source: 0 }
     ], sharding: s
-  };
-}
-
-function actions(): IActions & { calls: any[] } {
-  const calls: any[] = [];
-  return {
-    calls,
-    selectFunction: id => calls.push(['select', id]),
-    jumpTo: l => calls.push(['jump', l]),
-    runDebug: () => calls.push(['debug']),
-    debugInput: t => calls.push(['input', t]),
-    continueBreakpoint: () => calls.push(['continue'])
   };
 }
 

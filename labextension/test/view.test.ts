@@ -3,25 +3,14 @@
  * the right actions, the jaxpr lines map to equations.
  */
 import { PanelModel } from '../src/model';
-import { IActions, PanelView } from '../src/view';
+import { PanelView } from '../src/view';
+import { actions } from './actions';
 import { FOLD_RUN, JaxprView, ROW_HEIGHT, blocks } from '../src/jaxpr';
 import { IEquation, ILocation } from '../src/protocol';
 import { MAX_LANES, lanes, renderTimeline } from '../src/timeline';
 
 const EVIL = '<img src=x onerror="window.__pwned=1">&amp;<script>window.__pwned=2</script>';
 const loc = (line: number): ILocation => ({ filename: '/tmp/ipykernel_1/5.py', lineno: line, cell_id: 'cell-9', execution_count: 4 });
-
-function actions(): IActions & { calls: any[] } {
-  const calls: any[] = [];
-  return {
-    calls,
-    selectFunction: id => calls.push(['select', id]),
-    jumpTo: l => calls.push(['jump', l]),
-    runDebug: () => calls.push(['debug']),
-    debugInput: t => calls.push(['input', t]),
-    continueBreakpoint: () => calls.push(['continue'])
-  };
-}
 
 function model(): PanelModel {
   const m = new PanelModel();
