@@ -392,3 +392,15 @@ def test_vmap_over_a_batch_of_none_with_batched_indices():
     for name, (f, shape) in cases.items():
         assert jax.vmap(f)(x).shape == shape, name
         assert jax.jit(jax.vmap(f))(x).shape == shape, name
+
+
+def test_nonzero_with_size_on_an_empty_array_is_zeros():
+    """As JAX 0.10.2: nothing to count, so every index is 0 and fill_value is
+    not used (xjit padded with 1, and with fill_value)."""
+    for got in (jnp.nonzero(jnp.zeros((2, 0)), size=1),
+                jnp.nonzero(jnp.zeros((2, 0)), size=3, fill_value=7),
+                jax.jit(lambda a: jnp.nonzero(a, size=3))(jnp.zeros((2, 0), jnp.int32))):
+        assert len(got) == 2
+        for g in got:
+            assert g.dtype == jnp.int32 and not np.asarray(g).any()
+    np.testing.assert_array_equal(jnp.argwhere(jnp.zeros((2, 0)), size=2), [[0, 0], [0, 0]])

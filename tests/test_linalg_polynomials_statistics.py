@@ -228,3 +228,11 @@ def test_double_precision_paths_under_x64():
         assert jnp.hamming(4).dtype == np.float64
         np.testing.assert_allclose(jnp.polyfit(np.arange(5.), np.arange(5.) ** 2, 2), [1, 0, 0],
                                    atol=1e-10)
+
+
+def test_failed_complex_factorization_is_nan_in_both_parts():
+    """JAX 0.10.2 marks a failed complex factorization nan+nanj (not nan+0j)."""
+    got = np.asarray(jnp.linalg.cholesky(jnp.array([[-1.0 + 0j]], jnp.complex64)))
+    assert np.isnan(got.real).all() and np.isnan(got.imag).all()
+    got = np.asarray(jnp.linalg.cholesky(jnp.array([[-1.0]], jnp.float32)))
+    assert np.isnan(got).all()

@@ -162,7 +162,8 @@ def _nan_if_failed(ctx, info_aval, info, vals_avals, vals):
         outs = []
         for x in xs:
             m = lax.broadcast_in_dim(ok, x.shape, tuple(range(ok.ndim)))
-            outs.append(lax.select(m, x, lax.full_like(x, np.nan)))
+            nan = complex(np.nan, np.nan) if x.dtype.kind == "c" else np.nan  # as JAX: nan+nanj
+            outs.append(lax.select(m, x, lax.full_like(x, nan)))
         return outs
     return _inline(ctx, fix, [info_aval, *vals_avals], [info, *vals])
 

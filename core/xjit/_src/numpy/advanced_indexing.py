@@ -471,8 +471,8 @@ def nonzero_sized(a, size, fill_value=None):
     if a.ndim == 0:
         raise ValueError("Calling nonzero on 0d arrays is not allowed. Use jnp.atleast_1d(scalar)"
                          ".nonzero() instead.")
-    if size == 0:  # no slots: nothing to count into
-        return tuple(lax.full((0,), 0, dtypes.default_int_dtype()) for _ in a.shape)
+    if size == 0 or a.size == 0:  # nothing to count: zeros, fill_value unused (as JAX)
+        return tuple(lax.full((size,), 0, dtypes.default_int_dtype()) for _ in a.shape)
     mask = a if a.dtype == np.bool_ else ln.not_equal(a, 0)
     flat = lax.reshape(mask, (mask.size,))
     counts = cumsum(flat)
