@@ -236,3 +236,25 @@ def test_failed_complex_factorization_is_nan_in_both_parts():
     assert np.isnan(got.real).all() and np.isnan(got.imag).all()
     got = np.asarray(jnp.linalg.cholesky(jnp.array([[-1.0]], jnp.float32)))
     assert np.isnan(got).all()
+
+
+def test_svd_of_a_matrix_with_an_inf_returns_nan_instead_of_hanging():
+    """LAPACK's SVD never returned on this matrix (JAX 0.10.2 hangs on it with
+    the vectors): a non-finite batch element is NaN. Run in a subprocess so a
+    regression fails by timeout instead of hanging the suite."""
+    import subprocess
+    import sys
+    code = ("import numpy as np, xjit as jax, xjit.numpy as jnp\n"
+            "m = np.array([np.inf, -3.228, 0.964, -2.004, 0.752, -2.45, -0.446, 1.403, "
+            "65504.0], np.float32).reshape(3, 3)\n"
+            "b = np.stack([m, np.eye(3, dtype=np.float32)])\n"
+            "print(np.asarray(jnp.linalg.svd(m, compute_uv=False)).tolist())\n"
+            "print(np.asarray(jnp.linalg.svd(b)[1]).tolist())\n"
+            "print(np.asarray(jax.vmap(jnp.linalg.matrix_rank)(b)).tolist())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = out.stdout.split("\n")
+    assert lines[0] == "[nan, nan, nan]"
+    assert lines[1] == "[[nan, nan, nan], [1.0, 1.0, 1.0]]"
+    assert lines[2] == "[0, 3]"  # JAX's ranks (its svd without vectors returns)

@@ -155,6 +155,15 @@ def _inline(ctx, fn, avals, args):
     return lowering.lower_jaxpr(ctx, jaxpr, consts, list(args))
 
 
+def _finite_or_zeros(x):
+    """``x`` with each non-finite matrix of the batch zeroed, and which were finite."""
+    parts = [lax.real(x), lax.imag(x)] if x.dtype.kind == "c" else [x]
+    finite = functools.reduce(lax.bitwise_and, [lax.is_finite(p) for p in parts])
+    finite = lax.reduce_and(finite, (x.ndim - 2, x.ndim - 1))
+    keep = lax.broadcast_in_dim(finite, x.shape, tuple(range(x.ndim - 2)))
+    return [lax.select(keep, x, lax.full_like(x, 0)), finite]
+
+
 def _nan_if_failed(ctx, info_aval, info, vals_avals, vals):
     """JAX's convention: a batch element whose LAPACK info is nonzero is NaN."""
     def fix(info, *xs):
@@ -319,10 +328,18 @@ def _svd_lower(ctx, ai, ao, a, *, full_matrices=True, compute_uv=True, subset_by
     u_aval = ShapedArray((*batch, m, um), a_aval.dtype)
     vt_aval = ShapedArray((*batch, vn, n), a_aval.dtype)
     info_aval = ShapedArray(tuple(batch), np.int32)
-    mode = ord("A") if full_matrices else ord("S")
+    # singular values alone: LAPACK's job "N" (as JAX; computing the vectors
+    # too never returns on some matrices with an inf)
+    mode = ord("N") if not compute_uv else ord("A") if full_matrices else ord("S")
+    # LAPACK may never return on a matrix with an inf or a NaN (JAX hangs there):
+    # such a batch element is factorized as zeros and its results made NaN
+    finite_aval = ShapedArray(tuple(batch), np.bool_)
+    a, finite = _inline(ctx, _finite_or_zeros, [a_aval], [a])
     _, s, u, vt, info = _lapack_call(ctx, "svd", kernel, [a], [a_aval],
                                      [a_aval, s_aval, u_aval, vt_aval, info_aval],
                                      config=f"mode = {mode} : ui8")
+    info, = _inline(ctx, lambda i, f: [lax.select(f, i, lax.full_like(i, -1))],
+                    [info_aval, finite_aval], [info, finite])
     outs = _nan_if_failed(ctx, info_aval, info, [s_aval, u_aval, vt_aval], [s, u, vt])
     return outs if compute_uv else outs[:1]
 
