@@ -404,3 +404,14 @@ def test_nonzero_with_size_on_an_empty_array_is_zeros():
         for g in got:
             assert g.dtype == jnp.int32 and not np.asarray(g).any()
     np.testing.assert_array_equal(jnp.argwhere(jnp.zeros((2, 0)), size=2), [[0, 0], [0, 0]])
+
+
+def test_scatter_into_an_empty_array_under_vmap_has_the_canonical_dtype():
+    """A NumPy uint64/int64 batch (x64 off) through `.at[]` on an empty
+    operand: JAX 0.10.2 gives uint32/int32; xjit returned the raw input."""
+    idx = np.array([1, -4], np.int32)
+    f = lambda x, v, i: x.at[i].min(v, mode="promise_in_bounds")
+    assert jax.vmap(f, in_axes=(0, None, None))(
+        np.zeros((2, 0, 4), np.uint64), np.uint64(5), idx).dtype == jnp.uint32
+    g = lambda x, i: x.at[i].add(1, mode="clip")
+    assert jax.vmap(g, in_axes=(0, None))(np.zeros((2, 0, 4), np.int64), idx).dtype == jnp.int32

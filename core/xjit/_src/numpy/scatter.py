@@ -57,7 +57,9 @@ def _scatter_update(x, idx, y, scatter_fn, indices_are_sorted, unique_indices, m
                       f"dtype={y.dtype.name} to dtype={dtype.name} with jax_numpy_dtype_promotion="
                       "standard. In future JAX releases this will result in an error.",
                       FutureWarning, stacklevel=4)
-    if 0 in indexer.slice_shape or 0 in x.shape:  # nothing to update (or to update into)
+    if 0 in x.shape:  # nothing to update into: a new empty array, of x's canonical dtype
+        return lax.full_like(x, 0)
+    if 0 in indexer.slice_shape:  # nothing to update
         return x
     x, y = promote_dtypes(x, y)
     y = broadcast_to(y, indexer.slice_shape)
