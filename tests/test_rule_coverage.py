@@ -33,6 +33,8 @@ NO_JVP = {
     "pmax": "JAX 0.10.2 registers no JVP for pmax either",
     "pmin": "JAX 0.10.2 registers no JVP for pmin either",
     "nextafter": "JAX 0.10.2 registers no JVP (grad raises NotImplementedError there too)",
+    "population_count": "JAX 0.10.2 registers no JVP for it (an integer op: grad raises there too)",
+    "clz": "JAX 0.10.2 registers no JVP for it (an integer op: grad raises there too)",
     "zeta": "JAX 0.10.2 registers no JVP (the derivative in x has no closed form there)",
     "igamma_grad_a": "JAX 0.10.2 registers no JVP (it is itself a derivative)",
     "geqrf": "JAX 0.10.2 registers no JVP (differentiate qr instead)",
