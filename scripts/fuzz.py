@@ -60,14 +60,10 @@ def live(n, start, modes, verbose, out=None, skip=()):
                     print(*mismatches[-1], flush=True)
         if (i + 1) % 500 == 0:
             print(f"... {i + 1} programs, {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
-    runs = sum(v for k, v in counts.items() if k not in ("skipped", "jax_hangs"))
-    print(f"\n{len(progs)} programs, {runs} runs ({counts['skipped']} not applicable), "
-          f"{time.time() - t0:.0f} s")
+    print(f"\n{len(progs)} programs, {_runs(counts)} runs ({counts['skipped']} not "
+          f"applicable), {time.time() - t0:.0f} s")
     print(f"{'kind':20} {'runs':>7} {'share':>8}")
-    for kind in runner.KINDS[:-1]:
-        print(f"{kind:20} {counts[kind]:7d} {100 * counts[kind] / max(runs, 1):7.2f}%")
-    if counts["jax_hangs"]:
-        print(f"{'jax_hangs':20} {counts['jax_hangs']:7d}  (not counted as runs)")
+    _table(counts)
     if not verbose:
         for m in sorted(mismatches, key=lambda m: (m[0], str(m[1]))):
             print(*m)
@@ -75,6 +71,19 @@ def live(n, start, modes, verbose, out=None, skip=()):
         with open(out, "w") as f:
             json.dump({"programs": len(progs), "counts": counts, "mismatches": mismatches}, f)
     return counts
+
+
+def _runs(counts):
+    """Compared runs: not the inapplicable ones, nor those JAX never finished."""
+    return sum(v for k, v in counts.items() if k not in ("skipped", "jax_hangs"))
+
+
+def _table(counts):
+    runs = _runs(counts)
+    for kind in runner.KINDS[:-1]:
+        print(f"{kind:20} {counts[kind]:7d} {100 * counts[kind] / max(runs, 1):7.2f}%")
+    if counts["jax_hangs"]:
+        print(f"{'jax_hangs':20} {counts['jax_hangs']:7d}  (not counted as runs)")
 
 
 def merge(paths):
@@ -86,12 +95,8 @@ def merge(paths):
         counts.update(chunk["counts"])
         programs_run += chunk["programs"]
         mismatches += chunk["mismatches"]
-    runs = sum(v for k, v in counts.items() if k not in ("skipped", "jax_hangs"))
-    print(f"{programs_run} programs, {runs} runs ({counts['skipped']} not applicable)")
-    for kind in runner.KINDS[:-1]:
-        print(f"{kind:20} {counts[kind]:7d} {100 * counts[kind] / max(runs, 1):7.2f}%")
-    if counts["jax_hangs"]:
-        print(f"{'jax_hangs':20} {counts['jax_hangs']:7d}  (not counted as runs)")
+    print(f"{programs_run} programs, {_runs(counts)} runs ({counts['skipped']} not applicable)")
+    _table(counts)
     for m in sorted(mismatches, key=lambda m: (m[0], str(m[1]))):
         print(*m)
 

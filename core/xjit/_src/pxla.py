@@ -239,9 +239,11 @@ def call(jf, key, dyn, dkw, static_key, leaves, treedef, avals, mesh=None):
         hit = fast[fast_key] = (entry, exe)
     entry, exe = hit  # this signature and these arguments' shardings ran before
     observer = monitoring.jit_observer if jf._fid else None
-    t0 = time.perf_counter()
-    outs = exe.run(leaves)
-    if observer is not None:  # inspect counts and times the calls
+    if observer is None:
+        outs = exe.run(leaves)
+    else:  # inspect counts and times the calls
+        t0 = time.perf_counter()
+        outs = exe.run(leaves)
         observer.executed(jf._fid, jf._name, time.perf_counter() - t0)
     if _flags["jax_debug_nans"] or _flags["jax_debug_infs"]:
         _check_nans(jf, entry, outs, leaves, dyn, dkw, static_key)

@@ -522,10 +522,10 @@ def _while_partial_eval(trace, args, params):
     cc_uk, bc_uk = uk[:nc], uk[nc:nc + nb]
     carry_uk = _carry_fixpoint(
         lambda c_uk: ad.partial_eval_jaxpr(body, bc_uk + c_uk, c_uk)[2], uk[nc + nb:])
-    if ad.partial_eval_jaxpr(cond, cc_uk + carry_uk)[2][0] or all(carry_uk):
+    known_cond, _, pred_uk, _ = ad.partial_eval_jaxpr(cond, cc_uk + carry_uk)
+    if pred_uk[0] or all(carry_uk):
         return trace.record(while_p, args, params)  # the trip count is unknown
     known_body = ad.partial_eval_jaxpr(body, bc_uk + carry_uk, carry_uk)[0]
-    known_cond = ad.partial_eval_jaxpr(cond, cc_uk + carry_uk)[0]
     n_kc = carry_uk.count(False)
     kbody = _trace_closed(lambda *xs: _eval(known_body, *xs)[:n_kc], known_body.in_avals)
     kcond = _trace_closed(lambda *xs: _eval(known_cond, *xs)[:1], known_cond.in_avals)
