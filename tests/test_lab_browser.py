@@ -773,6 +773,10 @@ def test_sharding_in_the_sidebar_and_the_xjit_output(page):
     _open(pg, "sharding.ipynb")
     pg.wait_for_selector("#xjit-panel[data-notebook='sharding.ipynb']")
     _wait_kernel_idle(pg)
+    # Run-all acts on the current tab: make sure it is this notebook's (an
+    # earlier test's notebook took the focus back once, and its cells ran instead)
+    pg.click("li.lm-TabBar-tab:has-text('sharding.ipynb')")
+    pg.wait_for_selector("#xjit-panel[data-notebook='sharding.ipynb']")
     pg.click("li.lm-MenuBar-item:has-text('Run')")
     pg.click("li.lm-Menu-item[data-command='runmenu:run-all']")
     cells = pg.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell")
