@@ -45,9 +45,10 @@ EXPECTED = os.path.join(CELLS_DIR, "expected.json")
 TAG = "jax-v0.10.2"
 CELL_MARK = "# %% cell "
 
-# Single-device docs, by path in JAX's repo (multi-device, sharding, pallas,
-# export, FFI and data-loading docs are left out). MyST notebooks give their
-# code cells; pages written as doctests give one cell per ``>>>`` statement.
+# Docs by path in JAX's repo (pallas, export, FFI, multi-process and
+# data-loading docs are left out). MyST notebooks give their code cells; pages
+# written as doctests give one cell per ``>>>`` statement. The docs in
+# MULTI_DEVICE run on 8 CPU devices (XLA_FLAGS in their own subprocess).
 DOCS = {
     "key_concepts": "docs/key-concepts.md",
     "jit_compilation": "docs/jit-compilation.md",
@@ -80,7 +81,10 @@ DOCS = {
     "thinking_in_jax": "docs/notebooks/thinking_in_jax.md",
     "vmapped_log_probs": "docs/notebooks/vmapped_log_probs.md",
     "convolutions": "docs/notebooks/convolutions.md",
+    "parallel": "docs/parallel.md",
+    "shard_map": "docs/notebooks/shard_map.md",
 }
+MULTI_DEVICE = {"parallel", "shard_map"}
 
 HEADER = '''\
 # Code cells of JAX's documentation page {src}
@@ -228,6 +232,9 @@ def child_main(engine: str, name: str) -> None:
 
 def run_doc(engine: str, name: str, timeout: int = 600) -> list[dict] | str:
     env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONHASHSEED="0")
+    if name in MULTI_DEVICE:
+        env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "")
+                            + " --xla_force_host_platform_device_count=8").strip()
     env.pop("XJIT_NO_JAX_TAKEOVER", None)
     try:
         p = subprocess.run([sys.executable, __file__, "_child", engine, name],

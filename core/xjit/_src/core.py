@@ -23,67 +23,11 @@ from . import errors
 from .config import config as _config
 
 # --------------------------------------------------------------------------
-# Abstract values
+# Abstract values (abstract_arrays.py), re-exported as JAX's core has them
 
-
-class AbstractValue:
-    """Base of abstract values (what a tracer knows about its value)."""
-    __slots__ = ()
-
-
-class ShapedArray(AbstractValue):
-    """The abstract value of an array: shape, dtype and weak type."""
-
-    __slots__ = ("shape", "dtype", "weak_type", "_hash")
-    array_abstraction_level = 1
-
-    def __init__(self, shape, dtype, weak_type=False, *, sharding=None):
-        # ``sharding`` (flax's scan passes the input's): xjit's avals derive it from
-        # the mesh in context instead (``ShapedArray.sharding``, set by sharding.py)
-        shape = tuple(shape)
-        for d in shape:
-            if type(d) is not int:  # NumPy integers from shape arithmetic: shapes hold ints
-                shape = tuple(map(operator.index, shape))
-                break
-        self.shape = shape
-        # extended dtypes (PRNG key types) are kept as they are
-        self.dtype = dtype if getattr(dtype, "extended", False) else np.dtype(dtype)
-        self.weak_type = bool(weak_type)
-        self._hash = hash((self.shape, self.dtype, self.weak_type))
-
-    ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
-
-    def __eq__(self, other):
-        return (type(other) is ShapedArray and self.shape == other.shape
-                and self.dtype == other.dtype and self.weak_type == other.weak_type)
-
-    def __hash__(self):
-        return self._hash
-
-    def update(self, shape=None, dtype=None, weak_type=None):
-        return ShapedArray(self.shape if shape is None else shape,
-                           self.dtype if dtype is None else dtype,
-                           self.weak_type if weak_type is None else weak_type)
-
-    def strip_weak_type(self):
-        return self.update(weak_type=False) if self.weak_type else self
-
-    def to_tangent_aval(self):
-        """The aval of this value's tangents (``float0`` for integers and bools)."""
-        return ShapedArray(self.shape, primal_dtype_to_tangent_dtype(self.dtype), self.weak_type)
-
-    def str_short(self, short_dtypes=True):
-        dt = dtypes.short_name(self.dtype)  # float0's NumPy name is "void"
-        dt = dt if short_dtypes or dt == "float0" else self.dtype.name
-        return f"{dt}[{','.join(str(d) for d in self.shape)}]"
-
-    def __repr__(self):
-        wt = ", weak_type=True" if self.weak_type else ""
-        return f"ShapedArray({self.str_short(False)}{wt})"
-
-    def __str__(self):
-        return ("~" if self.weak_type else "") + self.str_short(False)
+from .abstract_arrays import (  # noqa: E402,F401
+    AbstractValue, ManualAxisType, ShapedArray, empty_mat, order_wrt_mesh,
+    primal_dtype_to_tangent_dtype)
 
 
 _flags = _config._values  # read directly: attribute access on ``config`` is slower
@@ -181,7 +125,12 @@ class Primitive:
             rule = abstract_eval_rules[self]
         except KeyError:
             raise NotImplementedError(f"Abstract evaluation for '{self.name}' not implemented") from None
-        return rule(*avals, **params)
+        out = rule(*avals, **params)
+        if typed_outputs is not None:
+            for a in avals:
+                if getattr(a, "typed", False):
+                    return typed_outputs(self, avals, out, params)
+        return out
 
 
 impl_rules: dict[Primitive, Callable] = {}
@@ -189,6 +138,10 @@ default_impl: Callable = None  # eager dispatch of one primitive, set by dispatc
 abstract_eval_rules: dict[Primitive, Callable] = {}
 pp_param_rules: dict[Primitive, Callable] = {}  # params -> params to print
 pp_eqn_rules: dict[Primitive, Callable] = {}  # (eqn, pretty.Context) -> Doc: own syntax
+# (primitive, in avals, out aval(s), params) -> out aval(s) with the sharding
+# and manual axis type the inputs' types give them; set by sharding_in_types.py
+# and called only when an input's type carries either.
+typed_outputs: Callable | None = None
 
 
 # --------------------------------------------------------------------------
@@ -521,6 +474,12 @@ def mapped_aval(size, axis, aval):
     if axis is None:
         return aval
     assert aval.shape[axis] == size, (aval, axis, size)
+    spec = getattr(aval, "spec", None)
+    if spec is not None:
+        parts = _spec_parts(aval)
+        return aval.update(shape=aval.shape[:axis] + aval.shape[axis + 1:],
+                           sharding=aval._sharding.update(spec=aval.spec.update(
+                               partitions=parts[:axis] + parts[axis + 1:])))
     return aval.update(shape=aval.shape[:axis] + aval.shape[axis + 1:])
 
 
@@ -528,15 +487,18 @@ def unmapped_aval(size, axis, aval, explicit_mesh_axis=None):
     """``aval`` with an axis of length ``size`` inserted at ``axis``."""
     if axis is None:
         return aval
+    spec = getattr(aval, "spec", None)
+    if spec is not None:  # the new axis is sharded over ``explicit_mesh_axis`` (or not)
+        parts = _spec_parts(aval)
+        return aval.update(shape=aval.shape[:axis] + (size,) + aval.shape[axis:],
+                           sharding=aval._sharding.update(spec=aval.spec.update(
+                               partitions=parts[:axis] + (explicit_mesh_axis,) + parts[axis:])))
     return aval.update(shape=aval.shape[:axis] + (size,) + aval.shape[axis:])
 
 
-def primal_dtype_to_tangent_dtype(primal_dtype):
-    # dtypes.issubdtype: np.issubdtype does not place bfloat16/float8 under inexact
-    if getattr(primal_dtype, "extended", False) or not dtypes.issubdtype(primal_dtype,
-                                                                          np.inexact):
-        return dtypes.float0
-    return primal_dtype
+def _spec_parts(aval) -> tuple:
+    parts = tuple(aval.spec) if aval.spec is not None else ()
+    return parts + (None,) * (len(aval.shape) - len(parts))
 
 
 def valid_jaxtype(x) -> bool:

@@ -20,7 +20,7 @@ import numpy as np
 from jaxlib import _jax
 from jaxlib import xla_client as xc
 
-from xjit._src import core
+from xjit._src import abstract_arrays, core
 from xjit._src import mesh as mesh_lib
 from xjit._src import tree_util
 from xjit._src import xla_bridge as backend
@@ -459,8 +459,10 @@ def aval_sharding(ndim: int):
 
 # ``ShapedArray.sharding`` (flax.nnx reads ``jax.typeof(x).sharding``) is set
 # here: shardings sit a layer above core, which must not import them.
-core.ShapedArray.sharding = property(lambda self: aval_sharding(len(self.shape)),
-                                     doc="The aval's sharding: unpartitioned on one device.")
+core.ShapedArray.sharding = property(
+    lambda self: self._sharding or aval_sharding(len(self.shape)),
+    doc="The aval's sharding: its explicit one, else unpartitioned over the context mesh.")
+abstract_arrays._default_mesh = mesh_lib.get_abstract_mesh
 
 
 def make_single_device_sharding(device):
