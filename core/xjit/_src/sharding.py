@@ -21,6 +21,7 @@ from jaxlib import _jax
 from jaxlib import xla_client as xc
 
 from xjit._src import abstract_arrays, core
+from xjit._src import sharding_in_types  # noqa: F401 -- installs core.typed_outputs
 from xjit._src import mesh as mesh_lib
 from xjit._src import tree_util
 from xjit._src import xla_bridge as backend
