@@ -87,7 +87,7 @@ class ShapedArray(AbstractValue):
     """The abstract value of an array: shape, dtype and weak type, and its
     sharding and manual axis type when a mesh gives it one."""
 
-    __slots__ = ("shape", "dtype", "weak_type", "_sharding", "manual_axis_type", "_hash")
+    __slots__ = ("shape", "dtype", "weak_type", "_sharding", "manual_axis_type", "typed", "_hash")
     array_abstraction_level = 1
 
     def __init__(self, shape, dtype, weak_type=False, *, sharding=None, manual_axis_type=None):
@@ -112,13 +112,13 @@ class ShapedArray(AbstractValue):
         self._sharding = sharding
         mat = empty_mat if manual_axis_type is None else manual_axis_type
         self.manual_axis_type = empty_mat if mat.empty else mat
+        # whether the type says more than shape and dtype (a fast test for the rules)
+        self.typed = sharding is not None or self.manual_axis_type is not empty_mat
         self._hash = hash((self.shape, self.dtype, self.weak_type))
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
     mat = property(lambda self: self.manual_axis_type)
-    # True when the type says more than shape and dtype (a fast test for the rules)
-    typed = property(lambda self: self._sharding is not None or self.manual_axis_type is not empty_mat)
 
     @property
     def spec(self):
