@@ -106,7 +106,7 @@ class ShapedArray(AbstractValue):
             spec = getattr(sharding, "spec", None)
             if spec is None or not _spec_names_axes(spec):
                 sharding = None
-            elif len(tuple(spec)) > len(shape):
+            elif len(spec.partitions) > len(shape):
                 raise ValueError(f"sharding {spec} has more entries than the rank of the "
                                  f"array type {shape}")
         self._sharding = sharding
@@ -166,7 +166,7 @@ class ShapedArray(AbstractValue):
         if spec is None:
             dims = ",".join(str(d) for d in self.shape)
         else:
-            parts = tuple(spec) + (None,) * (len(self.shape) - len(tuple(spec)))
+            parts = tuple(spec.partitions) + (None,) * (len(self.shape) - len(spec.partitions))
             dims = ",".join(_dim_str(d, p) for d, p in zip(self.shape, parts))
         return f"{dt}[{dims}]{self._mat_str(spec)}"
 
@@ -203,7 +203,7 @@ def _dim_str(d, p):
 
 
 def _spec_names_axes(spec) -> bool:
-    return (any(p is not None and p != () for p in tuple(spec))
+    return (any(p is not None and p != () for p in spec.partitions)
             or bool(getattr(spec, "unreduced", None)) or bool(getattr(spec, "reduced", None)))
 
 
@@ -211,7 +211,7 @@ def _spec_key(aval):
     spec = aval.spec
     if spec is None:
         return None
-    parts = tuple(spec)
+    parts = tuple(spec.partitions)
     parts = parts + (None,) * (len(aval.shape) - len(parts))
     return (parts, frozenset(getattr(spec, "unreduced", ()) or ()),
             frozenset(getattr(spec, "reduced", ()) or ()),

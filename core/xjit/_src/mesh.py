@@ -323,10 +323,14 @@ class use_abstract_mesh:
     def __enter__(self):
         self._prev = _context.abstract
         _context.abstract = self.mesh
+        if self.mesh != self._prev:  # the fast jit path must not serve other types
+            _retoken()
         return self.mesh
 
     def __exit__(self, *exc):
-        _context.abstract = self._prev
+        _context.abstract, mesh = self._prev, _context.abstract
+        if mesh != self._prev:
+            _retoken()
 
 
 _retoken_listening = []
@@ -339,9 +343,11 @@ def _retoken(*_):
     Also a config listener (after dispatch's own), as a flag change resets
     the token to the flags alone."""
     from xjit._src import config as config_lib, dispatch
-    mesh = _context.concrete
-    key = config_lib.config.trace_key if mesh is None else \
-        (config_lib.config.trace_key, "mesh", mesh._key())
+    mesh, abstract = _context.concrete, _context.abstract
+    if mesh is not None and abstract == mesh.abstract_mesh:
+        abstract = None  # set_mesh's own
+    key = config_lib.config.trace_key if mesh is None and (abstract is None or abstract.empty) \
+        else (config_lib.config.trace_key, "mesh", mesh and mesh._key(), abstract)
     dispatch.trace_token = dispatch._trace_tokens.setdefault(key, len(dispatch._trace_tokens))
     if not _retoken_listening:
         _retoken_listening.append(True)

@@ -24,8 +24,9 @@ from xjit._src import compiler, core, dispatch, errors, mesh as mesh_lib, monito
 from xjit._src.array import ArrayImpl
 from xjit._src.config import config
 from xjit._src.mesh import AbstractMesh
-from xjit._src.sharded_array import ShardedArrayImpl, place_sharded
+from xjit._src.sharded_array import ShardedArrayImpl, place_sharded, typed_aval
 from xjit._src.sharding import NamedSharding, PartitionSpec, Sharding, spec_from_hlo
+from xjit._src.sharding_in_types import parts
 
 
 _flags = config._values
@@ -64,6 +65,12 @@ class SpmdModule:
         self._out = [None if s is None else sdy_sharding(s, len(_physical(a).shape))
                      for s, a in zip(out_shardings, out_avals)]
 
+    def type_constraint(self, aval):
+        """The ``sdy.sharding`` an explicitly sharded type names, over this
+        program's mesh (None for an unsharded extended type)."""
+        s = _on(self.mesh, type_layout(self.mesh, aval))
+        return sdy_sharding(s, len(_physical(aval).shape))
+
     def arg_attr(self, i, attr):
         s = self._in[i]
         if s is None:
@@ -98,6 +105,8 @@ class SpmdExecutable:
             if mesh.are_all_axes_explicit:  # JAX names it by the type: one entry a dim
                 spec = PartitionSpec(*spec, *[None] * (len(aval.shape) - len(spec)))
             self.out_shardings.append(intern(NamedSharding(mesh, spec)))
+        # the arrays' types: from the shardings they come back with
+        self.out_avals = [typed_aval(a, s) for a, s in zip(out_avals, self.out_shardings)]
         self.handlers = [_jax.array_result_handler(_physical(a), s, True, _skip_checks=True)
                          for a, s in zip(out_avals, self.out_shardings)]
 
@@ -329,7 +338,65 @@ def _plan(jf, key, dyn, dkw, static_key, leaves, treedef, avals, mesh):
         ins.append(intern(s))
     outs = [s if isinstance(s, NamedSharding) and (s.num_devices > 1 or mesh.size == 1)
             else None for s in out_flat]
+    if _types_decide(mesh):  # explicit axes: each output laid out as its type says
+        outs = [s if s is not None else intern(type_layout(mesh, a))
+                for s, a in zip(outs, out_avals)]
     return entry, mesh, ins, outs
+
+
+def _types_decide(mesh) -> bool:
+    """Whether a program over ``mesh`` lays its outputs out by their types:
+    all the axes in context (``auto_axes`` may make them Auto) are Explicit."""
+    context = mesh_lib.get_abstract_mesh()
+    return (mesh if context.empty else context).are_all_axes_explicit
+
+
+def type_layout(mesh, aval):
+    """The sharding over ``mesh``'s devices that ``aval``'s type names: its
+    spec over a mesh of those devices shaped as the type's mesh."""
+    s = aval._sharding
+    full = PartitionSpec(*parts(aval))  # as JAX names it: one entry a dimension
+    if s is None:
+        return NamedSharding(mesh, full)
+    spec = full if not (s.spec.unreduced or s.spec.reduced) else \
+        s.spec.update(partitions=full.partitions)
+    return NamedSharding(concrete_mesh(s.mesh, mesh), spec)
+
+
+def concrete_mesh(abstract, mesh):
+    """A mesh of ``mesh``'s devices with ``abstract``'s axes (the same mesh
+    when they agree)."""
+    if abstract.axis_names == mesh.axis_names and abstract.axis_sizes == mesh.axis_sizes:
+        return mesh
+    if abstract.size != mesh.size:
+        raise ValueError(f"The mesh of the type, {abstract}, has {abstract.size} devices but "
+                         f"the computation runs on {mesh.size}")
+    key = (abstract, mesh)
+    got = _concrete_meshes.get(key)
+    if got is None:
+        got = _concrete_meshes[key] = mesh_lib.Mesh(
+            mesh.devices.reshape(abstract.axis_sizes), abstract.axis_names, abstract.axis_types)
+    return got
+
+
+_concrete_meshes: dict = {}
+
+
+def _regroup(mesh, onto):
+    """Each axis of ``mesh`` as the run of ``onto``'s axes (same devices in
+    the same order) whose sizes multiply to its size; None if none does."""
+    out, names, k = {}, list(onto.axis_names), 0
+    sizes = dict(onto.shape_tuple)
+    for name, size in mesh.shape_tuple:
+        group, n = [], 1
+        while n < size and k < len(names):
+            group.append(names[k])
+            n *= sizes[names[k]]
+            k += 1
+        if n != size:
+            return None
+        out[name] = tuple(group)
+    return out
 
 
 def _concrete(shardings, mesh):
@@ -433,6 +500,14 @@ def _on(mesh, sharding):
     to ``mesh``'s (a mesh of the same devices and shape)."""
     if sharding is None or sharding.mesh.axis_names == mesh.axis_names:
         return sharding
+    if sharding.mesh.axis_sizes != mesh.axis_sizes:  # axes regrouped (a reshaped mesh)
+        groups = _regroup(sharding.mesh, mesh)
+        if groups is None:
+            raise NotImplementedError(f"xjit cannot lay {sharding} out over {mesh}")
+        parts = [p if p is None or p is PartitionSpec.UNCONSTRAINED else
+                 tuple(a for n in (p if isinstance(p, tuple) else (p,)) for a in groups[n])
+                 for p in sharding.spec.partitions]
+        return NamedSharding(mesh, PartitionSpec(*parts))
     rename = dict(zip(sharding.mesh.axis_names, mesh.axis_names))
     parts = [tuple(rename[a] for a in p) if isinstance(p, tuple) else
              rename.get(p, p) if isinstance(p, str) else p for p in sharding.spec]

@@ -35,6 +35,20 @@ def _block_key(index):
     return tuple((s.start, s.stop) for s in index)
 
 
+def typed_aval(aval, sharding):
+    """``aval`` as an array laid out by ``sharding`` has it: carrying the
+    sharding (over its abstract mesh, naming Explicit axes only) when the
+    mesh has Explicit axes, as ``jax.typeof`` shows it."""
+    mesh = getattr(sharding, "mesh", None)
+    if mesh is None or not mesh._any_axis_explicit:
+        return aval if aval.spec is None else aval.update(sharding=None)
+    from xjit._src.sharding_in_types import type_sharding
+    if getattr(aval.dtype, "extended", False):  # a key array: its key data's trailing dims
+        spec = sharding.spec
+        sharding = sharding.update(spec=spec.update(partitions=spec.partitions[:aval.ndim]))
+    return aval.update(sharding=type_sharding(sharding))
+
+
 def _physical(aval):
     return aval.dtype.physical_aval(aval) if getattr(aval.dtype, "extended", False) else aval
 
@@ -138,7 +152,7 @@ def _assemble(aval, sharding, pieces):
     buf = _jax.batched_device_put(_physical(aval), sharding, pieces,
                                   list(sharding._addressable_device_assignment), committed=True,
                                   enable_x64=config.jax_enable_x64)
-    return ShardedArrayImpl(buf, aval)
+    return ShardedArrayImpl(buf, typed_aval(aval, sharding))
 
 
 def place_sharded(x, sharding):
@@ -155,8 +169,36 @@ def place_sharded(x, sharding):
                          f"{sharding}: {e}") from None
     indices = sharding.devices_indices_map(aval.shape)
     value = _host_value(x, aval)
-    return _assemble(aval, sharding,
-                     [value[indices[d]] for d in sharding._addressable_device_assignment])
+    pieces = [value[indices[d]] for d in sharding._addressable_device_assignment]
+    unreduced = getattr(getattr(sharding, "spec", None), "unreduced", None)
+    if unreduced:
+        pieces = _unreduced_pieces(x, sharding, unreduced, indices, pieces)
+    return _assemble(aval, sharding, pieces)
+
+
+def _unreduced_pieces(x, sharding, unreduced, indices, pieces):
+    """The per-device values of an array unreduced over mesh axes: they sum
+    to the value over those axes. Each device keeps what ``x``'s own layout
+    put there (zeros elsewhere), as JAX's reshard leaves it; a value from
+    elsewhere sits on the devices first along those axes."""
+    mesh = sharding.mesh
+    own = x.sharding.devices_indices_map(x.shape) if type(x) is ShardedArrayImpl and \
+        x.sharding.mesh == mesh else None
+    coords = dict(zip(sharding._device_assignment, np.ndindex(*mesh.axis_sizes)))
+    at = [mesh.axis_names.index(a) for a in unreduced]
+    out = []
+    for d, piece in zip(sharding._addressable_device_assignment, pieces):
+        block = np.zeros_like(piece)
+        if own is not None:  # the part of this device's block that it held before
+            lo = [s.start or 0 for s in indices[d]]
+            sel = tuple(slice(max(a.start or 0, l) - l, min(a.stop if a.stop is not None else n,
+                                                            l + m) - l)
+                        for a, l, m, n in zip(own[d], lo, piece.shape, x.shape))
+            block[sel] = piece[sel]
+        elif all(coords[d][i] == 0 for i in at):
+            block = piece
+        out.append(block)
+    return out
 
 
 def make_array_from_callback(shape, sharding, data_callback, dtype=None):
@@ -229,7 +271,7 @@ def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None)
         return place(arrays[0], sharding)
     bufs = [by_device[d]._buf for d in sharding._addressable_device_assignment]
     buf = _jax.ArrayImpl(_physical(aval), sharding, bufs, committed=True, _skip_checks=True)
-    return ShardedArrayImpl(buf, aval)
+    return ShardedArrayImpl(buf, typed_aval(aval, sharding))
 
 
 def _single_device_shards(arr):

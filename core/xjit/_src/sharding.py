@@ -21,7 +21,7 @@ from jaxlib import _jax
 from jaxlib import xla_client as xc
 
 from xjit._src import abstract_arrays, core
-from xjit._src import sharding_in_types  # noqa: F401 -- installs core.typed_outputs
+from xjit._src import sharding_in_types  # installs core.typed_outputs
 from xjit._src import mesh as mesh_lib
 from xjit._src import tree_util
 from xjit._src import xla_bridge as backend
@@ -464,6 +464,9 @@ core.ShapedArray.sharding = property(
     lambda self: self._sharding or aval_sharding(len(self.shape)),
     doc="The aval's sharding: its explicit one, else unpartitioned over the context mesh.")
 abstract_arrays._default_mesh = mesh_lib.get_abstract_mesh
+sharding_in_types.P, sharding_in_types.NamedSharding = PartitionSpec, NamedSharding
+sharding_in_types.DuplicateSpecError = DuplicateSpecError
+sharding_in_types._context_mesh = mesh_lib.get_abstract_mesh
 
 
 def make_single_device_sharding(device):
@@ -584,3 +587,22 @@ def accepts_out_sharding(fun):
 
     with_out_sharding.__signature__ = sig.replace(parameters=params)
     return with_out_sharding
+
+
+def canonicalize_sharding(sharding, api):
+    """An ``out_sharding=`` argument as a primitive's parameter: None, or a
+    NamedSharding (a bare PartitionSpec over the mesh in context)."""
+    if sharding is None:
+        return None
+    if isinstance(sharding, PartitionSpec):
+        mesh = mesh_lib.get_abstract_mesh()
+        if mesh.empty:
+            raise ValueError(
+                "Using PartitionSpec when you are not under a mesh context is not allowed. "
+                "Please pass a NamedSharding instance or enter into a mesh context via "
+                f"`jax.set_mesh`. Got {sharding}")
+        return NamedSharding(mesh, sharding)
+    if isinstance(sharding, NamedSharding):
+        return sharding
+    raise TypeError(f"{api} expects out_sharding to be a PartitionSpec or a NamedSharding, got "
+                    f"{sharding!r}")

@@ -33,6 +33,11 @@ class ShardingTypeError(Exception):
     """JAX's ``core.ShardingTypeError``: inputs whose shardings do not type-check."""
 
 
+class VaryingMismatchError(ValueError):
+    """Operands varying over different manual axes: a staging trace catches it
+    and inserts ``pvary`` (JAX's auto_insert_reshard); elsewhere it is JAX's ValueError."""
+
+
 def standard_vma_rule(prim_name, *avals) -> ManualAxisType:
     mats = [a.manual_axis_type for a in avals if isinstance(a, core.ShapedArray)]
     if not mats:
@@ -40,27 +45,38 @@ def standard_vma_rule(prim_name, *avals) -> ManualAxisType:
     first = mats[0]
     for m in mats[1:]:
         if m.varying != first.varying:
-            raise ValueError(
+            raise VaryingMismatchError(
                 f"Primitive {prim_name} requires varying manual axes to match, but got "
-                f"{[set(x.varying) for x in mats]}. This is a bug in xjit's tracing "
-                "(pvary should have been inserted); as a workaround pass "
-                "check_vma=False to `jax.shard_map`")
+                f"{[x.varying for x in mats]}. Please open an issue at "
+                "https://github.com/jax-ml/jax/issues and as a temporary workaround pass the "
+                "check_vma=False argument to `jax.shard_map`")
     return first
 
 
-def _out_specs(prim, avals, n_out, params):
-    """The outputs' specs (None each where no input is explicitly sharded)."""
+def _out_specs(prim, avals, outs, params):
+    """The outputs' specs, or shardings (None each where no input is
+    explicitly sharded: eval rules type what their parameters name)."""
     if not any(getattr(a, "spec", None) is not None for a in avals):
-        return [None] * n_out
+        return [getattr(o, "_sharding", None) for o in outs]
     rule = sharding_rules.get(prim)
+    if rule is None and _has_inner_jaxpr(params):  # typed by tracing its body
+        return [getattr(o, "_sharding", None) for o in outs]
     if rule is None:
-        shown = ", ".join(a.str_short() for a in avals if isinstance(a, core.ShapedArray))
         raise ShardingTypeError(
-            f"sharding rule for {prim.name} is not implemented (inputs {shown}). You can "
-            "work around this error by dropping that operation into full auto sharding "
-            "mode via: `jax.sharding.auto_axes(fun, out_sharding=...)`")
+            f"sharding rule for {prim.name} is not implemented. Please file an issue at "
+            "https://github.com/jax-ml/jax/issues. You can work around this error by "
+            "dropping that operation into full auto sharding mode via: "
+            "`jax.sharding.auto_axes(fun, out_shardings=...)`")
     specs = rule(*avals, **params)
     return list(specs) if prim.multiple_results else [specs]
+
+
+def _has_inner_jaxpr(params):
+    for v in params.values():
+        if isinstance(v, (core.Jaxpr, core.ClosedJaxpr)) or (
+                isinstance(v, tuple) and v and isinstance(v[0], (core.Jaxpr, core.ClosedJaxpr))):
+            return True
+    return False
 
 
 def _out_mats(prim, avals, n_out, params):
@@ -73,26 +89,162 @@ def _out_mats(prim, avals, n_out, params):
     return list(mats) if prim.multiple_results else [mats]
 
 
-def _sharding_source(avals):
+def input_mesh(avals):
+    """The mesh of the inputs' explicit shardings (all one mesh, as JAX
+    requires), or None."""
+    mesh = None
     for a in avals:
-        if getattr(a, "_sharding", None) is not None:
-            return a._sharding
-    return None
+        s = getattr(a, "_sharding", None)
+        if s is not None:
+            if mesh is not None and s.mesh != mesh:
+                raise ValueError(f"Mesh for all inputs should be equal. Got one mesh: {mesh} "
+                                 f"and another mesh: {s.mesh}")
+            mesh = s.mesh
+    return mesh
+
+
+def _named(spec, mesh, prim, avals, out):
+    """The output's sharding from a rule's answer: a PartitionSpec over the
+    inputs' mesh, or a sharding (an ``out_sharding`` parameter's)."""
+    if spec is None:
+        return None
+    if not isinstance(spec, P):
+        return type_sharding(spec)
+    if mesh is None:
+        mesh = _context_mesh()
+    try:
+        return NamedSharding(mesh, spec)
+    except DuplicateSpecError:
+        shown = ", ".join(a.str_short() for a in avals if isinstance(a, core.ShapedArray))
+        bad = out.update(sharding=_Unchecked(mesh, spec)).str_short()
+        raise ShardingTypeError(f"{prim.name} operation with inputs: {shown} produces an "
+                                f"illegally sharded result: {bad}") from None
+
+
+class _Unchecked:
+    """A mesh and a spec, unvalidated: to print a type that cannot be."""
+
+    def __init__(self, mesh, spec):
+        self.mesh, self.spec = mesh, spec
 
 
 def typed_outputs(prim, avals, out, params):
     outs = list(out) if prim.multiple_results else [out]
-    specs = _out_specs(prim, avals, len(outs), params)
+    mesh = input_mesh(avals)
+    specs = _out_specs(prim, avals, outs, params)
     mats = _out_mats(prim, avals, len(outs), params)
-    source = _sharding_source(avals)
     typed = []
     for o, spec, mat in zip(outs, specs, mats):
         if not isinstance(o, core.ShapedArray):
             typed.append(o)
             continue
-        sharding = None if spec is None or source is None else source.update(spec=spec)
+        sharding = _named(spec, mesh, prim, avals, o)
         typed.append(o.update(sharding=sharding, manual_axis_type=mat))
     return typed if prim.multiple_results else typed[0]
+
+
+def type_sharding(sharding):
+    """The sharding a type carries for an ``out_sharding``-like parameter:
+    over the mesh's abstract mesh, naming its Explicit axes only (None when
+    it names none)."""
+    if sharding is None or not hasattr(sharding, "spec"):
+        return None
+    mesh = sharding.mesh.abstract_mesh
+    explicit = set(mesh.explicit_axes)
+    if not explicit:
+        return None
+    keep = lambda p: _keep(p, explicit)
+    spec = sharding.spec
+    new = P(*(keep(p) for p in spec.partitions),
+            unreduced=spec.unreduced & explicit, reduced=spec.reduced & explicit)
+    return NamedSharding(mesh, new)
+
+
+def _keep(p, axes):
+    kept = tuple(a for a in entry_axes(p) if a in axes)
+    return None if not kept else kept[0] if len(kept) == 1 else kept
+
+
+def with_param_sharding(aval, sharding):
+    """A primitive's output type given its ``sharding=`` parameter (eval
+    rules call this: the output is typed even when no input is)."""
+    return aval if sharding is None else aval.update(sharding=type_sharding(sharding))
+
+
+# -- helpers for the rules ---------------------------------------------------
+# Set by sharding.py, which imports this module (shardings sit above core).
+P = None  # PartitionSpec
+NamedSharding = None
+DuplicateSpecError = None
+_context_mesh = None  # () -> the abstract mesh in context
+
+
+def parts(aval) -> tuple:
+    """``aval``'s partition entries, one per dimension (None: not split)."""
+    spec = getattr(aval, "spec", None)
+    n = len(aval.shape)
+    if spec is None:
+        return (None,) * n
+    ps = tuple(spec.partitions)
+    return ps + (None,) * (n - len(ps))
+
+
+def entry_axes(p) -> tuple:
+    """The mesh axes one spec entry names."""
+    return () if p is None else p if isinstance(p, tuple) else (p,)
+
+
+def same_as(i=0):
+    """A rule: the output is laid out as input ``i``."""
+    def rule(*avals, **_):
+        return P(*parts(avals[i]))
+    return rule
+
+
+def unary_rule(x, *_, **__):
+    return P(*parts(x))
+
+
+def drop_axes_rule(x, *_, axes, **__):
+    """Reductions: the reduced dimensions' entries go."""
+    axes = set(axes)
+    return P(*(p for i, p in enumerate(parts(x)) if i not in axes))
+
+
+def broadcasting_rule(name):
+    """Elementwise ops: each dimension takes the one sharding its operands
+    agree on (a size-1 unsharded operand dimension agrees with any)."""
+    def rule(*avals, **_):
+        shaped = [a for a in avals if a.shape]
+        if not shaped:
+            return P()
+        specs = [parts(a) for a in shaped]
+        out = []
+        for d in range(len(shaped[0].shape)):
+            ss = [s[d] for s in specs]
+            if all(s == ss[0] for s in ss[1:]):
+                out.append(ss[0])
+                continue
+            nontrivial = [s for s, a in zip(ss, shaped) if not (a.shape[d] == 1 and s is None)]
+            if not nontrivial or all(s == nontrivial[0] for s in nontrivial[1:]):
+                out.append(nontrivial[0] if nontrivial else None)
+                continue
+            got = None
+            for s in ss:
+                if got is None:
+                    got = s
+                elif s is not None and s != got:
+                    raise ShardingTypeError(
+                        f"{name} got incompatible shardings for broadcasting: "
+                        f"{', '.join(str(tuple(s)) for s in specs)}.")
+            out.append(got)
+        return P(*out)
+    return rule
+
+
+def register(prims, rule):
+    for p in prims:
+        sharding_rules[p] = rule
 
 
 core.typed_outputs = typed_outputs

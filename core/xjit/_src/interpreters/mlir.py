@@ -284,6 +284,8 @@ def lower_jaxpr(ctx: LoweringContext, jaxpr: core.Jaxpr, consts, args) -> list[s
     module_ctx = ctx.module_ctx
     outer_prefix, outer_eqn = module_ctx.op_prefix, module_ctx.lowering_eqn
     keep_loc = module_ctx.keep_loc
+    spmd = module_ctx.spmd
+    typed = spmd is not None and not getattr(module_ctx, "manual", None)
     if outer_eqn is not None and not keep_loc:
         module_ctx.op_prefix = _nested_prefix(outer_prefix, outer_eqn)
     for eqn in jaxpr.eqns:
@@ -299,6 +301,8 @@ def lower_jaxpr(ctx: LoweringContext, jaxpr: core.Jaxpr, consts, args) -> list[s
         avals_in = [v.aval for v in eqn.invars]
         avals_out = [v.aval for v in eqn.outvars]
         out = rule(ctx, avals_in, avals_out, *ins, **eqn.params)
+        if typed:  # explicitly sharded values: constrained as their types say
+            out = _constrain_typed(ctx, spmd, eqn, out)
         if prim.multiple_results:
             for v, o in zip(eqn.outvars, out):
                 env[v] = o
@@ -307,6 +311,24 @@ def lower_jaxpr(ctx: LoweringContext, jaxpr: core.Jaxpr, consts, args) -> list[s
     ctx.loc = outer_loc
     module_ctx.op_prefix, module_ctx.lowering_eqn = outer_prefix, outer_eqn
     return [read(v) for v in jaxpr.outvars]
+
+
+def _constrain_typed(ctx, spmd, eqn, out):
+    """``out`` with a sharding constraint on each value whose type carries an
+    explicit sharding (JAX's ``lower_with_sharding_in_types``), so XLA's
+    partitioner lays it out as the type says."""
+    outs = out if eqn.primitive.multiple_results else [out]
+    new = []
+    for v, o in zip(eqn.outvars, outs):
+        aval = v.aval
+        attr = None if getattr(aval, "_sharding", None) is None or type(o) is not str \
+            else spmd.type_constraint(aval)
+        if attr is None:
+            new.append(o)
+            continue
+        t = ttype(aval)
+        new.append(ctx.op("sdy.sharding_constraint", [o], [t], t, attrs=f"sharding = {attr}"))
+    return new if eqn.primitive.multiple_results else new[0]
 
 
 # closed jaxpr -> closed jaxpr rewrites run before lowering (e.g. discharging refs)

@@ -13,6 +13,9 @@ from xjit._src.interpreters.ad import Zero, add_any_p, is_undefined_primal
 from xjit._src.interpreters.batching import not_mapped
 from xjit._src.core import ShapedArray
 from xjit._src.interpreters.mlir import ttype
+from xjit._src import sharding_in_types as sit
+from xjit._src.sharding_in_types import with_param_sharding
+from . import sharding_rules
 
 _prim = lowering.define_primitive
 
@@ -53,7 +56,8 @@ def _dot_general_eval(lhs, rhs, dimension_numbers, precision=None, preferred_ele
     lfree = [d for i, d in enumerate(lhs.shape) if i not in lc and i not in lb]
     rfree = [d for i, d in enumerate(rhs.shape) if i not in rc and i not in rb]
     dt = preferred_element_type or lhs.dtype
-    return ShapedArray(batch + lfree + rfree, dt, lhs.weak_type and rhs.weak_type)
+    return with_param_sharding(ShapedArray(batch + lfree + rfree, dt,
+                                           lhs.weak_type and rhs.weak_type), out_sharding)
 
 
 def _dot_general_lower(ctx, ai, ao, lhs, rhs, dimension_numbers, precision=None,
@@ -84,6 +88,7 @@ def _dot_general_pp(p):
 
 
 dot_general_p = _prim("dot_general", _dot_general_eval, _dot_general_lower, pp=_dot_general_pp)
+sit.sharding_rules[dot_general_p] = sharding_rules.dot_general
 
 
 # -- dot-product types and algorithm enums
@@ -179,7 +184,12 @@ def _dot_transpose_lhs(g, x_aval, y, dimension_numbers, precision, preferred_ele
         if x_contract else []
     out_axes = np.argsort(list(x_batch) + x_kept + x_contract_by_y)
     pet = preferred_element_type
-    out = lax.dot_general(g, y, dims, precision=precision, preferred_element_type=pet)
+    xs = x_aval._sharding  # the cotangent is laid out as the primal
+    if xs is not None:
+        inverse = np.argsort(out_axes)
+        xs = xs.update(spec=[sit.parts(x_aval)[int(i)] for i in inverse])
+    out = lax.dot_general(g, y, dims, precision=precision, preferred_element_type=pet,
+                          out_sharding=xs)
     out = lax.transpose(out, tuple(int(i) for i in out_axes))
     if out.dtype != x_aval.dtype:
         out = lax._convert(out, x_aval.dtype, x_aval.weak_type)

@@ -12,7 +12,7 @@ import operator
 
 import numpy as np
 
-from xjit._src import core, dtypes
+from xjit._src import core, dtypes, sharding_in_types as sit
 from xjit._src.interpreters import ad, batching, mlir as lowering
 from xjit._src.interpreters.ad import Zero, defjvp, defjvp2, defjvp_zero, deflinear, deflinear2
 from xjit._src.interpreters.ad import is_undefined_primal
@@ -159,6 +159,7 @@ def naryop(name, nargs, eval_rule, lowering_rule=None):
     if lowering_rule is not None:
         lowering.rules[p] = lowering_rule
     (batching.defbroadcasting if nargs > 1 else batching.defvectorized)(p)
+    sit.sharding_rules[p] = sit.broadcasting_rule(name) if nargs > 1 else sit.unary_rule
     return p
 
 

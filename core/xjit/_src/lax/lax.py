@@ -22,6 +22,7 @@ from xjit._src.lax import reductions as red
 from xjit._src.lax import slicing as sl
 from xjit._src.lax import structural as st
 from xjit._src.lax.tile import tile_p
+from xjit._src.sharding import canonicalize_sharding
 
 
 def is_host_const(x):
@@ -255,11 +256,12 @@ _BCAST_NEGATIVE = "broadcast_in_dim shape must have every element be nonnegative
 
 def broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None):
     shape = core.canonicalize_shape(shape, _BCAST_NEGATIVE)
-    if not is_host_const(operand) and operand.aval.shape == shape and \
-            tuple(broadcast_dimensions) == tuple(range(len(shape))):
+    out_sharding = canonicalize_sharding(out_sharding, "broadcast_in_dim")
+    if not is_host_const(operand) and operand.aval.shape == shape and out_sharding is None \
+            and tuple(broadcast_dimensions) == tuple(range(len(shape))):
         return operand
-    return st.broadcast_in_dim_p.bind(operand, shape=shape,
-                                      broadcast_dimensions=tuple(broadcast_dimensions), sharding=None)
+    return st.broadcast_in_dim_p.bind(operand, shape=shape, sharding=out_sharding,
+                                      broadcast_dimensions=tuple(broadcast_dimensions))
 
 
 def broadcast(operand, sizes):
@@ -274,9 +276,12 @@ def reshape(operand, new_sizes, dimensions=None, out_sharding=None):
         dimensions = tuple(map(operator.index, dimensions))
         if dimensions == tuple(range(np.ndim(operand))):
             dimensions = None
-    if not is_host_const(operand) and operand.aval.shape == new_sizes and dimensions is None:
+    out_sharding = canonicalize_sharding(out_sharding, "reshape")
+    if not is_host_const(operand) and operand.aval.shape == new_sizes and dimensions is None \
+            and out_sharding is None:
         return operand
-    return st.reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dimensions, sharding=None)
+    return st.reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dimensions,
+                             sharding=out_sharding)
 
 
 def transpose(operand, permutation):
@@ -388,12 +393,12 @@ def iota(dtype, size):
     return broadcasted_iota(dtype, (size,), 0)
 
 
-def broadcasted_iota(dtype, shape, dimension):
+def broadcasted_iota(dtype, shape, dimension, out_sharding=None):
     _check_dtype_arg(dtype, "broadcasted_iota")
     dtype = dtypes.canonicalize_dtype(dtype)
     shape = core.canonicalize_shape(shape, "iota shape must have every element be nonnegative")
     return st.iota_p.bind(dtype=dtype, shape=shape, dimension=operator.index(dimension),
-                          sharding=None)
+                          sharding=canonicalize_sharding(out_sharding, "iota"))
 
 
 class Precision:
@@ -439,7 +444,8 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     pet = None if preferred_element_type is None else dtypes.canonicalize_dtype(preferred_element_type)
     return dg.dot_general_p.bind(lhs, rhs, dimension_numbers=dn,
                                  precision=canonicalize_precision(precision),
-                                 preferred_element_type=pet, out_sharding=None)
+                                 preferred_element_type=pet,
+                                 out_sharding=canonicalize_sharding(out_sharding, "dot_general"))
 
 
 def dot(lhs, rhs, precision=None, preferred_element_type=None):
@@ -560,7 +566,7 @@ def dynamic_update_slice_in_dim(operand, update, start_index, axis):
     return dynamic_update_slice(operand, update, starts)
 
 
-def full(shape, fill_value, dtype=None):
+def full(shape, fill_value, dtype=None, *, sharding=None):
     shape = core.canonicalize_shape(shape, _BCAST_NEGATIVE)
     _check_dtype_arg(dtype, "full")
     if np.ndim(fill_value) != 0:
@@ -571,17 +577,21 @@ def full(shape, fill_value, dtype=None):
     fill_value = _convert(fill_value, dtype, weak)
     if not shape:  # as JAX: a concrete scalar (a literal when traced), no equation
         return asarray_device(fill_value)
-    return broadcast_in_dim(fill_value, shape, ())
+    return broadcast_in_dim(fill_value, shape, (), out_sharding=sharding)
 
 
-def full_like(x, fill_value, dtype=None, shape=None):
+def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     """As JAX: weakly typed when ``x`` is and no dtype is given (so the zeros
-    and ones of derivative rules keep a weak cotangent weak)."""
+    and ones of derivative rules keep a weak cotangent weak), laid out as
+    ``x``'s type says when it keeps ``x``'s shape."""
     aval = core.aval_of(x)
+    if sharding is None and shape is None:
+        sharding = getattr(aval, "_sharding", None)
     shape = aval.shape if shape is None else core.canonicalize_shape(shape, _BCAST_NEGATIVE)
     weak = dtype is None and aval.weak_type
     value = _convert(fill_value, dtype or aval.dtype, weak)
-    return asarray_device(value) if not shape else broadcast_in_dim(value, shape, ())
+    return asarray_device(value) if not shape else \
+        broadcast_in_dim(value, shape, (), out_sharding=sharding)
 
 
 def zeros_like_array(x):
@@ -764,36 +774,4 @@ def empty(shape, dtype, *, out_sharding=None):
     return st.empty_p.bind(shape=shape, dtype=dtypes.canonicalize_dtype(dtype), out_sharding=None)
 
 
-# -- optimization_barrier
-
-
-def _barrier_lower(ctx, ai, ao, *xs):
-    return ctx.op("stablehlo.optimization_barrier", list(xs), [ttype(a) for a in ai],
-                  [ttype(a) for a in ao])
-
-
-optimization_barrier_p = lowering.define_primitive(
-    "optimization_barrier", lambda *xs: list(xs), _barrier_lower, multiple_results=True)
-
-
-def _barrier_jvp(primals, tangents):
-    n = len(primals)
-    nz = [type(t) is not Zero for t in tangents]
-    ts = [t for t in tangents if type(t) is not Zero]
-    outs = optimization_barrier_p.bind(*primals, *ts)
-    it = iter(outs[n:])
-    return outs[:n], [next(it) if z else t for z, t in zip(nz, tangents)]
-
-
-ad.jvp_rules[optimization_barrier_p] = _barrier_jvp
-ad.transpose_rules[optimization_barrier_p] = lambda cts, *xs: [
-    ad.instantiate_zeros(c) if ad.is_undefined_primal(x) else None for c, x in zip(cts, xs)]
-batching.batch_rules[optimization_barrier_p] = lambda args, dims: (
-    optimization_barrier_p.bind(*args), list(dims))
-
-
-def optimization_barrier(operand, /):
-    """Values the compiler may not move computations across (a pytree)."""
-    leaves, tree = tree_util.tree_flatten(operand)
-    outs = optimization_barrier_p.bind(*[asarray_device(x) for x in leaves])
-    return tree_util.tree_unflatten(tree, list(outs))
+from .barrier import optimization_barrier, optimization_barrier_p  # noqa: E402,F401

@@ -11,6 +11,8 @@ from xjit._src.interpreters.ad import defjvp2, defjvp_zero, deflinear2
 from xjit._src.core import ShapedArray
 from xjit._src.interpreters.mlir import i64_array, ttype
 from .structural import broadcast_in_dim_p
+from xjit._src import sharding_in_types as sit
+from xjit._src.sharding_in_types import with_param_sharding
 
 _prim = lowering.define_primitive
 
@@ -25,7 +27,7 @@ def _reduce_eval(name, bool_only=False):
         if len(set(axes)) != len(axes):
             raise ValueError(f"duplicate value in 'axes' of reduction: {tuple(axes)}")
         shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
-        return ShapedArray(shape, x.dtype, x.weak_type)
+        return with_param_sharding(ShapedArray(shape, x.dtype, x.weak_type), out_sharding)
     return rule
 
 
@@ -151,6 +153,12 @@ def _arg_lower(is_max):
 argmax_p = _prim("argmax", _arg_eval, _arg_lower(True))
 argmin_p = _prim("argmin", _arg_eval, _arg_lower(False))
 
+# sharding rules: the reduced dimensions' entries go (JAX 0.10.2's)
+sit.register([reduce_prod_p, reduce_max_p, reduce_min_p, reduce_and_p, reduce_or_p,
+              reduce_xor_p, argmax_p, argmin_p], sit.drop_axes_rule)
+sit.sharding_rules[reduce_sum_p] = lambda x, *, axes, out_sharding=None: (
+    out_sharding if out_sharding is not None else sit.drop_axes_rule(x, axes=axes))
+
 
 # --------------------------------------------------------------------------
 # JVP, transpose and batching rules (they call the lax API, which imports
@@ -165,7 +173,8 @@ for _p in (argmax_p, argmin_p, reduce_and_p, reduce_or_p, reduce_xor_p):
 def _reduce_sum_transpose(ct, x, *, axes, out_sharding=None):
     shape = x.aval.shape
     dims = tuple(np.delete(np.arange(len(shape)), axes))
-    return [broadcast_in_dim_p.bind(ct, shape=shape, broadcast_dimensions=dims, sharding=None)]
+    return [broadcast_in_dim_p.bind(ct, shape=shape, broadcast_dimensions=dims,
+                                    sharding=x.aval._sharding)]  # laid out as the primal
 
 
 deflinear2(reduce_sum_p, _reduce_sum_transpose)

@@ -15,6 +15,9 @@ from xjit._src.interpreters.batching import bdim_at_front, moveaxis, not_mapped
 from ..core import ShapedArray
 from xjit._src.interpreters.mlir import i64_array, ttype
 from .elementwise import NUM, _check_unary
+from xjit._src import sharding_in_types as sit
+from xjit._src.sharding_in_types import with_param_sharding
+from . import sharding_rules as rules
 
 
 _prim = lowering.define_primitive
@@ -30,7 +33,7 @@ def _op1(op, attrs=None):
 
 # -- convert_element_type
 def _convert_eval(x, new_dtype, weak_type, sharding=None):
-    return ShapedArray(x.shape, new_dtype, weak_type)
+    return with_param_sharding(ShapedArray(x.shape, new_dtype, weak_type), sharding)
 
 
 def _convert_lower(ctx, ai, ao, x, new_dtype, weak_type, sharding=None):
@@ -72,7 +75,7 @@ def _bid_eval(x, shape, broadcast_dimensions, sharding=None):
                             "equal to their corresponding dimensions in the target broadcast shape; "
                             f"got operand of shape {x.shape}, target broadcast shape {shape}, "
                             f"broadcast_dimensions {broadcast_dimensions} ")
-    return ShapedArray(shape, x.dtype, x.weak_type)
+    return with_param_sharding(ShapedArray(shape, x.dtype, x.weak_type), sharding)
 
 
 def _bid_pp(p):
@@ -96,7 +99,7 @@ def _reshape_eval(x, new_sizes, dimensions=None, sharding=None):
         raise TypeError(f"reshape total size must be unchanged, got new_sizes {tuple(new_sizes)} "
                         f"(of total size {int(np.prod(new_sizes, dtype=np.int64))}) for shape "
                         f"{x.shape} (of total size {x.size}).")
-    return ShapedArray(new_sizes, x.dtype, x.weak_type)
+    return with_param_sharding(ShapedArray(new_sizes, x.dtype, x.weak_type), sharding)
 
 
 def _reshape_lower(ctx, ai, ao, x, new_sizes, dimensions=None, sharding=None):
@@ -325,7 +328,7 @@ def _iota_eval(*, dtype, shape, dimension, sharding=None):
     if not 0 <= dimension < len(shape):
         raise ValueError(f"iota dimension must be between 0 and len(shape), got dimension={dimension} "
                          f"for shape={shape}")
-    return ShapedArray(shape, dtype, False)
+    return with_param_sharding(ShapedArray(shape, dtype, False), sharding)
 
 
 iota_p = _prim("iota", _iota_eval, lambda ctx, ai, ao, *, dtype, shape, dimension, sharding=None:
@@ -362,12 +365,32 @@ unstack_p = _prim("unstack", _unstack_eval, _unstack_lower, multiple_results=Tru
 
 # -- empty: an uninitialised buffer (zeros here, as in JAX's lowering)
 def _empty_eval(*, shape, dtype, out_sharding=None):
-    return ShapedArray(shape, dtype, False)
+    return with_param_sharding(ShapedArray(shape, dtype, False), out_sharding)
 
 
 empty_p = _prim("empty", _empty_eval, lambda ctx, ai, ao, **p: ctx.constant(
     np.zeros(ao[0].shape, ao[0].dtype), ao[0]))
 
+
+# -- sharding rules (JAX 0.10.2's): how each output is laid out over the mesh
+sit.register([rev_p, copy_p], sit.unary_rule)
+sit.sharding_rules[clamp_p] = sit.same_as(1)
+sit.sharding_rules[convert_element_type_p] = rules.convert_element_type
+sit.sharding_rules[broadcast_in_dim_p] = rules.broadcast_in_dim
+sit.sharding_rules[reshape_p] = rules.reshape
+sit.sharding_rules[transpose_p] = rules.transpose
+sit.sharding_rules[squeeze_p] = rules.squeeze
+sit.sharding_rules[slice_p] = lambda x, **p: rules.varying_out_shape(
+    x, _slice_eval(x, **p).shape, "slicing")
+sit.sharding_rules[pad_p] = lambda x, v, **p: rules.varying_out_shape(
+    x, _pad_eval(x, v, **p).shape, "padding")
+sit.sharding_rules[concatenate_p] = lambda *xs, **_: rules.same_layout(*xs, what="concatenate")
+sit.sharding_rules[stack_p] = rules.stack
+sit.sharding_rules[unstack_p] = lambda x, *, axis: [
+    sit.P(*(p for i, p in enumerate(sit.parts(x)) if i != axis))] * x.shape[axis]
+sit.sharding_rules[select_n_p] = rules.select_n
+sit.sharding_rules[iota_p] = lambda **p: p.get("sharding")
+sit.sharding_rules[empty_p] = lambda **p: p.get("out_sharding")
 
 
 # --------------------------------------------------------------------------
@@ -516,6 +539,8 @@ def split(operand, sizes, axis=0):
     return split_p.bind(operand, sizes=tuple(int(s) for s in sizes), axis=int(axis))
 
 
+sit.sharding_rules[split_p] = lambda x, *, sizes, axis: [rules.varying_out_shape(
+    x, x.shape[:axis] + (n,) + x.shape[axis + 1:], "split") for n in sizes]
 deflinear(split_p, lambda cts, *, sizes, axis: [lax.concatenate(
     [ad.instantiate_zeros(c) for c in cts], axis)])
 

@@ -16,7 +16,6 @@ from xjit._src.lax import lax
 from . import util
 from .lax_numpy import asarray, multiply, subtract, util_dtype
 from .shape_ops import moveaxis, ravel
-from xjit._src.sharding import accepts_out_sharding
 from xjit._src.pjit import jit_named
 
 def _dot_result(a, b, out, preferred_element_type):
@@ -34,8 +33,7 @@ def _product_dtype(a, b, preferred_element_type):
     return dtypes.result_type(a, b)
 
 
-@accepts_out_sharding
-def matmul(a, b, *, precision=None, preferred_element_type=None):
+def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """One dot_general without promoting the operands: batch dimensions equal
     in both become dot_general batch dimensions, a size-1 dimension facing a
     larger (or another size-1) one is squeezed out, and the product is
@@ -79,7 +77,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
     batch = [i for i in range(n) if kinds[i] == "batch"]
     dims = (((a.ndim - 1,), (b.ndim - 2 if b_mat else 0,)),
             (tuple(a_pos.index(i) for i in batch), tuple(b_pos.index(i) for i in batch)))
-    out = lax.dot_general(a, b, dims, precision=precision,
+    out = lax.dot_general(a, b, dims, precision=precision, out_sharding=out_sharding,
                           preferred_element_type=_product_dtype(a, b, preferred_element_type))
     labels = batch + [i for i in a_pos if kinds[i] == "a"] + ["row"] * a_mat \
         + [i for i in b_pos if kinds[i] == "b"] + ["col"] * b_mat
@@ -93,8 +91,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
     return _dot_result(a, b, out, preferred_element_type)
 
 
-@accepts_out_sharding
-def dot(a, b, *, precision=None, preferred_element_type=None):
+def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """A single dot_general (scalars included) on the unpromoted operands."""
     util.check_arraylike("dot", a, b)
     a, b = asarray(a), asarray(b)
@@ -103,7 +100,8 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
     else:
         contract = ((a.ndim - 1,), (max(b.ndim - 2, 0),))
     out = lax.dot_general(a, b, (contract, ((), ())), precision=precision,
-                          preferred_element_type=_product_dtype(a, b, preferred_element_type))
+                          preferred_element_type=_product_dtype(a, b, preferred_element_type),
+                          out_sharding=out_sharding)
     return _dot_result(a, b, out, preferred_element_type)
 
 
@@ -133,8 +131,7 @@ def outer(a, b, out=None):
     return multiply(a, lax.broadcast_in_dim(b, (1, b.shape[0]), (1,)))  # and on booleans
 
 
-@accepts_out_sharding
-def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_sharding=None):
     a, b = util.promote_dtypes(asarray(a), asarray(b))
     if isinstance(axes, int):
         ca = tuple(range(a.ndim - axes, a.ndim))
@@ -144,7 +141,8 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
         ca = tuple(util.canonicalize_axis(i, a.ndim) for i in np.atleast_1d(ca))
         cb = tuple(util.canonicalize_axis(i, b.ndim) for i in np.atleast_1d(cb))
     return lax.dot_general(a, b, ((ca, cb), ((), ())), precision=precision,
-                           preferred_element_type=preferred_element_type or util_dtype(a))
+                           preferred_element_type=preferred_element_type or util_dtype(a),
+                           out_sharding=out_sharding)
 
 
 def _batched_dot(a, b, a_core, b_core, contract, precision, preferred_element_type):
