@@ -28,8 +28,12 @@ KNOWN = {
 }
 
 
+# A float32 least-squares fit of a Vandermonde matrix (condition ~50): its
+# last places differ between CPUs' LAPACK kernels, for JAX as for xjit.
+ATOL = {"val-poly-polyfit": 1e-5}
+
 test_matches_jax, test_stored_expectations_match_live_jax = differential_tests(
-    "linalg_polynomials_statistics", CASES, KNOWN, every=20)
+    "linalg_polynomials_statistics", CASES, KNOWN, every=20, atol=ATOL)
 
 
 # -- against NumPy and known values

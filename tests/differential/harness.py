@@ -86,8 +86,32 @@ def _atol(dtype, values):
     return max(1e-6, 8 * eps * max(finite, default=0.0))
 
 
-def compare(got: dict, want: dict):
-    """Assertion messages name the first difference."""
+_NUM = re.compile(r"[-+]?(?:\d+\.?\d*(?:e[-+]?\d+)?|nan|inf)")
+
+
+def _float_arrays_text(want: dict) -> bool:
+    """A result recorded as text that prints float arrays (complex arrays,
+    tuples of LAPACK factors), not a jaxpr or a message."""
+    text = want["text"]
+    return "lambda" not in text and (
+        (want.get("dtype") or "").startswith("complex") or "dtype=float" in want.get("repr", ""))
+
+
+def _texts_close(got: str, want: str, dtype):
+    """The same layout, numbers within the float tolerance: LAPACK's
+    factorizations differ in the last places between CPUs, for JAX as for xjit
+    (and NumPy then prints them with another width or in exponent form)."""
+    squeeze = lambda t: re.sub(r"\s+", "", _NUM.sub("#", t))
+    assert squeeze(got) == squeeze(want), f"\n--- got ---\n{got}\n--- want ---\n{want}"
+    g, w = ([float(x) for x in _NUM.findall(t)] for t in (got, want))
+    part = "float64" if dtype in ("complex128", "float64") else "float32"
+    np.testing.assert_allclose(g, w, rtol=2e-6, atol=_atol(part, w), equal_nan=True,
+                               err_msg=f"\n--- got ---\n{got}\n--- want ---\n{want}")
+
+
+def compare(got: dict, want: dict, atol=None):
+    """Assertion messages name the first difference; ``atol`` overrides the
+    float tolerance (an ill-conditioned solve's last places vary by CPU)."""
     if "error" in want:
         assert got.get("error") == want["error"], f"expected {want['error']}: {want['message']}; got {got}"
         assert got["message"] == want["message"], (got["message"], want["message"])
@@ -98,9 +122,11 @@ def compare(got: dict, want: dict):
     assert got.get("weak_type") == want.get("weak_type"), "weak_type differs"
     if want.get("values") is not None:
         np.testing.assert_allclose(got["values"], want["values"], rtol=2e-6,
-                                   atol=_atol(want["dtype"], want["values"]), equal_nan=True)
+                                   atol=atol or _atol(want["dtype"], want["values"]), equal_nan=True)
         if want["dtype"][0] in "biu":  # exact dtypes print exactly
             assert got["repr"] == want["repr"], (got["repr"], want["repr"])
+    elif got["text"] != want["text"] and _float_arrays_text(want):
+        _texts_close(got["text"], want["text"], want.get("dtype"))
     else:
         assert got["text"] == want["text"], f"\n--- got ---\n{got['text']}\n--- want ---\n{want['text']}"
     assert got["stdout"] == want["stdout"], (got["stdout"], want["stdout"])
@@ -129,7 +155,7 @@ def sample(cases, every):
     return params(cases[::every])
 
 
-def differential_tests(name, cases, known=None, every=20):
+def differential_tests(name, cases, known=None, every=20, atol=None):
     """The two tests of a recorded-case file: every case against its stored
     JAX record, and a sample re-checked against live JAX (``compare`` extra).
     Assign the pair to ``test_matches_jax, test_stored_expectations_match_live_jax``."""
@@ -138,7 +164,7 @@ def differential_tests(name, cases, known=None, every=20):
 
     @pytest.mark.parametrize("name,code", params(cases, known))
     def test_matches_jax(name, code):
-        compare(run_case(code, "xjit"), expected[name])
+        compare(run_case(code, "xjit"), expected[name], (atol or {}).get(name))
 
     @pytest.mark.compare
     @pytest.mark.parametrize("name,code", sample(cases, every))

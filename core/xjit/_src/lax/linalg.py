@@ -9,7 +9,6 @@ rest.
 """
 from __future__ import annotations
 
-import functools
 
 import numpy as np
 
@@ -21,8 +20,7 @@ from ..core import ShapedArray
 from xjit._src.interpreters.mlir import ttype
 from xjit._src.lax import lax
 from xjit._src.lax import slicing as sl
-
-_PREFIX = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
+from xjit._src.lax.lapack import _PREFIX, finite_or_zeros, inline, lapack_call, nan_if_failed
 
 
 def _check_matrix(name, a, square=True):
@@ -58,9 +56,9 @@ def _cholesky_lower(ctx, ai, ao, a):
         return ctx.op("stablehlo.cholesky", [a], [ttype(a_aval)], ttype(ao[0]),
                       attrs="lower = true")
     info_aval = ShapedArray(a_aval.shape[:-2], np.int32)
-    factor, info = _lapack_call(ctx, "cholesky", "potrf", [a], [a_aval], [a_aval, info_aval],
+    factor, info = lapack_call(ctx, "cholesky", "potrf", [a], [a_aval], [a_aval, info_aval],
                                 config=f"uplo = {ord('L')} : ui8")
-    return _nan_if_failed(ctx, info_aval, info, [a_aval], [factor])[0]
+    return nan_if_failed(ctx, info_aval, info, [a_aval], [factor])[0]
 
 
 cholesky_p = _prim("cholesky", _cholesky_eval, _cholesky_lower)
@@ -89,7 +87,7 @@ def _tri_solve_lower(ctx, ai, ao, a, b, *, left_side, lower, transpose_a, conjug
         config = (f"diag = {ord('U' if unit_diagonal else 'N')} : ui8, "
                   f"side = {ord('L' if left_side else 'R')} : ui8, trans_x = {trans} : ui8, "
                   f"uplo = {ord('L' if lower else 'U')} : ui8")
-        return _lapack_call(ctx, "triangular_solve", "trsm", [a, b], list(ai), list(ao),
+        return lapack_call(ctx, "triangular_solve", "trsm", [a, b], list(ai), list(ao),
                             config=config)[0]
     mode = ("ADJOINT" if conjugate_a else "TRANSPOSE") if transpose_a else "NO_TRANSPOSE"
     return ctx.op("stablehlo.triangular_solve", [a, b], [ttype(ai[0]), ttype(ai[1])], ttype(ao[0]),
@@ -104,78 +102,6 @@ def _conj_p():
 
 
 triangular_solve_p = _prim("triangular_solve", _tri_solve_eval, _tri_solve_lower)
-
-# -- LAPACK (CPU) custom calls
-
-
-@functools.cache
-def _register_lapack():
-    from jaxlib import lapack, xla_client
-    lapack._lapack.initialize()  # binds the kernels to SciPy's LAPACK
-    for name, fn, api_version in lapack.registrations()["cpu"]:
-        xla_client.register_custom_call_target(name, fn, platform="cpu", api_version=api_version)
-
-
-def _layout(ndim, nbatch):
-    """Matrices (``nbatch + 2`` axes) column-major with batch axes outermost,
-    as LAPACK expects; vectors and scalars row-major."""
-    if ndim != nbatch + 2:
-        order = list(range(ndim - 1, -1, -1))
-    else:
-        order = [ndim - 2, ndim - 1] + list(range(ndim - 3, -1, -1))
-    return f"dense<{order}> : tensor<{ndim}xindex>" if ndim else "dense<> : tensor<0xindex>"
-
-
-_COMPLEX_NAMES = {"orgqr": "ungqr", "ormqr": "unmqr"}
-
-
-def _lapack_call(ctx, op, name, operands, in_avals, out_avals, config="", nbatch=None):
-    if backend.default_backend() != "cpu":
-        raise NotImplementedError(f"{op} is implemented with LAPACK and only runs on CPU; no "
-                                  f"lowering for platform '{backend.default_backend()}'")
-    dt = in_avals[0].dtype
-    if dt.name not in _PREFIX:  # 16-bit floats pass the type checks, as in JAX, but LAPACK
-        raise NotImplementedError(KeyError(dt.type), f"Unsupported dtype {dt.name}.")
-    _register_lapack()
-    if dt.kind == "c":  # LAPACK names the complex (unitary) Householder routines apart
-        name = _COMPLEX_NAMES.get(name, name)
-    target = f"lapack_{_PREFIX[dt.name]}{name}_ffi"
-    nb = in_avals[0].ndim - 2 if nbatch is None else nbatch
-    attrs = (f'call_target_name = "{target}", api_version = 4 : i32, backend_config = {{{config}}}, '
-             f'operand_layouts = [{", ".join(_layout(a.ndim, nb) for a in in_avals)}], '
-             f'result_layouts = [{", ".join(_layout(a.ndim, nb) for a in out_avals)}]')
-    return ctx.op("stablehlo.custom_call", list(operands), [ttype(a) for a in in_avals],
-                  [ttype(a) for a in out_avals], attrs=attrs)
-
-
-def _inline(ctx, fn, avals, args):
-    """Lower ``fn`` (written with lax) inline on the given SSA values."""
-    from xjit._src.interpreters.partial_eval import trace_to_jaxpr
-    jaxpr, consts = trace_to_jaxpr(fn, list(avals))
-    return lowering.lower_jaxpr(ctx, jaxpr, consts, list(args))
-
-
-def _finite_or_zeros(x):
-    """``x`` with each non-finite matrix of the batch zeroed, and which were finite."""
-    parts = [lax.real(x), lax.imag(x)] if x.dtype.kind == "c" else [x]
-    finite = functools.reduce(lax.bitwise_and, [lax.is_finite(p) for p in parts])
-    finite = lax.reduce_and(finite, (x.ndim - 2, x.ndim - 1))
-    keep = lax.broadcast_in_dim(finite, x.shape, tuple(range(x.ndim - 2)))
-    return [lax.select(keep, x, lax.full_like(x, 0)), finite]
-
-
-def _nan_if_failed(ctx, info_aval, info, vals_avals, vals):
-    """JAX's convention: a batch element whose LAPACK info is nonzero is NaN."""
-    def fix(info, *xs):
-        ok = lax.eq(info, np.int32(0))
-        outs = []
-        for x in xs:
-            m = lax.broadcast_in_dim(ok, x.shape, tuple(range(ok.ndim)))
-            nan = complex(np.nan, np.nan) if x.dtype.kind == "c" else np.nan  # as JAX: nan+nanj
-            outs.append(lax.select(m, x, lax.full_like(x, nan)))
-        return outs
-    return _inline(ctx, fix, [info_aval, *vals_avals], [info, *vals])
-
 
 def _lu_eval(a):
     _check_matrix("lu", a, square=False)
@@ -209,7 +135,7 @@ def _lu_lower(ctx, ai, ao, a):
     k = min(m, n)
     info_aval = ShapedArray(tuple(batch), np.int32)
     piv_aval = ShapedArray((*batch, k), np.int32)
-    lu, ipiv, info = _lapack_call(ctx, "lu", "getrf", [a], [a_aval], [a_aval, piv_aval, info_aval])
+    lu, ipiv, info = lapack_call(ctx, "lu", "getrf", [a], [a_aval], [a_aval, piv_aval, info_aval])
 
     def post(lu, ipiv, info):
         piv = lax.sub(ipiv, np.int32(1))  # LAPACK pivots are 1-based
@@ -218,7 +144,7 @@ def _lu_lower(ctx, ai, ao, a):
                                   tuple(range(len(batch))))
         lu = lax.select(ok, lu, lax.full_like(lu, np.nan))
         return [lu, piv, _pivots_to_permutation(piv, m)]
-    return _inline(ctx, post, [a_aval, piv_aval, info_aval], [lu, ipiv, info])
+    return inline(ctx, post, [a_aval, piv_aval, info_aval], [lu, ipiv, info])
 
 
 lu_p = _prim("lu", _lu_eval, _lu_lower, multiple_results=True)
@@ -239,12 +165,12 @@ def _qr_lower(ctx, ai, ao, a, *, pivoting=False, full_matrices=True, use_magma=N
     tau_aval = ShapedArray((*batch, k), a_aval.dtype)
     if pivoting:  # column-pivoted QR (geqp3): a[..., perm] = q @ r
         piv_aval = ShapedArray((*batch, n), np.int32)
-        (zeros,) = _inline(ctx, lambda: [lax.full(piv_aval.shape, 0, np.int32)], [], [])
-        r, jpvt, taus = _lapack_call(ctx, "qr", "geqp3", [a, zeros], [a_aval, piv_aval],
+        (zeros,) = inline(ctx, lambda: [lax.full(piv_aval.shape, 0, np.int32)], [], [])
+        r, jpvt, taus = lapack_call(ctx, "qr", "geqp3", [a, zeros], [a_aval, piv_aval],
                                      [a_aval, piv_aval, tau_aval])
-        (perm,) = _inline(ctx, lambda j: [lax.sub(j, np.int32(1))], [piv_aval], [jpvt])
+        (perm,) = inline(ctx, lambda j: [lax.sub(j, np.int32(1))], [piv_aval], [jpvt])
     else:
-        r, taus = _lapack_call(ctx, "qr", "geqrf", [a], [a_aval], [a_aval, tau_aval])
+        r, taus = lapack_call(ctx, "qr", "geqrf", [a], [a_aval], [a_aval, tau_aval])
     q_cols = m if full_matrices else k
     q_in_aval = ShapedArray((*batch, m, q_cols), a_aval.dtype)
 
@@ -254,15 +180,15 @@ def _qr_lower(ctx, ai, ao, a, *, pivoting=False, full_matrices=True, use_magma=N
         cfg = [(0, 0, 0)] * (r.ndim - 1) + [(0, q_cols - n, 0)]
         return [lax.pad(r, lax._convert(0, r.dtype, False), cfg)]
 
-    (qin,) = _inline(ctx, reflectors, [a_aval], [r])
-    (q,) = _lapack_call(ctx, "qr", "orgqr", [qin, taus], [q_in_aval, tau_aval], [q_in_aval])
+    (qin,) = inline(ctx, reflectors, [a_aval], [r])
+    (q,) = lapack_call(ctx, "qr", "orgqr", [qin, taus], [q_in_aval, tau_aval], [q_in_aval])
 
     def upper(r):
         r = lax.slice_along(r, 0, ao[1].shape[-2], axis=r.ndim - 2)
         rows = lax.broadcasted_iota(np.int32, r.shape, r.ndim - 2)
         cols = lax.broadcasted_iota(np.int32, r.shape, r.ndim - 1)
         return [lax.select(lax.le(rows, cols), r, lax.full_like(r, 0))]
-    (r,) = _inline(ctx, upper, [a_aval], [r])
+    (r,) = inline(ctx, upper, [a_aval], [r])
     return [q, r, perm] if pivoting else [q, r]
 
 
@@ -286,10 +212,10 @@ def _eigh_lower(ctx, ai, ao, a, *, lower=True, sort_eigenvalues=True, subset_by_
     a_aval = ai[0]
     info_aval = ShapedArray(a_aval.shape[:-2], np.int32)
     uplo = ord("L") if lower else ord("U")
-    v, w, info = _lapack_call(ctx, "eigh", "syevd" if a_aval.dtype.kind != "c" else "heevd", [a],
+    v, w, info = lapack_call(ctx, "eigh", "syevd" if a_aval.dtype.kind != "c" else "heevd", [a],
                               [a_aval], [a_aval, ao[1], info_aval],
                               config=f"mode = {ord('V')} : ui8, uplo = {uplo} : ui8")
-    return _nan_if_failed(ctx, info_aval, info, [a_aval, ao[1]], [v, w])
+    return nan_if_failed(ctx, info_aval, info, [a_aval, ao[1]], [v, w])
 
 
 eigh_p = _prim("eigh", _eigh_eval, _eigh_lower, multiple_results=True)
@@ -334,13 +260,13 @@ def _svd_lower(ctx, ai, ao, a, *, full_matrices=True, compute_uv=True, subset_by
     # LAPACK may never return on a matrix with an inf or a NaN (JAX hangs there):
     # such a batch element is factorized as zeros and its results made NaN
     finite_aval = ShapedArray(tuple(batch), np.bool_)
-    a, finite = _inline(ctx, _finite_or_zeros, [a_aval], [a])
-    _, s, u, vt, info = _lapack_call(ctx, "svd", kernel, [a], [a_aval],
+    a, finite = inline(ctx, finite_or_zeros, [a_aval], [a])
+    _, s, u, vt, info = lapack_call(ctx, "svd", kernel, [a], [a_aval],
                                      [a_aval, s_aval, u_aval, vt_aval, info_aval],
                                      config=f"mode = {mode} : ui8")
-    info, = _inline(ctx, lambda i, f: [lax.select(f, i, lax.full_like(i, -1))],
+    info, = inline(ctx, lambda i, f: [lax.select(f, i, lax.full_like(i, -1))],
                     [info_aval, finite_aval], [info, finite])
-    outs = _nan_if_failed(ctx, info_aval, info, [s_aval, u_aval, vt_aval], [s, u, vt])
+    outs = nan_if_failed(ctx, info_aval, info, [s_aval, u_aval, vt_aval], [s, u, vt])
     return outs if compute_uv else outs[:1]
 
 

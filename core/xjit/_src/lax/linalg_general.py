@@ -19,9 +19,10 @@ from .. import dtypes
 from xjit._src.interpreters import ad, batching
 from ..core import ShapedArray
 from xjit._src.lax import lax
+from .lapack import inline, lapack_call, nan_if_failed
 from .linalg import (
-    _T, _as, _ct, _diagonal, _eye, _front_batch, _inline, _lapack_call, _mm, _nan_if_failed,
-    _pivots_to_permutation, _prim, _solve_tri, _take_rows, _tri_mask, lu_p)
+    _T, _as, _ct, _diagonal, _eye, _front_batch, _mm, _pivots_to_permutation, _prim, _solve_tri,
+    _take_rows, _tri_mask, lu_p)
 
 
 class EigImplementation(enum.Enum):
@@ -93,12 +94,12 @@ def _eig_lower(ctx, ai, ao, a, *, compute_left_eigenvectors, compute_right_eigen
     v_aval = ShapedArray(a_aval.shape, _complex(a_aval.dtype))
     outs = [w_aval] * (2 if real else 1) + [v_aval, v_aval, _info(a_aval)]
     mode = lambda on: ord("V") if on else ord("N")  # noqa: E731
-    *w, vl, vr, info = _lapack_call(
+    *w, vl, vr, info = lapack_call(
         ctx, "eig", "geev", [a], [a_aval], outs,
         config=f"compute_left = {mode(compute_left_eigenvectors)} : ui8, "
                f"compute_right = {mode(compute_right_eigenvectors)} : ui8")
     if real:
-        (w,) = _inline(ctx, lambda re, im: [lax.complex(re, im)], [w_aval, w_aval], w)
+        (w,) = inline(ctx, lambda re, im: [lax.complex(re, im)], [w_aval, w_aval], w)
     else:
         (w,) = w
     vals, avals = [w], [ao[0]]
@@ -108,7 +109,7 @@ def _eig_lower(ctx, ai, ao, a, *, compute_left_eigenvectors, compute_right_eigen
     if compute_right_eigenvectors:
         vals.append(vr)
         avals.append(v_aval)
-    return _nan_if_failed(ctx, _info(a_aval), info, avals, vals)
+    return nan_if_failed(ctx, _info(a_aval), info, avals, vals)
 
 
 eig_p = _prim("eig", _eig_eval, _eig_lower, multiple_results=True)
@@ -142,11 +143,11 @@ def _schur_lower(ctx, ai, ao, a, *, compute_schur_vectors, sort_eig_vals, select
     w_aval = ShapedArray(a_aval.shape[:-1], a_aval.dtype)
     ws = [w_aval] * (2 if a_aval.dtype.kind == "f" else 1)
     mode = ord("V") if compute_schur_vectors else ord("N")
-    t, vs, *_, info = _lapack_call(ctx, "schur", "gees", [a], [a_aval],
+    t, vs, *_, info = lapack_call(ctx, "schur", "gees", [a], [a_aval],
                                    [a_aval, a_aval, *ws, _info(a_aval), _info(a_aval)],
                                    config=f"mode = {mode} : ui8, sort = {ord('N')} : ui8")
     vals = [t, vs] if compute_schur_vectors else [t]
-    return _nan_if_failed(ctx, _info(a_aval), info, [a_aval] * len(vals), vals)
+    return nan_if_failed(ctx, _info(a_aval), info, [a_aval] * len(vals), vals)
 
 
 schur_p = _prim("schur", _schur_eval, _schur_lower, multiple_results=True)
@@ -171,10 +172,10 @@ def _hessenberg_eval(a):
 def _hessenberg_lower(ctx, ai, ao, a):
     a_aval = ai[0]
     n = a_aval.shape[-1]
-    h, taus, info = _lapack_call(ctx, "hessenberg", "gehrd", [a], [a_aval],
+    h, taus, info = lapack_call(ctx, "hessenberg", "gehrd", [a], [a_aval],
                                  [a_aval, ao[1], _info(a_aval)],
                                  config=f"high = {n} : i32, low = 1 : i32")
-    return _nan_if_failed(ctx, _info(a_aval), info, [a_aval, ao[1]], [h, taus])
+    return nan_if_failed(ctx, _info(a_aval), info, [a_aval, ao[1]], [h, taus])
 
 
 hessenberg_p = _prim("hessenberg", _hessenberg_eval, _hessenberg_lower, multiple_results=True)
@@ -202,10 +203,10 @@ def _tridiagonal_eval(a, *, lower):
 def _tridiagonal_lower(ctx, ai, ao, a, *, lower):
     a_aval = ai[0]
     name = "sytrd" if a_aval.dtype.kind == "f" else "hetrd"
-    *outs, info = _lapack_call(ctx, "tridiagonal", name, [a], [a_aval],
+    *outs, info = lapack_call(ctx, "tridiagonal", name, [a], [a_aval],
                                [*ao, _info(a_aval)],
                                config=f"uplo = {ord('L') if lower else ord('U')} : ui8")
-    return _nan_if_failed(ctx, _info(a_aval), info, list(ao), outs)
+    return nan_if_failed(ctx, _info(a_aval), info, list(ao), outs)
 
 
 tridiagonal_p = _prim("tridiagonal", _tridiagonal_eval, _tridiagonal_lower,
@@ -240,9 +241,9 @@ def _tri_solve_lower(ctx, ai, ao, dl, d, du, b, *, perturb_singular):
                                   "xjit binds only jaxlib's LAPACK gtsv kernel")
     b_aval = ai[3]
     nb = b_aval.ndim - 2
-    *_, x, info = _lapack_call(ctx, "tridiagonal_solve", "gtsv", [dl, d, du, b], list(ai),
+    *_, x, info = lapack_call(ctx, "tridiagonal_solve", "gtsv", [dl, d, du, b], list(ai),
                                [*ai, _info(b_aval)], nbatch=nb)
-    return _nan_if_failed(ctx, _info(b_aval), info, [b_aval], [x])[0]
+    return nan_if_failed(ctx, _info(b_aval), info, [b_aval], [x])[0]
 
 
 tridiagonal_solve_p = _prim("tridiagonal_solve", _tri_solve_eval, _tri_solve_lower)
@@ -311,7 +312,7 @@ def _geqrf_eval(a):
 
 
 def _geqrf_lower(ctx, ai, ao, a):
-    return _lapack_call(ctx, "geqrf", "geqrf", [a], list(ai), list(ao))
+    return lapack_call(ctx, "geqrf", "geqrf", [a], list(ai), list(ao))
 
 
 geqrf_p = _prim("geqrf", _geqrf_eval, _geqrf_lower, multiple_results=True)
@@ -342,7 +343,7 @@ def _householder_eval(a, taus):
 
 
 def _householder_lower(ctx, ai, ao, a, taus):
-    return _lapack_call(ctx, "householder_product", "orgqr", [a, taus], list(ai), [ao[0]])[0]
+    return lapack_call(ctx, "householder_product", "orgqr", [a, taus], list(ai), [ao[0]])[0]
 
 
 householder_product_p = _prim("householder_product", _householder_eval, _householder_lower)
@@ -365,7 +366,7 @@ def _ormqr_eval(a, taus, c, *, left, transpose):
 
 
 def _ormqr_lower(ctx, ai, ao, a, taus, c, *, left, transpose):
-    return _lapack_call(ctx, "ormqr", "ormqr", [a, taus, c], list(ai), [ao[0]],
+    return lapack_call(ctx, "ormqr", "ormqr", [a, taus, c], list(ai), [ao[0]],
                         config=f"left = {str(left).lower()}, "
                                f"transpose = {str(transpose).lower()}")[0]
 
@@ -400,7 +401,7 @@ def _check_pivots(p):
 
 
 def _pivots_lower(ctx, ai, ao, pivots, *, permutation_size):
-    return _inline(ctx, lambda p: [_pivots_to_permutation(p, permutation_size)], ai, [pivots])[0]
+    return inline(ctx, lambda p: [_pivots_to_permutation(p, permutation_size)], ai, [pivots])[0]
 
 
 lu_pivots_to_permutation_p = _prim("lu_pivots_to_permutation", _pivots_eval, _pivots_lower)
@@ -438,7 +439,7 @@ def _sym_product(a, c, alpha, beta):
 
 symmetric_product_p = _prim(
     "symmetric_product", _sym_eval,
-    lambda ctx, ai, ao, a, c, *, alpha, beta: _inline(
+    lambda ctx, ai, ao, a, c, *, alpha, beta: inline(
         ctx, lambda a, c: _sym_product(a, c, alpha, beta), ai, [a, c])[0])
 
 
@@ -486,7 +487,7 @@ def _chol_update(r, w):
 
 
 cholesky_update_p = _prim("cholesky_update", _chol_update_eval,
-                          lambda ctx, ai, ao, r, w: _inline(ctx, _chol_update, ai, [r, w])[0])
+                          lambda ctx, ai, ao, r, w: inline(ctx, _chol_update, ai, [r, w])[0])
 
 
 def cholesky_update(r_matrix, w_vector):
