@@ -37,11 +37,13 @@ LAYERS = [
                   "xjit._src.inspect",
                   "xjit._src.api_util", "xjit._src.dlpack", "xjit._src.profiler",
                   "xjit._src.ad_api", "xjit._src.sharded_array", "xjit._src.pxla",
-                  "xjit._src.sharding_visualization", "xjit._src.distributed"]),
+                  "xjit._src.sharding_visualization", "xjit._src.distributed",
+                  "xjit._src.reshard"]),
     ("lax", ["xjit._src.lax", "xjit.lax", "xjit._src.prng", "xjit._src.key_reuse",
              "xjit._src.state"]),  # ref_get/ref_set/... and their discharge (built on lax)
     ("libraries", ["xjit._src.numpy", "xjit._src.random", "xjit._src.random_continuous",
                    "xjit._src.random_discrete", "xjit._src.random_gamma", "xjit._src.nn",
+                   "xjit._src.random_sharding",
                    "xjit._src.scipy", "xjit.numpy", "xjit.nn", "xjit.random", "xjit.scipy",
                    "xjit._src.image", "xjit._src.checkify"]),
     ("api", ["xjit._src"]),  # the rest of _src: the api front (api, api_transforms, pmap...)

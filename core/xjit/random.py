@@ -11,3 +11,7 @@ from xjit._src.random_discrete import (  # noqa: F401
 from xjit._src.random_continuous import (  # noqa: F401
     ball, chisquare, double_sided_maxwell, f, generalized_normal, lognormal, maxwell,
     multivariate_normal, orthogonal, pareto, rayleigh, t, triangular, wald, weibull_min)
+from xjit._src.random_sharding import install as _install  # noqa: E402
+
+_install(globals())  # out_sharding= on the samplers that take it in JAX
+del _install

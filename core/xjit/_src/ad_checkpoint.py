@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from xjit._src import core, dtypes, traceback_util, tree_util, util
+from xjit._src import core, dtypes, sharding_in_types, traceback_util, tree_util, util
 from xjit._src.ad_jit import jvp_jaxpr, transpose_jaxpr
 from xjit._src.custom_derivatives import _merge, _split_nondiff, _stage
 from xjit._src.interpreters import ad, batching, mlir as lowering
@@ -40,6 +40,7 @@ lowering.rules[name_p] = lambda ctx, ai, ao, x, *, name: x
 ad.jvp_rules[name_p] = lambda primals, tangents, *, name: (name_p.bind(*primals, name=name),
                                                            tangents[0])
 batching.batch_rules[name_p] = lambda args, dims, *, name: (name_p.bind(*args, name=name), dims[0])
+sharding_in_types.sharding_rules[name_p] = sharding_in_types.unary_rule  # keeps x's type
 
 
 def checkpoint_name(x, name):

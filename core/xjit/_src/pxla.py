@@ -24,7 +24,8 @@ from xjit._src import compiler, core, dispatch, errors, mesh as mesh_lib, monito
 from xjit._src.array import ArrayImpl
 from xjit._src.config import config
 from xjit._src.mesh import AbstractMesh
-from xjit._src.sharded_array import ShardedArrayImpl, place_sharded, typed_aval
+from xjit._src.sharded_array import (
+    ShardedArrayImpl, _regroup, concrete_mesh, place_sharded, typed_aval)
 from xjit._src.sharding import NamedSharding, PartitionSpec, Sharding, spec_from_hlo
 from xjit._src.sharding_in_types import parts
 
@@ -363,40 +364,6 @@ def type_layout(mesh, aval):
     return NamedSharding(concrete_mesh(s.mesh, mesh), spec)
 
 
-def concrete_mesh(abstract, mesh):
-    """A mesh of ``mesh``'s devices with ``abstract``'s axes (the same mesh
-    when they agree)."""
-    if abstract.axis_names == mesh.axis_names and abstract.axis_sizes == mesh.axis_sizes:
-        return mesh
-    if abstract.size != mesh.size:
-        raise ValueError(f"The mesh of the type, {abstract}, has {abstract.size} devices but "
-                         f"the computation runs on {mesh.size}")
-    key = (abstract, mesh)
-    got = _concrete_meshes.get(key)
-    if got is None:
-        got = _concrete_meshes[key] = mesh_lib.Mesh(
-            mesh.devices.reshape(abstract.axis_sizes), abstract.axis_names, abstract.axis_types)
-    return got
-
-
-_concrete_meshes: dict = {}
-
-
-def _regroup(mesh, onto):
-    """Each axis of ``mesh`` as the run of ``onto``'s axes (same devices in
-    the same order) whose sizes multiply to its size; None if none does."""
-    out, names, k = {}, list(onto.axis_names), 0
-    sizes = dict(onto.shape_tuple)
-    for name, size in mesh.shape_tuple:
-        group, n = [], 1
-        while n < size and k < len(names):
-            group.append(names[k])
-            n *= sizes[names[k]]
-            k += 1
-        if n != size:
-            return None
-        out[name] = tuple(group)
-    return out
 
 
 def _concrete(shardings, mesh):

@@ -24,7 +24,6 @@ from xjit._src.ad_api import stop_gradient
 from xjit._src.lax import lax
 from .lax import structural as st
 from .numpy import lax_numpy as jnp
-from xjit._src.sharding import accepts_out_sharding
 
 _flags = config._values
 
@@ -352,7 +351,6 @@ def _randint(key, minval, maxval, shape, dtype):
     return lax.add(minval, lax.convert_element_type(offset, dtype))
 
 
-@accepts_out_sharding
 def bernoulli(key, p=np.float32(0.5), shape=None, mode="low"):
     """Booleans that are True with probability ``p``."""
     if shape is not None:

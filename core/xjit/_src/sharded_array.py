@@ -15,6 +15,7 @@ from jaxlib import _jax
 from xjit._src import core, xla_bridge as backend
 from xjit._src.array import ArrayImpl, host_copy
 from xjit._src.config import config
+from xjit._src.mesh import Mesh
 
 
 class Shard:
@@ -47,6 +48,43 @@ def typed_aval(aval, sharding):
         spec = sharding.spec
         sharding = sharding.update(spec=spec.update(partitions=spec.partitions[:aval.ndim]))
     return aval.update(sharding=type_sharding(sharding))
+
+
+def concrete_mesh(abstract, mesh):
+    """A mesh of ``mesh``'s devices with ``abstract``'s axes (the same mesh
+    when they agree)."""
+    if abstract.axis_names == mesh.axis_names and abstract.axis_sizes == mesh.axis_sizes \
+            and abstract.axis_types == mesh.axis_types:
+        return mesh
+    if abstract.size != mesh.size:
+        raise ValueError(f"The mesh of the type, {abstract}, has {abstract.size} devices but "
+                         f"the computation runs on {mesh.size}")
+    key = (abstract, mesh)
+    got = _concrete_meshes.get(key)
+    if got is None:
+        got = _concrete_meshes[key] = Mesh(
+            mesh.devices.reshape(abstract.axis_sizes), abstract.axis_names, abstract.axis_types)
+    return got
+
+
+_concrete_meshes: dict = {}
+
+
+def _regroup(mesh, onto):
+    """Each axis of ``mesh`` as the run of ``onto``'s axes (same devices in
+    the same order) whose sizes multiply to its size; None if none does."""
+    out, names, k = {}, list(onto.axis_names), 0
+    sizes = dict(onto.shape_tuple)
+    for name, size in mesh.shape_tuple:
+        group, n = [], 1
+        while n < size and k < len(names):
+            group.append(names[k])
+            n *= sizes[names[k]]
+            k += 1
+        if n != size:
+            return None
+        out[name] = tuple(group)
+    return out
 
 
 def _physical(aval):
@@ -162,6 +200,13 @@ def place_sharded(x, sharding):
     if type(x) is ShardedArrayImpl and x.sharding == sharding:
         return x
     aval = core.aval_of(x)
+    if type(x) is ShardedArrayImpl and not getattr(sharding.spec, "unreduced", None) and \
+            not x.sharding.spec.unreduced and x.sharding.is_equivalent_to(sharding, aval.ndim):
+        # the same blocks on the same devices (a mesh's axes retyped): no copy
+        aval = aval.update(sharding=None)
+        buf = _jax.ArrayImpl(_physical(aval), sharding, x._shard_buffers(), committed=True,
+                             _skip_checks=True)
+        return ShardedArrayImpl(buf, typed_aval(aval, sharding))
     try:
         sharding.check_compatible_aval(aval.shape)
     except ValueError as e:

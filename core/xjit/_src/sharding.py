@@ -498,39 +498,53 @@ def _named(sharding, api):
 
 
 def reshard(xs, out_shardings):
-    """``xs`` (a pytree) laid out by ``out_shardings`` (a prefix tree of
-    NamedShardings or PartitionSpecs). One device holds every shard, so the
-    values are unchanged; concrete arrays carry the new sharding."""
-    from xjit._src.array import ArrayImpl
+    """``xs`` (a pytree) given the types ``out_shardings`` name (a prefix
+    tree of NamedShardings or PartitionSpecs over the mesh in context):
+    under jit a sharding constraint, eagerly the arrays laid out anew."""
+    from xjit._src.reshard import reshard_p
     leaves, tree = tree_util.tree_flatten(xs)
     specs = tree_util.broadcast_prefix(out_shardings, xs,
-                                       is_leaf=lambda v: isinstance(v, PartitionSpec))
+                                       is_leaf=lambda v: v is None or isinstance(v, PartitionSpec))
     out = []
-    for x, spec in zip(leaves, specs):
-        sharding = _named(spec, "reshard")
-        shape = getattr(x, "shape", ())
-        getattr(sharding, "check_compatible_aval", lambda s: None)(shape)
-        if isinstance(sharding, NamedSharding) and len(sharding.spec) < len(shape):
-            # as JAX normalizes a spec to the value's rank: P('x') -> P('x', None)
-            padded = PartitionSpec(*sharding.spec, *[None] * (len(shape) - len(sharding.spec)))
-            sharding = NamedSharding(sharding.mesh, padded)
-        concrete = not isinstance(getattr(sharding, "mesh", None), AbstractMesh)
-        out.append(place(x, sharding) if concrete and isinstance(x, ArrayImpl) else x)
+    for x, s in zip(leaves, specs):
+        ds = canonicalize_sharding(s, "reshard")
+        if ds is None or ds.mesh.empty:
+            raise ValueError("Reshard should only be used with out_shardings which are non-None "
+                             f"and have a non-empty mesh. Got sharding {s}.")
+        shape = core.aval_of(x).shape
+        ds.check_compatible_aval(shape)
+        parts = tuple(ds.spec.partitions) + (None,) * (len(shape) - len(ds.spec))
+        ds = ds.update(spec=ds.spec.update(partitions=parts))
+        out.append(reshard_p.bind(x, dst_sharding=ds, concrete_mesh=None))
     return tree_util.tree_unflatten(tree, out)
 
 
-def _with_axis_types(axes, kind):
-    """A context putting ``axes`` (None: all) of the context mesh in ``kind``."""
-    context = mesh_lib.get_abstract_mesh()
-    names = context.axis_names if axes is None else \
+def _axes_of(axes, context):
+    return context.axis_names if axes is None else \
         ((axes,) if isinstance(axes, str) else tuple(axes))
-    return mesh_lib.use_abstract_mesh(context.update_axis_types({n: kind for n in names}))
+
+
+def _retyped(xs, mesh):
+    """``xs`` with their types over ``mesh`` (the context mesh with some axes
+    retyped): JAX's ``mesh_cast``; the axes made Auto leave the types."""
+    from xjit._src.reshard import reshard_p
+    leaves, tree = tree_util.tree_flatten(xs)
+    out = []
+    for x in leaves:
+        s = getattr(core.aval_of(x), "_sharding", None)
+        spec = s.spec if s is not None else PartitionSpec()
+        typed = sharding_in_types.type_sharding(NamedSharding(mesh, spec))
+        if typed == s or not (isinstance(x, core.Tracer) or hasattr(x, "_buf")):
+            out.append(x)
+            continue
+        out.append(reshard_p.bind(x, dst_sharding=typed, concrete_mesh=None))
+    return tree_util.tree_unflatten(tree, out)
 
 
 def auto_axes(f=None, /, *, axes=None, out_sharding=None):
-    """Run ``f`` with mesh ``axes`` (default all) made Auto, then lay its
-    outputs out by ``out_sharding``. Used as ``auto_axes(f, ...)`` or as a
-    decorator ``@auto_axes(out_sharding=...)``."""
+    """Run ``f`` with mesh ``axes`` (default all) made Auto (the values'
+    types drop them), then give its outputs the types ``out_sharding``
+    names. Used as ``auto_axes(f, ...)`` or ``@auto_axes(out_sharding=...)``."""
     if f is None:
         return functools.partial(auto_axes, axes=axes, out_sharding=out_sharding)
 
@@ -539,9 +553,12 @@ def auto_axes(f=None, /, *, axes=None, out_sharding=None):
         sharding = kwargs.pop("out_sharding", out_sharding)
         if sharding is None:
             raise TypeError("Missing required keyword argument: 'out_sharding'")
-        if mesh_lib.get_abstract_mesh().empty:
+        context = mesh_lib.get_abstract_mesh()
+        if context.empty:
             return f(*args, **kwargs)
-        with _with_axis_types(axes, AxisType.Auto):
+        new = context.update_axis_types({n: AxisType.Auto for n in _axes_of(axes, context)})
+        with mesh_lib.use_abstract_mesh(new):
+            args, kwargs = _retyped((args, kwargs), new)
             out = f(*args, **kwargs)
         return reshard(out, sharding)
 
@@ -549,23 +566,28 @@ def auto_axes(f=None, /, *, axes=None, out_sharding=None):
 
 
 def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
-    """Run ``f`` with mesh ``axes`` (default all) made Explicit, its arguments
-    laid out by ``in_sharding``."""
+    """Run ``f`` with mesh ``axes`` (default all) made Explicit, its
+    arguments given the types ``in_sharding`` names; its outputs go back to
+    the outer mesh's types."""
     if f is None:
         return functools.partial(explicit_axes, axes=axes, in_sharding=in_sharding)
 
     @functools.wraps(f)
     def wrapped(*args, **kwargs):
         sharding = kwargs.pop("in_sharding", in_sharding)
-        if mesh_lib.get_abstract_mesh().empty:
+        context = mesh_lib.get_abstract_mesh()
+        if context.empty:
             raise ValueError("Context mesh cannot be empty. Please use `jax.set_mesh` API to "
                              "enter into a mesh context when using `explicit_axes` API.")
         if sharding is None:
             raise TypeError("Missing required keyword argument: 'in_sharding'")
-        args = reshard(args, sharding) if not isinstance(sharding, PartitionSpec) else \
-            tuple(reshard(a, sharding) for a in args)
-        with _with_axis_types(axes, AxisType.Explicit):
-            return f(*args, **kwargs)
+        new = context.update_axis_types({n: AxisType.Explicit
+                                         for n in _axes_of(axes, context)})
+        with mesh_lib.use_abstract_mesh(new):
+            args = reshard(args, sharding) if not isinstance(sharding, PartitionSpec) else \
+                tuple(reshard(a, sharding) for a in args)
+            out = f(*args, **kwargs)
+        return _retyped(out, context)
 
     return wrapped
 

@@ -2,7 +2,7 @@
 computations across; each operand keeps its own type."""
 from __future__ import annotations
 
-from xjit._src import sharding_in_types as sit, tree_util
+from xjit._src import core, sharding_in_types as sit, tree_util
 from xjit._src.interpreters import ad, batching, mlir as lowering
 from xjit._src.interpreters.ad import Zero
 from xjit._src.interpreters.mlir import ttype
@@ -37,7 +37,6 @@ sit.sharding_rules[optimization_barrier_p] = lambda *xs: [sit.P(*sit.parts(x)) f
 
 def optimization_barrier(operand, /):
     """Values the compiler may not move computations across (a pytree)."""
-    from .lax import asarray_device
     leaves, tree = tree_util.tree_flatten(operand)
-    outs = optimization_barrier_p.bind(*[asarray_device(x) for x in leaves])
+    outs = optimization_barrier_p.bind(*[core.lax_ops.asarray_device(x) for x in leaves])
     return tree_util.tree_unflatten(tree, list(outs))

@@ -315,11 +315,11 @@ def scatter(operand, indices, updates, *, dimension_numbers, **_):
 # -- primitives defined outside lax whose outputs are laid out as an input --------
 
 def _register_identities():
-    from xjit._src import ad_checkpoint, sharding_in_types as sit
+    from xjit._src import sharding_in_types as sit
     from xjit._src.interpreters import ad
-    sit.sharding_rules[ad.add_any_p] = sit.same_as(0)  # JAX's add_jaxvals: the first's type
+    # JAX's add_jaxvals takes the first's type; an instantiated zero may be untyped here
+    sit.sharding_rules[ad.add_any_p] = sit.broadcasting_rule("add_any")
     sit.sharding_rules[ad.stop_gradient_p] = sit.unary_rule
-    sit.sharding_rules[ad_checkpoint.name_p] = sit.unary_rule
 
 
 _register_identities()
