@@ -110,7 +110,7 @@ _protocol.validate_outgoing({"protocol": "xjit/2", "type": "batch", "seq": 1, "e
                              "executes": [], "functions": [], "dropped": 0})
 
 ip.run_cell("""
-m8 = jax.make_mesh((8,), ("i",))
+m8 = jax.make_mesh((8,), ("i",), axis_types=(jax.sharding.AxisType.Auto,))
 @jax.jit
 def comms(x):
     def body(b):
@@ -212,7 +212,7 @@ def test_shard_map_collectives_with_their_sizes():
     psum_scatter of f32[16] leaves f32[2]; all_to_all of f32[8] keeps 32
     bytes (XLA splits it into one f32[1] per device)."""
     got = {c[0]: c[1:] for c in results()["comms"]}
-    assert got["all-reduce"] == [["i"], "f32[2]", 8, 8, "psum"]
+    assert got["all-reduce"] == [["i"], "f32[2]", 8, 8, "psum_invariant"]
     assert got["all-gather"] == [["i"], "f32[8,2]", 64, 8, "all_gather"]
     assert got["collective-permute"] == [["i"], "f32[2]", 8, 8, "ppermute"]
     assert got["all-to-all"][:3] == [["i"], "(" + ", ".join(["f32[1]"] * 8) + ")", 32]

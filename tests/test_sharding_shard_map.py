@@ -5,7 +5,6 @@ eager body prints (each device's block), ``in_specs`` inferred from a jit's
 arguments, and the errors of misuse, replication the body does not
 establish among them (``shard_map_multi_device.json``, written by
 ``scripts/record_sharding.py``; the cases run in an 8-device subprocess)."""
-import json
 
 import multi_device
 
@@ -167,20 +166,4 @@ CASES = {
 }
 
 test_matches_jax, test_every_case_recorded, test_records_match_live_jax = \
-    multi_device.tests("shard_map_multi_device", "test_sharding_shard_map", CASES, every=6,
-                       known=dict.fromkeys(
-                           ["grad_psum_in_body", "eager_grad_psum_in_body"],
-                           "under check_vma=True JAX transposes psum of a varying value to "
-                           "the identity; xjit's avals carry no varying axes, so rather than "
-                           "give psum's other transpose it raises NotImplementedError "
-                           "(test_grad_of_psum_in_a_check_vma_body_raises)"))
-
-
-def test_grad_of_psum_in_a_check_vma_body_raises():
-    """No silent wrong gradient: where psum's transpose depends on varying
-    axes xjit does not track, it says so instead of answering."""
-    out = multi_device.run_cases("test_sharding_shard_map", "xjit",
-                                 ["grad_psum_in_body", "eager_grad_psum_in_body"])
-    for case, record in out.items():
-        text = json.dumps(record)
-        assert "NotImplementedError" in text and "check_vma=True" in text, (case, record)
+    multi_device.tests("shard_map_multi_device", "test_sharding_shard_map", CASES, every=6)

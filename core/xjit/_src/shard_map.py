@@ -126,6 +126,33 @@ def _check_divisible(shape, spec, sizes, manual, fun_name):
     return dims
 
 
+def _check_explicit_specs(mesh, manual, leaves, specs):
+    """Over a mesh whose axes are all manual here and Explicit, an argument's
+    type says how it is laid out: ``in_specs`` must say the same (JAX's
+    error, which names ``jax.reshard`` for a different layout)."""
+    from xjit._src import core
+    if manual != frozenset(mesh.axis_names) or not manual <= set(mesh.explicit_axes):
+        return
+    for x, spec in zip(leaves, specs):
+        if spec is None:
+            continue
+        aval = core.aval_of(x)
+        want = _padded(spec, aval.ndim)
+        have = _padded(aval.sharding.spec, aval.ndim)
+        if tuple(want) != tuple(have):
+            raise ValueError(
+                f"in_specs passed to shard_map: {want} does not match the specs of the input: "
+                f"{have} for arg: {aval.str_short(False)}. `in_specs` is an optional argument "
+                "so you can omit specifying it and shard_map will infer the in_specs from the "
+                "arguments. If you want to reshard your inputs, you can use `jax.reshard` on "
+                "the arguments and then pass those args to shard_map.")
+
+
+def _padded(spec, ndim):
+    parts = tuple(spec)
+    return PartitionSpec(*parts, *(None,) * (ndim - len(parts)))
+
+
 def _out_spec_leaves(out_specs, out, out_tree, manual):
     _check_specs(out_specs, "out", manual)
     try:
@@ -147,18 +174,39 @@ def _spmd(f, mesh, manual, leaves, in_tree, specs, out_specs, check_vma, fun_nam
     def per_shard(*xs):
         out = f(*tree_util.tree_unflatten(in_tree, list(xs)))
         out_leaves, out_tree = tree_util.tree_flatten(out)
-        box.append((out, out_tree))
+        spec_leaves = [s or PartitionSpec()
+                       for s in _out_spec_leaves(out_specs, out, out_tree, manual)]
+        if check_vma:
+            out_leaves = _match_out_vma(mesh, out_leaves, spec_leaves, out_tree, fun_name)
+        box.append((out_tree, spec_leaves))
         return out_leaves
 
-    closed, tracer_consts = shard_map_spmd.trace_body(per_shard, mesh, avals, specs, check_vma)
-    out, out_tree = box[-1]
-    out_specs = [s or PartitionSpec() for s in _out_spec_leaves(out_specs, out, out_tree,
-                                                                 manual)]
+    closed, tracer_consts = shard_map_spmd.trace_body(per_shard, mesh, avals, specs, check_vma,
+                                                      manual)
+    out_tree, spec_leaves = box[-1]
     outs = shard_map_spmd.shard_map_p.bind(
         *tracer_consts, *leaves, jaxpr=closed, mesh=mesh,
         in_specs=(PartitionSpec(),) * len(tracer_consts) + tuple(specs),
-        out_specs=tuple(out_specs), manual_axes=frozenset(manual), check_vma=check_vma)
+        out_specs=tuple(spec_leaves), newly_manual_axes=frozenset(manual), check_vma=check_vma)
     return tree_util.tree_unflatten(out_tree, outs)
+
+
+def _match_out_vma(mesh, outs, specs, out_tree, fun_name):
+    """A check_vma body's outputs against their out_specs: pvary-ed over the
+    axes a spec names that the value does not vary over (as JAX), and an
+    error for one varying over an axis its spec leaves out (it would have to
+    be replicated there)."""
+    from xjit._src.lax import parallel_vma
+    fixed, vmas = [], []
+    for y, spec in zip(outs, specs):
+        named = set(spec._axis_names())
+        missing = named - parallel_vma.varying(y)
+        if missing:
+            y = parallel_vma.pvary(y, tuple(missing))
+        fixed.append(y)
+        vmas.append(parallel_vma.varying(y))
+    _check_replication(mesh, specs, vmas, out_tree, fun_name)
+    return fixed
 
 
 def _shard_input(x, spec, sizes, order, manual, fun_name):
@@ -226,10 +274,12 @@ def _shard_map(f, mesh, in_specs, out_specs, axis_names, check_vma, emulate=Fals
                 raise ValueError(f"shard_map in_specs {in_specs} is not a tree prefix of the "
                                  f"arguments' structure {in_tree}") from None
         fun_name = getattr(f, "__name__", repr(f))
+        if not emulate and in_specs is not Infer:
+            _check_explicit_specs(m, manual, leaves, specs)
         eager_mesh = None if emulate else _eager_mesh(m, manual, specs)
         if eager_mesh is not None:
             return _eager(f, eager_mesh, leaves, in_tree, specs, out_specs, check_vma, fun_name)
-        if (not emulate and isinstance(m, Mesh) and m.size > 1
+        if (not emulate and _devices(m) is not None and m.size > 1
                 and manual == frozenset(m.axis_names) and all(s is not None for s in specs)):
             return _spmd(f, m, manual, leaves, in_tree, specs, out_specs, check_vma, fun_name)
         dynamic = [i for i, s in enumerate(specs) if s is not None]
@@ -269,6 +319,13 @@ def _shard_map(f, mesh, in_specs, out_specs, axis_names, check_vma, emulate=Fals
     return wrapped
 
 
+def _devices(mesh):
+    """The concrete mesh a shard_map over ``mesh`` runs on: itself, or for
+    the abstract mesh ``set_mesh`` put in context, the concrete one there."""
+    from xjit._src.shard_map_spmd import _concrete
+    return _concrete(mesh)
+
+
 def _eager_mesh(mesh, manual, specs):
     """The concrete mesh an eager shard_map runs its body on one primitive at
     a time (``shard_map_eager``): outside any trace, over all axes of a
@@ -304,7 +361,7 @@ def _eager(f, mesh, leaves, in_tree, specs, out_specs, check_vma, fun_name):
     return tree_util.tree_unflatten(out_tree, results)
 
 
-def _check_replication(mesh, specs, vmas, out_tree):
+def _check_replication(mesh, specs, vmas, out_tree, fun_name="_rem_singleton"):
     """JAX's error for outputs whose ``out_specs`` leave out a mesh axis the
     value may vary over (it would have to be replicated there)."""
     paths = [p for p, _ in tree_util.tree_flatten_with_path(
@@ -334,7 +391,7 @@ def _check_replication(mesh, specs, vmas, out_tree):
     # JAX's eager shard_map finds this in the inner shard_map that reassembles
     # the outputs, so its message names that helper rather than the body.
     raise ValueError(
-        "shard_map applied to the function '_rem_singleton' was given out_specs which require "
+        f"shard_map applied to the function '{fun_name}' was given out_specs which require "
         "replication which can't be statically inferred given the mesh:\n\nThe mesh given has "
         f"shape {tuple(mesh.axis_sizes)} with corresponding axis names {mesh.axis_names}.\n\n"
         + "\n\n".join(msgs) + "\n\nCheck if these output values are meant to be replicated "

@@ -18,11 +18,8 @@ import numpy as np
 from xjit._src import core, tree_util
 from xjit._src.interpreters import batching
 from xjit._src.interpreters.batching import AxisData, extend_axis_env, vmap
-from xjit._src.lax import parallel
-
-# collectives after which a value no longer varies over the axes they name
-_REDUCING = {parallel.psum_p, parallel.pmax_p, parallel.pmin_p}
-
+from xjit._src.core import ManualAxisType
+from xjit._src.sharding_in_types import VaryingMismatchError
 
 class ShardMapTracer(core.Tracer):
     __slots__ = ("val", "vma", "aval")
@@ -34,7 +31,8 @@ class ShardMapTracer(core.Tracer):
         # (then out_specs are taken at their word, the blocks at device 0)
         self.vma = vma
         full = core.aval_of(val)
-        self.aval = full.update(shape=full.shape[len(trace.order):])
+        mat = ManualAxisType(varying=vma) if trace.check_vma and vma else None
+        self.aval = full.update(shape=full.shape[len(trace.order):], manual_axis_type=mat)
 
     def __str__(self):
         trace = self._trace
@@ -51,9 +49,10 @@ class ShardMapTrace(core.Trace):
     """The body of an eager shard_map over all axes of the concrete ``mesh``."""
     tracer_name = "ShardMapTracer"
 
-    def __init__(self, mesh):
+    def __init__(self, mesh, check_vma=False):
         self.parent = core.eval_trace
         self.mesh = mesh
+        self.check_vma = check_vma
         self.order = mesh.axis_names
         self.sizes = mesh.axis_sizes
 
@@ -66,30 +65,43 @@ class ShardMapTrace(core.Trace):
         return body
 
     def process_primitive(self, primitive, args, params):
-        vals, in_axes, vma = [], [], frozenset()
+        vals, in_axes, avals = [], [], []
         for x in args:
             if isinstance(x, ShardMapTracer) and x._trace is self:
                 vals.append(x.val)
                 in_axes.append(0)
-                vma = None if vma is None or x.vma is None else vma | x.vma
             else:
                 vals.append(x)
                 in_axes.append(None)
-        named = batching.collective_axes.get(primitive)
-        if named is not None:
-            axes = frozenset(named(params))
-            if primitive in _REDUCING:
-                vma = frozenset() if axes >= set(self.order) else \
-                    None if vma is None else vma - axes
-            elif vma is not None:
-                vma = vma | axes
-        elif primitive.multiple_results:  # a sub-program (jit, scan, cond, custom rule):
-            vma = None                    # its outputs may vary over fewer axes than this
+            avals.append(core.aval_of(x))
         with core.set_current_trace(core.eval_trace):
             out = self._stacked(lambda *xs: primitive.bind(*xs, **params), tuple(in_axes))(*vals)
+        for v in (out if primitive.multiple_results else [out]):
+            _untype(v)
+        vmas = self._out_vmas(primitive, avals, params)
+        if vmas is None:  # check_vma=False: each may vary over every axis
+            vmas = [frozenset(self.order)] * (len(out) if primitive.multiple_results else 1)
         if primitive.multiple_results:
-            return [ShardMapTracer(self, v, vma) for v in out]
-        return ShardMapTracer(self, out, vma)
+            return [ShardMapTracer(self, v, vma) for v, vma in zip(out, vmas)]
+        return ShardMapTracer(self, out, vmas[0])
+
+    def _out_vmas(self, primitive, avals, params):
+        """The outputs' varying axes from their types (with check_vma; else
+        every axis). Operands varying over different axes are pvary-ed to
+        their union first, as the staging trace does."""
+        if not self.check_vma:
+            return None
+        try:
+            out = primitive.abstract_eval(*avals, **params)
+        except VaryingMismatchError:
+            union = frozenset().union(*(a.manual_axis_type.varying for a in avals
+                                        if isinstance(a, core.ShapedArray)))
+            avals = [a.update(manual_axis_type=a.manual_axis_type.update(varying=union))
+                     if isinstance(a, core.ShapedArray) else a for a in avals]
+            out = primitive.abstract_eval(*avals, **params)
+        outs = out if primitive.multiple_results else [out]
+        return [o.manual_axis_type.varying if isinstance(o, core.ShapedArray) else frozenset()
+                for o in outs]
 
     def to_val_vma(self, x):
         """An output's stacked blocks and varying axes (a value from outside
@@ -100,6 +112,14 @@ class ShardMapTrace(core.Trace):
             return self._stacked(lambda v: v, (None,))(x), frozenset()
 
 
+def _untype(x):
+    """A sub-program traced at this body's types (an inner jit's) gives arrays
+    carrying them; every device's blocks together vary over nothing."""
+    aval = getattr(x, "aval", None)
+    if isinstance(aval, core.ShapedArray) and aval.manual_axis_type.varying:
+        x.aval = aval.update(manual_axis_type=aval.manual_axis_type.update(varying=()))
+
+
 def run(f, mesh, leaves, in_tree, specs, check_vma, shard_input):
     """The body ``f`` on each device's block of the flat arguments ``leaves``
     (split by ``specs``; ``shard_input(x, spec)`` gives ``x``'s blocks
@@ -107,7 +127,7 @@ def run(f, mesh, leaves, in_tree, specs, check_vma, shard_input):
     as (stacked blocks, varying axes) pairs, the output tree and the
     outputs as ``f`` returned them."""
     from xjit._src.numpy import shape_ops as jnp  # expand_dims, broadcast_to
-    trace = ShardMapTrace(mesh)
+    trace = ShardMapTrace(mesh, check_vma)
     order = list(mesh.axis_names)
     tracers = []
     for x, spec in zip(leaves, specs):

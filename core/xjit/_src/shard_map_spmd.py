@@ -31,35 +31,50 @@ def _dim_axes(spec, ndim):
     return out
 
 
-def shard_aval(aval, spec, mesh):
-    """The per-device aval of a global value laid out by ``spec``."""
+def shard_aval(aval, spec, mesh, manual=None):
+    """The per-device aval of a global value laid out by ``spec``; with
+    ``manual`` (a check_vma body's manual axes) it varies over those the
+    spec names."""
     sizes = mesh.shape
-    shape = [n // math.prod(sizes[a] for a in axes)
-             for n, axes in zip(aval.shape, _dim_axes(spec, len(aval.shape)))]
-    return aval.update(shape=tuple(shape))
+    dims = _dim_axes(spec, len(aval.shape))
+    shape = [n // math.prod(sizes[a] for a in axes) for n, axes in zip(aval.shape, dims)]
+    if manual is None:
+        return aval.update(shape=tuple(shape), sharding=None)
+    vma = aval.manual_axis_type.varying | {a for axes in dims for a in axes if a in manual}
+    return aval.update(shape=tuple(shape), sharding=None,  # the manual axes leave the type
+                       manual_axis_type=aval.manual_axis_type.update(varying=vma))
 
 
-def global_aval(aval, spec, mesh):
+def global_aval(aval, spec, mesh, manual=frozenset()):
+    """The global aval of per-device values laid out by ``spec`` (varying no
+    longer over the manual axes: the layout says how they differ)."""
     sizes = mesh.shape
     shape = [n * math.prod(sizes[a] for a in axes)
              for n, axes in zip(aval.shape, _dim_axes(spec, len(aval.shape)))]
-    return aval.update(shape=tuple(shape))
+    mat = aval.manual_axis_type
+    return aval.update(shape=tuple(shape), manual_axis_type=mat.update(
+        varying=mat.varying - manual))
 
 
-def trace_body(f, mesh, in_avals, in_specs, check_vma=False):
+def trace_body(f, mesh, in_avals, in_specs, check_vma=False, manual=None):
     """The body's closed jaxpr at the per-shard avals (and the tracers it
-    closes over, which become leading replicated operands)."""
+    closes over, which become leading replicated operands). With
+    ``check_vma`` the avals carry the manual axes each input varies over."""
     from xjit._src.interpreters.batching import AxisData, extend_axis_env
-    shard_avals = [shard_aval(a, s, mesh) for a, s in zip(in_avals, in_specs)]
+    manual = frozenset(mesh.axis_names) if manual is None else frozenset(manual)
+    shard_avals = [shard_aval(a, s, mesh, manual if check_vma else None)
+                   for a, s in zip(in_avals, in_specs)]
     debug = DebugInfo(f, "shard_map", None)
     debug.fun = None
-    with extend_axis_env([AxisData(n, s, check_vma) for n, s in mesh.shape_tuple]):
+    with extend_axis_env([AxisData(n, s, check_vma and n in manual)
+                          for n, s in mesh.shape_tuple if n in manual]):
         jaxpr, consts = trace_to_jaxpr(lambda *xs: list(f(*xs)), shard_avals, debug)
     return close_jaxpr(jaxpr, consts)
 
 
-def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, manual_axes, check_vma):
-    return [global_aval(a, s, mesh) for a, s in zip(jaxpr.out_avals, out_specs)]
+def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, newly_manual_axes, check_vma):
+    return [global_aval(a, s, mesh, newly_manual_axes)
+            for a, s in zip(jaxpr.out_avals, out_specs)]
 
 
 core.abstract_eval_rules[shard_map_p] = _abstract_eval
@@ -70,8 +85,8 @@ def _sdy(spec, ndim):
     return "<@mesh, [" + ", ".join(sdy_axes(a) for a in _dim_axes(spec, ndim)) + "]>"
 
 
-def _lower(ctx, avals_in, avals_out, *args, jaxpr, mesh, in_specs, out_specs, manual_axes,
-           check_vma):
+def _lower(ctx, avals_in, avals_out, *args, jaxpr, mesh, in_specs, out_specs,
+           newly_manual_axes, check_vma):
     module_ctx = ctx.module_ctx
     if module_ctx.spmd is None or module_ctx.spmd.mesh.shape_tuple != mesh.shape_tuple:
         raise NotImplementedError(f"shard_map over {mesh} inside a program over other devices")
@@ -80,7 +95,7 @@ def _lower(ctx, avals_in, avals_out, *args, jaxpr, mesh, in_specs, out_specs, ma
     saved, indent = ctx.lines, ctx.indent
     outer_manual = getattr(module_ctx, "manual", None)
     ctx.lines, ctx.indent = [], indent + "  "
-    module_ctx.manual = (mesh, manual_axes)
+    module_ctx.manual = (module_ctx.spmd.mesh, newly_manual_axes)
     try:
         outs = lowering.lower_jaxpr(ctx, jaxpr.jaxpr, jaxpr.consts, body_args)
         ctx.lines.append(f'{ctx.indent}"sdy.return"({", ".join(outs)}) : '
@@ -93,7 +108,7 @@ def _lower(ctx, avals_in, avals_out, *args, jaxpr, mesh, in_specs, out_specs, ma
     n = len(avals_out)
     ins = ", ".join(_sdy(s, len(a.shape)) for s, a in zip(in_specs, avals_in))
     outs_sh = ", ".join(_sdy(s, len(a.shape)) for s, a in zip(out_specs, avals_out))
-    axes = ", ".join(f'"{a}"' for a in mesh.axis_names if a in manual_axes)
+    axes = ", ".join(f'"{a}"' for a in mesh.axis_names if a in newly_manual_axes)
     block = ", ".join(f"{v}: {ttype(a)}" for v, a in zip(body_args, jaxpr.in_avals))
     out_types = ", ".join(ttype(a) for a in avals_out)
     ctx.lines.append(
@@ -110,17 +125,32 @@ lowering.rules[shard_map_p] = _lower
 _eager_jits: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def _impl(*args, jaxpr, mesh, in_specs, out_specs, manual_axes, check_vma):
-    """Applied eagerly: as a jit over the mesh's devices."""
+def _concrete(mesh):
+    """The devices of ``mesh``: itself, or for an abstract mesh the one in context."""
+    from xjit._src.mesh import AbstractMesh, get_concrete_mesh
+    if not isinstance(mesh, AbstractMesh):
+        return mesh
+    context = get_concrete_mesh()
+    if context is None or context.abstract_mesh != mesh:
+        return None
+    return context
+
+
+def _impl(*args, jaxpr, mesh, in_specs, out_specs, newly_manual_axes, check_vma):
+    """Applied eagerly: as a jit over the mesh's devices (the one-device
+    emulation for an abstract mesh with no devices in context)."""
     from xjit._src.pjit import jit
-    fun = _eager_jits.get(jaxpr)
+    devices = _concrete(mesh)
+    if devices is None:
+        return list(_emulated(jaxpr, mesh, in_specs, out_specs)(*args))
+    params = dict(jaxpr=jaxpr, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
+                  newly_manual_axes=newly_manual_axes, check_vma=check_vma)
+    fun = _eager_jits.get(jaxpr, {}).get(mesh)
     if fun is None:
-        params = dict(jaxpr=jaxpr, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
-                      manual_axes=manual_axes, check_vma=check_vma)
-        fun = _eager_jits[jaxpr] = jit(
-            lambda *a: shard_map_p.bind(*a, **params),
-            in_shardings=tuple(NamedSharding(mesh, s) for s in in_specs),
-            out_shardings=[NamedSharding(mesh, s) for s in out_specs])
+        fun = jit(lambda *a: shard_map_p.bind(*a, **params),
+                  in_shardings=tuple(NamedSharding(devices, s) for s in in_specs),
+                  out_shardings=[NamedSharding(devices, s) for s in out_specs])
+        _eager_jits.setdefault(jaxpr, {})[mesh] = fun
     return fun(*args)
 
 
@@ -153,15 +183,3 @@ def _batch(args, dims, *, jaxpr, mesh, in_specs, out_specs, **_):
 
 
 batching.batch_rules[shard_map_p] = _batch
-
-
-def bind(f, mesh, in_specs, out_specs, leaves, manual_axes, check_vma):
-    """``shard_map``'s value for flat arguments ``leaves``: the primitive
-    over a body traced at their shard shapes. Returns the flat outputs and
-    their tree (filled in by ``f``)."""
-    avals = [core.aval_of(x) for x in leaves]
-    closed, tracer_consts = trace_body(f, mesh, avals, in_specs, check_vma)
-    specs = (PartitionSpec(),) * len(tracer_consts) + tuple(in_specs)
-    return shard_map_p.bind(*tracer_consts, *leaves, jaxpr=closed, mesh=mesh, in_specs=specs,
-                            out_specs=tuple(out_specs), manual_axes=frozenset(manual_axes),
-                            check_vma=check_vma)

@@ -83,6 +83,10 @@ def _out_mats(prim, avals, n_out, params):
     if not any(getattr(a, "manual_axis_type", empty_mat) is not empty_mat for a in avals):
         return [empty_mat] * n_out
     rule = vma_rules.get(prim)
+    if rule is None and _has_inner_jaxpr(params):  # typed by tracing its body
+        outs = core.abstract_eval_rules[prim](*avals, **params)
+        return [getattr(o, "manual_axis_type", empty_mat)
+                for o in (outs if prim.multiple_results else [outs])]
     if rule is None:
         return [standard_vma_rule(prim.name, *avals)] * n_out
     mats = rule(*avals, **params)

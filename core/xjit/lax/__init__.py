@@ -151,3 +151,11 @@ from xjit._src.lax.parallel import (  # noqa: E402,F401
     all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index, axis_index_p, axis_size,
     pbroadcast, pmax, pmax_p, pmean, pmin, pmin_p, ppermute, ppermute_p, pshuffle, psum,
     psum_p, psum_scatter, pswapaxes)
+from xjit._src.lax.parallel_vma import pcast  # noqa: E402,F401
+
+
+def __getattr__(name):
+    if name == "pvary":  # as JAX 0.10.2: removed, with the replacement named
+        raise AttributeError("jax.lax.pvary was deprecated in JAX v0.8.2 and removed in JAX "
+                             "v0.10.0; use `jax.lax.pcast(..., to='varying')")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -13,6 +13,7 @@ import inspect
 import numpy as np
 
 from xjit._src import core, errors
+from xjit._src.sharding_in_types import VaryingMismatchError
 from xjit._src.config import config
 from xjit._src.core import JaxprEqn, Literal, ShapedArray, Tracer, Var
 
@@ -140,7 +141,12 @@ class JaxprTrace(core.Trace):
             raise errors.UnexpectedTracerError("a trace was used after its transformation ended")
         atoms = [x.var if type(x) is DynamicJaxprTracer and x._trace is self else self.to_atom(x)
                  for x in args]
-        out_avals = primitive.abstract_eval(*[a.aval for a in atoms], **params)
+        try:
+            out_avals = primitive.abstract_eval(*[a.aval for a in atoms], **params)
+        except VaryingMismatchError:  # operands vary over different manual axes: as JAX,
+            with core.set_current_trace(self):  # pvary the others to their union first
+                args = core.lax_ops.insert_pvary(args)
+            return self.process_primitive(primitive, args, params)
         # an equation staged while another is interpreted (its transpose, an
         # inlined jaxpr) keeps that one's line, as JAX attributes gradients
         src = core.eqn_source.value or core.current_source_info()

@@ -276,16 +276,10 @@ def _allreduce_batch(prim, axis_data, vals, dims, *, axes, axis_index_groups):
 
 
 def _psum_transpose(ct, x, *, axes, axis_index_groups):
+    """psum_p is bound where values carry no varying axes (vmap, pmap, a
+    check_vma=False body): it is a sum and a broadcast, so it transposes to
+    itself. A check_vma body binds ``psum_invariant`` instead (parallel_vma)."""
     named = tuple(a for a in axes if not isinstance(a, int))
-    if any(batching.axis_data(a).check_vma for a in named if batching.axis_exists(a)):
-        # JAX transposes a psum of a device-varying value to the identity and
-        # one of an invariant value to a psum; our avals do not record which
-        # axes a value varies over, so either answer could be wrong here.
-        raise NotImplementedError(
-            f"differentiating lax.psum over {named} inside a shard_map body with "
-            "check_vma=True: xjit does not track which mesh axes a value varies over, "
-            "which decides psum's transpose there. Take the gradient outside the "
-            "shard_map, or pass check_vma=False (psum then transposes to psum, as in JAX).")
     pos = tuple(a for a in axes if isinstance(a, int))
     if pos:
         ct = _reduce_sum_transpose(ct, x, axes=pos)[0]
@@ -317,6 +311,12 @@ ad.jvp_rules[psum_p] = _linear_jvp(psum_p)
 ad.transpose_rules[psum_p] = _psum_transpose
 
 
+def _vma():
+    """The varying-manual-axes rules (``parallel_vma``, built on this module)."""
+    from xjit._src.lax import parallel_vma
+    return parallel_vma
+
+
 def _check_groups(axis_index_groups):
     if axis_index_groups is None:
         return None
@@ -337,10 +337,16 @@ def psum(x, axis_name, *, axis_index_groups=None):
     named = [a for a in axes if not isinstance(a, int)]
     pos = [a for a in axes if isinstance(a, int)]
 
+    vma = not pos and _vma().check_vma(named)
+    if vma and groups is not None:
+        raise NotImplementedError("axis_index_groups inside shard_map with check_vma=True")
+
     def one(v):
         if dtypes.dtype(v) == np.bool_:
             v = lax.convert_element_type(v, np.int32)
         if isinstance(v, Tracer):
+            if vma:
+                return _vma().bind_psum_invariant(v, axes)
             return psum_p.bind(v, axes=axes, axis_index_groups=groups)
         # Nothing varies along the axes: the sum is the value times their size.
         size = len(groups[0]) if groups is not None else \
@@ -357,8 +363,8 @@ def _reducer(prim):
         if any(isinstance(a, int) for a in axes) and axis_index_groups is not None:
             raise ValueError("axis_index_groups only supported for sums over just named axes")
         groups = _check_groups(axis_index_groups)
-        return tree_util.tree_map(
-            lambda v: prim.bind(v, axes=axes, axis_index_groups=groups), x)
+        return tree_util.tree_map(lambda v: prim.bind(
+            _vma().insert_collective_pvary(axes, v), axes=axes, axis_index_groups=groups), x)
     return fn
 
 
@@ -392,7 +398,7 @@ def pmean(x, axis_name, *, axis_index_groups=None):
 
 def _axis_index_eval(*, axis_name):
     _check_axis_names(_names(axis_name), "axis_index")
-    return ShapedArray((), np.dtype(np.int32))
+    return _vma().axis_index_aval(_names(axis_name))
 
 
 axis_index_p = _named_collective("axis_index", _axis_index_eval)
@@ -461,7 +467,8 @@ def ppermute(x, axis_name, perm):
     (source, destination) pairs; destinations no pair names receive zeros."""
     names = _names(axis_name)
     perm = tuple(map(tuple, perm))
-    return tree_util.tree_map(lambda v: ppermute_p.bind(v, axis_name=names, perm=perm), x)
+    return tree_util.tree_map(lambda v: ppermute_p.bind(
+        _vma().insert_collective_pvary(names, v), axis_name=names, perm=perm), x)
 
 
 def pshuffle(x, axis_name, perm):
@@ -507,7 +514,8 @@ batching.axis_batch_rules[pbroadcast_p] = _pbroadcast_batch
 def pbroadcast(x, axis_name, source):
     """Every member along the named axis receives member ``source``'s ``x``."""
     return tree_util.tree_map(
-        lambda v: pbroadcast_p.bind(v, axis_name=axis_name, source=source), x)
+        lambda v: pbroadcast_p.bind(_vma().insert_collective_pvary(axis_name, v),
+                                    axis_name=axis_name, source=source), x)
 
 
 # --------------------------------------------------------------------------
@@ -579,7 +587,7 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
     def one(v):
         nd = np.ndim(v)
         return all_gather_p.bind(
-            v, all_gather_dimension=batching.canonicalize_axis(axis, nd if tiled else nd + 1),
+            _vma().insert_collective_pvary(names, v), all_gather_dimension=batching.canonicalize_axis(axis, nd if tiled else nd + 1),
             axis_name=names, axis_index_groups=groups, axis_size=size, tiled=tiled)
     return tree_util.tree_map(one, x)
 
@@ -648,8 +656,10 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
     size = _group_size(names, axis_index_groups)
     groups = _check_groups(axis_index_groups)
     return tree_util.tree_map(
-        lambda v: reduce_scatter_p.bind(v, axis_name=names, scatter_dimension=scatter_dimension,
-                                        axis_index_groups=groups, axis_size=size, tiled=tiled),
+        lambda v: reduce_scatter_p.bind(
+            _vma().insert_collective_pvary(names, v), axis_name=names,
+            scatter_dimension=scatter_dimension, axis_index_groups=groups, axis_size=size,
+            tiled=tiled),
         x)
 
 
@@ -758,6 +768,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
             elif split_axis > concat_axis:
                 v = lax.expand_dims(v, (concat_axis,))
                 split_axis += 1
+        v = _vma().insert_collective_pvary(axis_name, v)
         out = all_to_all_p.bind(v, split_axis=split_axis, concat_axis=concat_axis,
                                 axis_name=axis_name, axis_index_groups=groups, tiled=tiled)
         if not tiled and split_axis != concat_axis:

@@ -90,8 +90,44 @@ def _type_diffs(tree, avals1, avals2):
             why.append("the dtypes do not match")
         if a.shape != b.shape:
             why.append("the shapes do not match")
+        if _mat(a) != _mat(b):
+            why.append("the manual axis types do not match")
         if why:
-            yield p, a, b, ", and ".join(why)
+            yield p, a, b, (why[0] if len(why) == 1 else
+                            ", ".join(why[:-1]) + ", and " + why[-1])
+
+
+def _mat(aval):
+    return getattr(aval, "manual_axis_type", None)
+
+
+def _vma(aval):
+    return getattr(_mat(aval), "varying", frozenset())
+
+
+def _pcast_hint(fixes, blank):
+    """JAX's suggestion for values typed invariant where the other side
+    varies (inside shard_map with check_vma); scan's list has blank lines
+    between its bullets, cond's none."""
+    if not fixes:
+        return ""
+    if len(fixes) == 1:
+        msg = f"This might be fixed by {fixes[0]}.\n"
+    elif blank:
+        msg = ("This might be fixed by:\n" + "\n".join(f"  * {d};\n" for d in fixes[:-1])
+               + f"  * {fixes[-1]}.\n")
+    else:
+        msg = ("This might be fixed by:\n" + "\n".join(f"  * {d};" for d in fixes[:-1])
+               + f"\n  * {fixes[-1]}.\n")
+    return msg + ("See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for "
+                  "more information.\n\n")
+
+
+def _added_vma(a, b):
+    """The axes ``b`` varies over and ``a`` does not (JAX lists them unordered)."""
+    va = getattr(_mat(a), "varying", frozenset())
+    vb = getattr(_mat(b), "varying", frozenset())
+    return tuple(vb - va) if va != vb and vb - va else None
 
 
 def _join(items):
@@ -124,14 +160,21 @@ def check_branches(kind, funs, traced):
                 f"{kind} branch outputs must have the same pytree structure, but they differ:\n\n"
                 f"{head}\n\n{_join(diffs)}\n\nRevise {names[i]} and/or {names[j]} so that they "
                 "have the same pytree structure.")
+        found = list(_type_diffs(a.out_tree, a.out_avals, b.out_avals))
         diffs = [f"the output of {names[i]}{_at(p)} has type {_type_str(x)} but the corresponding "
                  f"output of {names[j]} has type {_type_str(y)}, so {why}"
-                 for p, x, y, why in _type_diffs(a.out_tree, a.out_avals, b.out_avals)]
+                 for p, x, y, why in found]
+        # JAX's wording, including its axes for the first branch (those the
+        # other branch varies over less the first's: usually none)
+        fixes = [f"applying `jax.lax.pcast(..., {tuple(_vma(u) - _vma(w))}, to='varying')` to "
+                 f"the output of {n}{_at(p)}"
+                 for p, x, y, _ in found for n, u, w in ((names[i], y, x), (names[j], x, y))
+                 if _added_vma(u, w)]
         if diffs:
             raise TypeError(
                 f"{kind} branches must have equal output types but they differ.\n\n{head}\n\n"
-                f"{_join(diffs)}\n\nRevise {names[i]} and/or {names[j]} so that all output "
-                "types match.")
+                f"{_join(diffs)}\n\n{_pcast_hint(fixes, False)}Revise {names[i]} and/or "
+                f"{names[j]} so that all output types match.")
 
 
 def _at(path):
@@ -192,11 +235,16 @@ def check_carry(kind, traced, in_tree, out_tree, in_avals, out_avals):
             f"{kind} body function carry input and carry output must have the same pytree "
             f"structure, but they differ:\n\n{diff}\n\nRevise the function so that the carry "
             "output has the same pytree structure as the carry input.")
+    found = list(_type_diffs(in_tree, in_avals, out_avals))
     diffs = [f"the input {component(p)} has type {_type_str(x)} but the corresponding output "
-             f"carry component has type {_type_str(y)}, so {why}"
-             for p, x, y, why in _type_diffs(in_tree, in_avals, out_avals)]
+             f"carry component has type {_type_str(y)}, so {why}" for p, x, y, why in found]
+    fixes = [f"applying `jax.lax.pcast(..., {_added_vma(x, y)}, to='varying')`, to the initial "
+             f"carry value corresponding to the input {component(p)}"
+             for p, x, y, _ in found if _added_vma(x, y)]
     if diffs:
+        listed = (_join(diffs) if len(diffs) == 1 else
+                  "\n".join(f"  * {d};\n" for d in diffs[:-1]) + f"  * {diffs[-1]}.")
         raise TypeError(
             f"{kind} body function carry input and carry output must have equal types, but "
-            f"they differ:\n\n{_join(diffs)}\n\nRevise the function so that all output types "
-            "match the corresponding input types.")
+            f"they differ:\n\n{listed}\n\n{_pcast_hint(fixes, True)}Revise the function so "
+            "that all output types match the corresponding input types.")
