@@ -12,7 +12,8 @@ sys.path.insert(0, TESTS)
 import multi_device  # noqa: E402
 
 MODULES = {"sharding_multi_device": "test_sharding_multi_device",
-           "shard_map_multi_device": "test_sharding_shard_map"}
+           "shard_map_multi_device": "test_sharding_shard_map",
+           "explicit_sharding": "test_explicit_sharding"}
 
 if __name__ == "__main__":
     for name in sys.argv[1:] or MODULES:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from xjit._src import core, dtypes
+from xjit._src import core, dtypes, sharding_in_types as sit
 from xjit._src.interpreters import ad, batching, mlir as lowering
 from .core import ShapedArray
 from .lax import elementwise as ew
@@ -362,6 +362,16 @@ random_fold_in_p = _prim("random_fold_in", _fold_in_eval, _fold_in_lowering)
 random_clone_p = _prim("random_clone", lambda keys: keys, _identity_lowering)
 core.pp_param_rules[random_bits_p] = lambda p: {"bit_width": p["bit_width"], "shape": p["shape"]}
 
+# sharding rules: key data's trailing dimensions are never split
+sit.register([random_seed_p, random_fold_in_p, random_clone_p], sit.same_as(0))
+sit.sharding_rules[random_wrap_p] = lambda base, *, impl: sit.P(
+    *sit.parts(base)[:base.ndim - len(impl.key_shape)])
+sit.sharding_rules[random_unwrap_p] = lambda keys: sit.P(*sit.parts(keys))
+sit.sharding_rules[random_bits_p] = lambda keys, *, shape, **_: sit.P(
+    *sit.parts(keys), *[None] * len(shape))
+sit.sharding_rules[random_split_p] = lambda keys, *, shape: sit.P(
+    *sit.parts(keys), *[None] * len(shape))
+
 
 # --------------------------------------------------------------------------
 # Structural primitives on key arrays: lower on the physical uint32 data.
@@ -510,11 +520,23 @@ def _bitcast_eval(x, new_dtype):
     return ShapedArray(shape, new_dtype)
 
 
+def _bitcast_sharding(x, *, new_dtype):
+    """A dimension added for the narrower type's pieces is unsplit; a
+    dimension merged into the wider type must be."""
+    ps, a, b = sit.parts(x), x.dtype.itemsize, np.dtype(new_dtype).itemsize
+    if a < b and ps and ps[-1] is not None:
+        raise sit.ShardingTypeError(
+            f"bitcast_convert_type of {x.str_short()} to {np.dtype(new_dtype)} merges its last "
+            "dimension, which is sharded")
+    return sit.P(*ps, None) if a > b else sit.P(*ps[:-1]) if a < b else sit.P(*ps)
+
+
 def _bitcast_lower(ctx, ai, ao, x, new_dtype):
     return ctx.op("stablehlo.bitcast_convert", [x], [ttype(ai[0])], ttype(ao[0]))
 
 
 bitcast_convert_type_p = _prim("bitcast_convert_type", _bitcast_eval, _bitcast_lower)
+sit.sharding_rules[bitcast_convert_type_p] = _bitcast_sharding
 
 
 def bitcast_convert_type(operand, new_dtype):

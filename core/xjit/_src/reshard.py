@@ -26,6 +26,7 @@ def _pp(params):
 
 
 reshard_p = lowering.define_primitive("reshard", _eval, lambda ctx, ai, ao, x, **_: x, pp=_pp)
+sit._retyping.add(reshard_p)
 sit.sharding_rules[reshard_p] = lambda x, *, dst_sharding, concrete_mesh=None: (
     dst_sharding if dst_sharding is not None else None)
 

@@ -132,8 +132,26 @@ class _Unchecked:
         self.mesh, self.spec = mesh, spec
 
 
+def _check_context_mesh(prim, avals):
+    """As JAX: a typed input's mesh is the mesh in context (unless the
+    context is empty, or has manual axes: shard_map's business)."""
+    ctx = _context_mesh()
+    if ctx.empty or ctx._any_axis_manual or prim in _retyping:
+        return
+    for a in avals:
+        s = getattr(a, "_sharding", None)
+        if s is not None and s.mesh != ctx and not (s.mesh.are_all_axes_auto and
+                                                    ctx.are_all_axes_auto):
+            raise ValueError(f"For primitive {prim.name}, context mesh {ctx} should match the "
+                             f"aval mesh {s.mesh} for shape {a.str_short()}.")
+
+
+_retyping: set = set()  # primitives that change a value's mesh (reshard)
+
+
 def typed_outputs(prim, avals, out, params):
     outs = list(out) if prim.multiple_results else [out]
+    _check_context_mesh(prim, avals)
     mesh = input_mesh(avals)
     specs = _out_specs(prim, avals, outs, params)
     mats = _out_mats(prim, avals, len(outs), params)
@@ -167,6 +185,17 @@ def type_sharding(sharding):
 def _keep(p, axes):
     kept = tuple(a for a in entry_axes(p) if a in axes)
     return None if not kept else kept[0] if len(kept) == 1 else kept
+
+
+def primal_sharding(aval):
+    """The sharding a transpose gives a cotangent: its primal's, or
+    unsplit over the mesh in context when the primal's type names no axes
+    (JAX's avals always carry one)."""
+    s = getattr(aval, "_sharding", None)
+    if s is not None:
+        return s
+    mesh = _context_mesh()
+    return NamedSharding(mesh, P()) if mesh._any_axis_explicit else None
 
 
 def with_param_sharding(aval, sharding):
@@ -222,28 +251,48 @@ def broadcasting_rule(name):
         shaped = [a for a in avals if a.shape]
         if not shaped:
             return P()
-        specs = [parts(a) for a in shaped]
-        out = []
-        for d in range(len(shaped[0].shape)):
-            ss = [s[d] for s in specs]
-            if all(s == ss[0] for s in ss[1:]):
-                out.append(ss[0])
-                continue
-            nontrivial = [s for s, a in zip(ss, shaped) if not (a.shape[d] == 1 and s is None)]
-            if not nontrivial or all(s == nontrivial[0] for s in nontrivial[1:]):
-                out.append(nontrivial[0] if nontrivial else None)
-                continue
-            got = None
-            for s in ss:
-                if got is None:
-                    got = s
-                elif s is not None and s != got:
-                    raise ShardingTypeError(
-                        f"{name} got incompatible shardings for broadcasting: "
-                        f"{', '.join(str(tuple(s)) for s in specs)}.")
-            out.append(got)
-        return P(*out)
+        return P(*broadcast_parts(name, [a.shape for a in shaped], [parts(a) for a in shaped]))
     return rule
+
+
+def broadcast_parts(name, shapes, specs):
+    """The entries of the broadcast of values of equal rank (``shapes``)
+    laid out by ``specs``."""
+    out = []
+    for d in range(len(shapes[0])):
+        ss = [s[d] for s in specs]
+        if all(s == ss[0] for s in ss[1:]):
+            out.append(ss[0])
+            continue
+        nontrivial = [s for s, n in zip(ss, shapes) if not (n[d] == 1 and s is None)]
+        if not nontrivial or all(s == nontrivial[0] for s in nontrivial[1:]):
+            out.append(nontrivial[0] if nontrivial else None)
+            continue
+        got = None
+        for s in ss:
+            if got is None:
+                got = s
+            elif s is not None and s != got:
+                raise ShardingTypeError(
+                    f"{name} got incompatible shardings for broadcasting: "
+                    f"{', '.join(str(tuple(s)) for s in specs)}.")
+        out.append(got)
+    return out
+
+
+def broadcast_shardings(*avals):
+    """JAX's ``lax.broadcast_shardings``: the layout of the broadcast of
+    ``avals`` (ranks padded with leading unsplit dimensions), or None when
+    none is explicitly sharded."""
+    mesh = input_mesh(avals)
+    if mesh is None:
+        return None
+    nd = max(len(a.shape) for a in avals)
+    shapes = [(1,) * (nd - len(a.shape)) + tuple(a.shape) for a in avals]
+    specs = [(None,) * (nd - len(a.shape)) + parts(a) for a in avals]
+    if not nd:
+        return None
+    return NamedSharding(mesh, P(*broadcast_parts("broadcast_shardings", shapes, specs)))
 
 
 def register(prims, rule):

@@ -24,7 +24,10 @@ from xjit._src.interpreters.batching import moveaxis, not_mapped
 from ..core import Primitive, ShapedArray
 from xjit._src.interpreters.mlir import i64_array, ttype
 from xjit._src.lax import lax as api
-from xjit._src.sharding import accepts_out_sharding
+from xjit._src import sharding_in_types as sit
+from xjit._src.sharding import canonicalize_sharding
+from xjit._src.sharding_in_types import with_param_sharding
+from . import sharding_rules
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -143,7 +146,7 @@ def _conv_eval(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
     shape = conv_shape(lhs.shape, rhs.shape, window_strides, padding, lhs_dilation, rhs_dilation,
                        dimension_numbers, batch_group_count)
     dt = preferred_element_type or lhs.dtype
-    return ShapedArray(shape, dt, False)
+    return with_param_sharding(ShapedArray(shape, dt, False), out_sharding)
 
 
 def _conv_attrs(window_strides, padding, lhs_dilation, rhs_dilation, dnums, fgc, bgc, precision):
@@ -215,10 +218,24 @@ core.abstract_eval_rules[conv_general_dilated_p] = _conv_eval
 lowering.rules[conv_general_dilated_p] = _conv_lower
 
 
-@accepts_out_sharding
+def _conv_sharding(lhs, rhs, *, out_sharding=None, dimension_numbers, **params):
+    """JAX's rule: the lhs's layout, when the kernel is unsplit and so is
+    the lhs's feature dimension; else ``out_sharding`` must say."""
+    if out_sharding is not None:
+        return out_sharding
+    if rhs.spec is None and sit.parts(lhs)[dimension_numbers[0][1]] is None:
+        out = _conv_eval(lhs, rhs, dimension_numbers=dimension_numbers, **params)
+        return sharding_rules.varying_out_shape(lhs, out.shape, "conv_general_dilated")
+    raise sit.ShardingTypeError("Please specify the output sharding via `out_sharding` "
+                                "parameter of `conv_general_dilated`")
+
+
+sit.sharding_rules[conv_general_dilated_p] = _conv_sharding
+
+
 def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None, rhs_dilation=None,
                          dimension_numbers=None, feature_group_count=1, batch_group_count=1,
-                         precision=None, preferred_element_type=None):
+                         precision=None, preferred_element_type=None, out_sharding=None):
     """General n-d convolution (XLA's ConvGeneralDilated)."""
     lhs, rhs = api.asarray_device(lhs), api.asarray_device(rhs)
     dnums = conv_dimension_numbers(lhs.shape, rhs.shape, dimension_numbers)
@@ -249,7 +266,7 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None, r
         feature_group_count=operator.index(feature_group_count),
         batch_group_count=operator.index(batch_group_count),
         precision=api.canonicalize_precision(precision), preferred_element_type=pet,
-        out_sharding=None)
+        out_sharding=canonicalize_sharding(out_sharding, "conv_general_dilated"))
 
 
 def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):
@@ -312,8 +329,16 @@ def _conv_transpose_lhs(ct, rhs_aval, lhs_aval, rhs, *, window_strides, padding,
         ct_c, w, window_strides=tuple(lhs_dilation), padding=tuple(pads),
         lhs_dilation=tuple(window_strides), rhs_dilation=tuple(rhs_dilation),
         dimension_numbers=_canonical_dnums(nd), feature_group_count=g, batch_group_count=1,
-        precision=precision, preferred_element_type=preferred_element_type, out_sharding=None)
+        precision=precision, preferred_element_type=preferred_element_type,
+        out_sharding=_canonical_sharding(lhs_aval, lspec))
     return _from_canonical(out, lspec)
+
+
+def _canonical_sharding(aval, spec):
+    """The primal's type in the canonical layout its cotangent is built in
+    (as JAX gives a conv transpose the primal's sharding)."""
+    s = sit.primal_sharding(aval)
+    return None if s is None else s.update(spec=[sit.parts(aval)[d] for d in spec])
 
 
 def _conv_transpose_rhs(ct, lhs, rhs_aval, *, window_strides, padding, lhs_dilation,
@@ -336,7 +361,8 @@ def _conv_transpose_rhs(ct, lhs, rhs_aval, *, window_strides, padding, lhs_dilat
         lhs_dilation=tuple(lhs_dilation), rhs_dilation=tuple(window_strides),
         dimension_numbers=ConvDimensionNumbers(swap, swap, swap),
         feature_group_count=batch_group_count, batch_group_count=feature_group_count,
-        precision=precision, preferred_element_type=preferred_element_type, out_sharding=None)
+        precision=precision, preferred_element_type=preferred_element_type,
+        out_sharding=_canonical_sharding(rhs_aval, rspec))
     return _from_canonical(out, rspec)
 
 

@@ -184,7 +184,7 @@ def _dot_transpose_lhs(g, x_aval, y, dimension_numbers, precision, preferred_ele
         if x_contract else []
     out_axes = np.argsort(list(x_batch) + x_kept + x_contract_by_y)
     pet = preferred_element_type
-    xs = x_aval._sharding  # the cotangent is laid out as the primal
+    xs = sit.primal_sharding(x_aval)  # the cotangent is laid out as the primal
     if xs is not None:
         inverse = np.argsort(out_axes)
         xs = xs.update(spec=[sit.parts(x_aval)[int(i)] for i in inverse])

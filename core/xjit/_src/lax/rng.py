@@ -7,6 +7,9 @@ import operator
 
 import numpy as np
 
+from xjit._src import sharding_in_types as sit
+from xjit._src.sharding import canonicalize_sharding
+from xjit._src.sharding_in_types import with_param_sharding
 from xjit._src import core, dtypes
 from xjit._src.interpreters import ad, batching, mlir as lowering
 from xjit._src.interpreters.batching import moveaxis
@@ -35,7 +38,7 @@ def _rbg_eval(key, *, shape, dtype, algorithm, out_sharding=None):
             or (key.shape == (2,) and key.dtype == np.uint64)):
         raise TypeError("rng_bit_generator: the key must be a uint32[4] (or uint64[2]) array, "
                         f"got {key.str_short(False)}")
-    return [key, ShapedArray(shape, dtype, False)]
+    return [key, with_param_sharding(ShapedArray(shape, dtype, False), out_sharding)]
 
 
 def _rbg_lower(ctx, ai, ao, key, *, shape, dtype, algorithm, out_sharding=None):
@@ -58,6 +61,8 @@ def _rbg_lower(ctx, ai, ao, key, *, shape, dtype, algorithm, out_sharding=None):
 
 
 rng_bit_generator_p = _define("rng_bit_generator", _rbg_eval, _rbg_lower, multiple_results=True)
+sit.sharding_rules[rng_bit_generator_p] = lambda key, *, out_sharding=None, **_: [
+    sit.P(*sit.parts(key)), out_sharding]  # the bits as out_sharding names (or unsplit)
 ad.defjvp_zero(rng_bit_generator_p)
 
 
@@ -72,7 +77,8 @@ def rng_bit_generator(key, shape, dtype=np.uint32, algorithm=RandomAlgorithm.RNG
         raise TypeError(f"rng_bit_generator: unsupported dtype {dtype}")
     return tuple(rng_bit_generator_p.bind(lax.asarray_device(key), shape=shape, dtype=dtype,
                                           algorithm=RandomAlgorithm(algorithm),
-                                          out_sharding=None))
+                                          out_sharding=canonicalize_sharding(
+                                              out_sharding, "rng_bit_generator")))
 
 
 def _rng_uniform_eval(a, b, *, shape):

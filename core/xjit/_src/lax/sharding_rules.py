@@ -323,3 +323,35 @@ def _register_identities():
 
 
 _register_identities()
+
+
+# -- sorting and cumulative ops ------------------------------------------------
+
+def sort(*avals, dimension, **_):
+    specs = [parts(a) for a in avals if a.spec is not None]
+    for a in avals:
+        if a.spec is None:
+            continue
+        if parts(a)[dimension] is not None:
+            raise ShardingTypeError(
+                "Arguments to sort must be unsharded over the sorting dimension. Got arg "
+                f"sharding={a.sharding} and sorting dimension={dimension}")
+    if any(s != specs[0] for s in specs[1:]):
+        raise ShardingTypeError("Arguments to sort must have equal shardings, got: " + " ".join(
+            str(a.sharding) for a in avals if a.spec is not None))
+    return [P(*specs[0])] * len(avals)
+
+
+def top_k(x, *, k, axis):
+    if parts(x)[axis] is not None:
+        raise ShardingTypeError(
+            "The input should be unsharded over the axis along which to compute the top_k "
+            f"values. Got input type={x} and axis={axis}")
+    return [P(*parts(x))] * 2
+
+
+def cumulative(x, *, axis, reverse):
+    if parts(x)[axis] is not None:
+        raise ShardingTypeError("Input should be unsharded over the axis being reduced. Got "
+                                f"input type={x} and axis={axis}")
+    return P(*parts(x))

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from xjit._src import core, dtypes
+from xjit._src import core, dtypes, sharding_in_types as sit
 from xjit._src.interpreters import ad, batching, mlir as lowering, partial_eval as tracing
 from xjit._src.interpreters.ad import Zero, is_undefined_primal
 from xjit._src.interpreters.batching import bdim_at_front, moveaxis, not_mapped
@@ -69,10 +69,7 @@ def _tuple_dn(cls, dn):
     return cls(*(tuple(int(d) for d in f) for f in dn))
 
 
-# --------------------------------------------------------------------------
-# Lowering helper: a lowering written as lax code, traced and inlined
-
-
+# -- lowering helper: a lowering written as lax code, traced and inlined
 def lower_fun(fun, multiple_results=False):
     """A lowering rule that stages ``fun(*operands, **params)`` (lax calls)
     into a jaxpr and emits it inline."""
@@ -192,9 +189,10 @@ def _gather_fill(operand, indices, *, dimension_numbers, slice_sizes, indices_ar
                         indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
                         mode=GatherScatterMode.PROMISE_IN_BOUNDS, fill_value=None)
     batch_dims = tuple(d for d in range(out.ndim) if d not in dn.offset_dims)
-    mask = lax.broadcast_in_dim(mask, out.shape, batch_dims)
+    layout = out.aval._sharding  # the mask and the fill are laid out as the gather's result
+    mask = lax.broadcast_in_dim(mask, out.shape, batch_dims, out_sharding=layout)
     fill = default_fill_value(out.dtype) if fill_value is None else fill_value
-    fill = lax.broadcast_in_dim(np.array(fill, out.dtype), out.shape, ())
+    fill = lax.broadcast_in_dim(np.array(fill, out.dtype), out.shape, (), out_sharding=layout)
     return lax.select(mask, out, fill)
 
 
@@ -438,6 +436,12 @@ def _dus_lower(ctx, ai, ao, x, update, *idx):
 
 
 dynamic_update_slice_p = lowering.define_primitive("dynamic_update_slice", _dus_eval, _dus_lower)
+from . import sharding_rules as _sr  # noqa: E402  (JAX 0.10.2's sharding rules)
+sit.sharding_rules.update({gather_p: _sr.gather, dynamic_update_slice_p: _sr.dynamic_update_slice,
+                           dynamic_slice_p: lambda x, *i, slice_sizes: _sr.varying_out_shape(
+                               x, slice_sizes, "dynamic_slice")})
+sit.register([scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p,
+              scatter_max_p], _sr.scatter)
 
 
 # --------------------------------------------------------------------------

@@ -12,10 +12,11 @@ import operator
 
 import numpy as np
 
-from xjit._src import core, dtypes
+from xjit._src import core, dtypes, sharding_in_types as sit
 from xjit._src.interpreters import mlir as lowering
 from ..core import Primitive, ShapedArray
 from xjit._src.interpreters.mlir import ttype
+from . import sharding_rules
 from xjit._src.interpreters import ad, batching
 from xjit._src.interpreters.ad import Zero
 from xjit._src.interpreters.batching import bdim_at_front, moveaxis, not_mapped
@@ -259,6 +260,9 @@ cumprod_p = _cum_prim("cumprod")
 cummax_p = _cum_prim("cummax")
 cummin_p = _cum_prim("cummin")
 cumlogsumexp_p = _cum_prim("cumlogsumexp")
+sit.register([sort_p], sharding_rules.sort)
+sit.register([top_k_p], sharding_rules.top_k)
+sit.register([cumsum_p, cumprod_p, cummax_p, cummin_p, cumlogsumexp_p], sharding_rules.cumulative)
 
 
 def _cum_fn(prim):

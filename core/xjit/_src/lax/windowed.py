@@ -18,7 +18,7 @@ import operator
 
 import numpy as np
 
-from xjit._src import core, tree_util
+from xjit._src import core, sharding_in_types as sit, tree_util
 from xjit._src.interpreters import mlir as lowering
 from ..core import Primitive, ShapedArray
 from xjit._src.interpreters.mlir import i64_array, ttype
@@ -27,6 +27,7 @@ from . import reductions as red
 from .convolution import _dilate, padtype_to_pads
 from .elementwise import ge_p, le_p
 from .slicing import lower_fun
+from . import sharding_rules
 
 
 def _window_shape(shape, window_dimensions, window_strides, padding, base_dilation,
@@ -377,6 +378,25 @@ def _sas_lower(ctx, ai, ao, source, x, *, select_prim, window_dimensions, window
 select_and_scatter_add_p = Primitive("select_and_scatter_add")
 core.abstract_eval_rules[select_and_scatter_add_p] = _sas_eval
 lowering.rules[select_and_scatter_add_p] = _sas_lower
+
+
+# -- sharding rules (JAX 0.10.2's): a window's output keeps the operand's
+# layout where each split dimension's new size still divides over its axes
+def _window_rule(x, *, window_dimensions, window_strides, padding, base_dilation=None,
+                 window_dilation=None, **_):
+    n = x.ndim
+    shape = _window_shape(x.shape, window_dimensions, window_strides, padding,
+                          base_dilation or (1,) * n, window_dilation or (1,) * n)
+    return sharding_rules.varying_out_shape(x, shape, "reduce_window")
+
+
+sit.register([reduce_window_sum_p, reduce_window_max_p, reduce_window_min_p], _window_rule)
+sit.sharding_rules[reduce_window_p] = lambda *args, jaxpr, consts, **p: [
+    _window_rule(x, **p) for x in args[:len(args) // 2]]
+sit.sharding_rules[reduce_p] = lambda *args, computation, jaxpr, dimensions: [
+    sit.drop_axes_rule(x, axes=dimensions) for x in args[:len(args) // 2]]
+sit.sharding_rules[select_and_scatter_add_p] = lambda source, x, **_: sit.P(*sit.parts(x))
+sit.sharding_rules[select_and_gather_add_p] = lambda t, x, **p: _window_rule(t, **p)
 
 
 def select_and_scatter_add(source, x, select_prim, window_dimensions, window_strides, padding):

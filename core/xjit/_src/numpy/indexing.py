@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import core, dtypes, errors
 from ..array import ArrayImpl
+from ..sharded_array import ShardedArrayImpl
 from ..core import Tracer
 from xjit._src.lax import lax
 
@@ -47,6 +48,18 @@ def _expand_index(idx, ndim):
     return idx
 
 
+def _partial(idx, shape):
+    """Whether ``idx`` takes part of some dimension (JAX's partial slices)."""
+    dims = iter(shape)
+    for i in idx:
+        if i is None:
+            continue
+        size = next(dims)
+        if not isinstance(i, slice) or i.indices(size) != (0, size, 1):
+            return True
+    return False
+
+
 def getitem(arr, idx):
     if type(arr.aval) is not core.ShapedArray and hasattr(arr.aval, "_getitem"):  # a ref tracer
         return arr.aval._getitem(arr, idx)
@@ -60,6 +73,10 @@ def getitem(arr, idx):
         return advanced_indexing.rewriting_take(arr, idx)
     shape = arr.shape
     idx = _expand_index(idx, len(shape))
+    if type(arr) is ShardedArrayImpl and _partial(idx, shape):
+        # as JAX: a slice cannot carry a split array's layout, so a gather does
+        from . import advanced_indexing
+        return advanced_indexing.rewriting_take(arr, idx)
     if _dynamic_take_applies(idx):
         return _dynamic_take(arr, idx)
     starts, limits, strides, squeeze_dims, dyn, rev_dims = [], [], [], [], [], []

@@ -112,70 +112,8 @@ def _stack_nested(obj, dtype):
     return lax.concatenate([lax.expand_dims(lax._convert(x, dtype, False), (0,)) for x in leaves], 0)
 
 
-def zeros(shape, dtype=None, *, device=None):
-    return _full(shape, 0, dtype, "zeros")
-
-
-def ones(shape, dtype=None, *, device=None):
-    return _full(shape, 1, dtype, "ones")
-
-
-def empty(shape, dtype=None, *, device=None):
-    return _full(shape, 0, dtype, "empty")
-
-
-def _full(shape, fill, dtype, name):
-    if isinstance(shape, Tracer):
-        shape = (shape,)
-    if isinstance(shape, (list, tuple)) and builtins.any(isinstance(s, Tracer) for s in shape):
-        raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got "
-                        f"{tuple(shape)}.")
-    shape = core.canonicalize_shape(shape, lax._BCAST_NEGATIVE)
-    dtypes.check_user_dtype_supported(dtype, name)
-    dt = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
-    return lax.full(shape, fill, dt)
-
-
-def full(shape, fill_value, dtype=None, *, device=None):
-    dtypes.check_user_dtype_supported(dtype, "full")
-    if util.ndim_of(fill_value) == 0:
-        return lax.full(shape, fill_value, dtype)
-    return util.broadcast_to(asarray(fill_value, dtype=dtype), shape)
-
-
-def _full_like(x, fill_value, dtype, shape):
-    """``lax.full_like`` as JAX defines it: with no dtype asked for, a weakly
-    typed ``x`` gives a weakly typed result, and a scalar result is the
-    converted fill value itself (a literal in jaxprs, not a broadcast)."""
-    aval = core.aval_of(util.jax_array_of(x))
-    dt = dtypes.canonicalize_dtype(dtype or aval.dtype)
-    weak = dtype is None and aval.weak_type
-    shape = aval.shape if shape is None else core.canonicalize_shape(shape, lax._BCAST_NEGATIVE)
-    if np.ndim(fill_value) != 0:
-        raise TypeError(f"full must be called with scalar fill_value, got fill_value.shape "
-                        f"{np.shape(fill_value)}.")
-    fill = lax._convert(fill_value, dt, weak)
-    return lax.full(shape, fill) if shape else lax.asarray_device(fill)
-
-
-def zeros_like(a, dtype=None, shape=None, *, device=None):
-    return _full_like(a, 0, dtype, shape)
-
-
-def ones_like(a, dtype=None, shape=None, *, device=None):
-    return _full_like(a, 1, dtype, shape)
-
-
-def empty_like(a, dtype=None, shape=None, *, device=None):
-    return _full_like(a, 0, dtype, shape)
-
-
-def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
-    dtypes.check_user_dtype_supported(dtype, "full_like")
-    if util.ndim_of(fill_value):  # an array fill is broadcast to the shape
-        return util.broadcast_to(asarray(fill_value, dtype=dtype or util_dtype(a)),
-                                 shape_of(a) if shape is None else shape)
-    return _full_like(a, fill_value, dtype, shape)
+from .filled import (  # noqa: E402,F401
+    _full_like, empty, empty_like, full, full_like, ones, ones_like, zeros, zeros_like)
 
 
 def arange(start, stop=None, step=None, dtype=None, *, device=None):
@@ -676,9 +614,10 @@ def _where_impl(condition, x, y):
         condition = lax.ne(condition, lax._convert(0, util_dtype(condition), False))
     x, y = util.promote_dtypes(x, y)
     shape = util.broadcast_shapes(*[shape_of(a) for a in (condition, x, y)])
-    x, y = [util.broadcast_to(a, shape) for a in (x, y)]
+    s = util.broadcast_sharding(condition, x, y)
+    x, y = [util.broadcast_to(a, shape, s) for a in (x, y)]
     if shape_of(condition):  # a scalar predicate selects whole arrays as it is
-        condition = util.broadcast_to(condition, shape)
+        condition = util.broadcast_to(condition, shape, s)
     return lax.select_n(condition, y, x)
 
 

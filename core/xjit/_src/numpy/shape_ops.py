@@ -203,7 +203,9 @@ def broadcast_to(array, shape):
 
 def broadcast_arrays(*args):
     shape = util.broadcast_shapes(*[util.shape_of(a) for a in args])
-    return [util.broadcast_to(asarray(a), shape) for a in args]
+    args = [asarray(a) for a in args]
+    s = util.broadcast_sharding(*args)
+    return [util.broadcast_to(a, shape, s) for a in args]
 
 
 def broadcast_shapes(*shapes):

@@ -279,10 +279,13 @@ def broadcast_shapes(*shapes):
     return lax_broadcast_shapes(*shapes)
 
 
-def broadcast_to(x, shape):
+def broadcast_to(x, shape, sharding=None):
+    """``x`` broadcast to ``shape`` (laid out by ``sharding``: the broadcast
+    of explicitly sharded operands keeps their layout, as JAX's does)."""
     shape = core.canonicalize_shape(shape, lax._BCAST_NEGATIVE)
     xs = shape_of(x)
-    if tuple(xs) == shape:
+    if tuple(xs) == shape and (sharding is None or getattr(
+            getattr(x, "aval", None), "_sharding", None) == sharding):
         return x if isinstance(x, (Tracer, ArrayImpl)) else lax.asarray_device(x)
     nd = len(shape)
     if len(xs) > nd or any(a not in (1, b) for a, b in zip(xs[::-1], shape[::-1])):
@@ -292,7 +295,18 @@ def broadcast_to(x, shape):
     if squeeze:
         x = lax.reshape(x, tuple(d for i, d in enumerate(xs) if i not in squeeze))
     dims = tuple(i + k for i in range(len(xs)) if i not in squeeze)
-    return lax.broadcast_in_dim(x, shape, dims)
+    return lax.broadcast_in_dim(x, shape, dims, out_sharding=sharding)
+
+
+def broadcast_sharding(*args):
+    """The layout the broadcast of ``args`` takes (None unless one is
+    explicitly sharded: the cost stays off programs without a mesh)."""
+    avals = [getattr(a, "aval", None) for a in args]
+    if not any(getattr(a, "typed", False) for a in avals):
+        return None
+    from xjit._src.sharding_in_types import broadcast_shardings
+    return broadcast_shardings(*[a if a is not None else core.aval_of(x)
+                                 for a, x in zip(avals, args)])
 
 
 __all__ = ["broadcast_shapes_binary"]

@@ -1,0 +1,195 @@
+"""Shardings in the types (Explicit mesh axes) on 8 CPU devices, against JAX 0.10.2.
+
+Each case runs in one subprocess with 8 CPU devices (``multi_device``) and is
+compared with JAX's record (``explicit_sharding.json``, written by
+``scripts/record_sharding.py explicit_sharding``): the types ``jax.typeof``
+prints (eagerly and inside jit), the outputs' ``.sharding.spec``, the values,
+and the error classes and messages where a layout is ambiguous or illegal.
+"""
+import multi_device
+
+PRELUDE = '''
+P = jax.P
+mesh = jax.make_mesh((4, 2), ('X', 'Y'))
+jax.set_mesh(mesh)
+A = jax.device_put(np.arange(32.0, dtype=np.float32).reshape(8, 4), P('X', 'Y'))
+B = jax.device_put(np.arange(32.0, dtype=np.float32).reshape(8, 4), P('X', None))
+BY = jax.device_put(np.arange(32.0, dtype=np.float32).reshape(8, 4), P('Y', None))
+C = jax.device_put(np.arange(64.0, dtype=np.float32).reshape(4, 16) / 10, P(None, 'Y'))
+V = jax.device_put(np.arange(8.0, dtype=np.float32), P('X'))
+R = jax.device_put(np.arange(32.0, dtype=np.float32).reshape(8, 4), P())
+S4 = jax.device_put(np.arange(16).reshape(4, 4), P('X', None))
+T4 = jax.device_put(np.arange(16).reshape(4, 4), P(None, 'X'))
+COL = jax.device_put(np.arange(4).reshape(4, 1), P('X', None))
+ROW = jax.device_put(np.arange(8).reshape(1, 8), P(None, 'Y'))
+IMG = jax.device_put(np.arange(4 * 3 * 6 * 6, dtype=np.float32).reshape(4, 3, 6, 6) / 100,
+                     P('X', None, None, None))
+KER = jax.device_put(np.ones((2, 3, 3, 3), np.float32) / 10, P())
+
+def ty(*xs):
+    """Each value's type, and its layout when it is an array."""
+    out = []
+    for x in jax.tree.leaves(xs):
+        s = getattr(x, 'sharding', None)
+        out.append(f"{jax.typeof(x)}:{s.spec if s is not None else '-'}")
+    return " ".join(out)
+
+def intype(f, *args):
+    """The types of f's results as traced under jit, then the results'."""
+    seen = []
+    def g(*a):
+        r = f(*a)
+        seen.extend(str(jax.typeof(l)) for l in jax.tree.leaves(r))
+        return r
+    out = jax.jit(g)(*args)
+    return " ".join(seen) + " -> " + ty(out)
+
+def mlp_params():
+    rs = np.random.RandomState(0)
+    w1 = jax.device_put(rs.randn(4, 16).astype(np.float32) * 0.3, P(None, 'Y'))
+    b1 = jax.device_put(np.zeros(16, np.float32), P('Y'))
+    w2 = jax.device_put(rs.randn(16, 3).astype(np.float32) * 0.3, P('Y', None))
+    return [w1, b1, w2]
+
+def mlp_loss(params, x, y):
+    w1, b1, w2 = params
+    h = jnp.tanh(x @ w1 + b1)
+    out = jnp.dot(h, w2, out_sharding=P('X', None))
+    return jnp.mean((out - y) ** 2)
+
+Y3 = jax.device_put(np.linspace(-1, 1, 24, dtype=np.float32).reshape(8, 3), P('X', None))
+
+@jax.jit
+def train_step(params, x, y):
+    loss, grads = jax.value_and_grad(mlp_loss)(params, x, y)
+    return loss, [p - 0.1 * g for p, g in zip(params, grads)]
+
+def steps(n):
+    params = mlp_params()
+    losses = []
+    for _ in range(n):
+        loss, params = train_step(params, B / 10, Y3)
+        losses.append(loss)
+    return losses, params
+
+def shards(a):
+    return str([(s.device.id, np.asarray(s.data).tolist()) for s in a.addressable_shards])
+'''
+
+CASES = {
+    # -- concrete arrays carry their sharding in their type
+    "typeof_device_put": "ty(A, B, V, R)",
+    "typeof_sharding": "str(jax.typeof(A).sharding)",
+    "typeof_in_jit": "intype(lambda a: a, A)",
+    "auto_mesh_untyped": "ty(jax.device_put(np.arange(8.0), jax.NamedSharding("
+                         "jax.make_mesh((8,), ('a',), (jax.sharding.AxisType.Auto,)), P('a'))))",
+    "unreduced_type": "ty(jax.device_put(A, P('X', None, unreduced={'Y'})))",
+    "unreduced_shards": "shards(jax.device_put(A, P('X', None, unreduced={'Y'})))",
+    # -- elementwise
+    "sin_T": "ty(jnp.sin(A).T)",
+    "sin_T:value": "jnp.sin(A).T",
+    "broadcast_add": "ty(COL + ROW)",
+    "broadcast_add:value": "COL + ROW",
+    "broadcast_add_jit": "intype(lambda a, b: a + b, COL, ROW)",
+    "illegal_add": "S4 + T4",
+    "incompatible_add": "B + BY",
+    "scalar_mul": "ty(A * 2, 2.0 * V, A ** 3, -A)",
+    "where_clip_cast": "ty(jnp.where(A > 3, A, 0.0), jnp.clip(A, 1, 5), A.astype(jnp.int32))",
+    "compare_select": "intype(lambda a: jax.lax.select(a > 3, a, a * 2), A)",
+    "replicated_with_sharded": "ty(A + R, R * B)",
+    # -- reductions
+    "sums": "ty(A.sum(0), A.sum(1), A.sum(), A.mean(0), A.max(1), jnp.argmax(A, 0))",
+    "sums:value": "(A.sum(0), A.sum(1), A.mean(0), A.max(1), jnp.argmax(A, 0))",
+    "sum_jit": "intype(lambda a: a.sum(0), A)",
+    "all_reduce_compiled": "str('all-reduce(' in jax.jit(lambda x: x.sum(0)).lower(A)"
+                           ".compile().as_text())",
+    "cumsum_unsharded_axis": "ty(jnp.cumsum(B, axis=1))",
+    "cumsum_unsharded_axis:value": "jnp.cumsum(B, axis=1)",
+    "cumsum_sharded_axis": "jnp.cumsum(A, axis=1)",
+    # -- structure
+    "reshape_split": "ty(V.reshape(4, 2))",
+    "reshape_merge": "ty(B.reshape(32))",
+    "reshape_merge:value": "B.reshape(32)",
+    "reshape_unsupported": "A.reshape(4, 8)",
+    "reshape_out_sharding": "ty(jax.lax.reshape(A, (4, 8), out_sharding=P('X', None)))",
+    "reshape_ones": "ty(jnp.expand_dims(A, 0), jnp.squeeze(jnp.expand_dims(A, 1), 1), "
+                    "A[:, None, :])",
+    "transpose": "ty(jnp.transpose(A), jnp.moveaxis(A[None], 0, 2))",
+    "concatenate": "ty(jnp.concatenate([B, B], 0), jnp.concatenate([A, A], 1))",
+    "concatenate:value": "jnp.concatenate([B, B], 0)",
+    "concatenate_mismatch": "jnp.concatenate([A, B], 1)",
+    "stack_split": "ty(jnp.stack([B, B]), *jnp.split(B, 2, axis=1))",
+    "pad": "ty(jnp.pad(B, ((0, 0), (1, 1))))",
+    "pad:value": "jnp.pad(B, ((0, 0), (1, 1)))",
+    "slice_kept": "ty(B[:, 1:3], A[4:8])",
+    "slice_kept:value": "(B[:, 1:3], A[4:8])",
+    "slice_indivisible": "A[0:2]",
+    "iota_out_sharding": "ty(jax.lax.broadcasted_iota(jnp.int32, (8, 4), 0, "
+                         "out_sharding=P('X', None)))",
+    "full_like": "ty(jnp.zeros_like(A), jnp.ones_like(B))",
+    "broadcast_to": "ty(jnp.broadcast_to(V[:, None], (8, 4)))",
+    "sort_unsharded_axis": "ty(jnp.sort(B, axis=1))",
+    "sort_sharded_axis": "jnp.sort(B, axis=0)",
+    "top_k": "ty(*jax.lax.top_k(B, 2))",
+    "top_k:value": "jax.lax.top_k(B, 2)",
+    "take_unsharded_axis": "ty(jnp.take(B, jnp.array([0, 2]), axis=1))",
+    "dynamic_slice": "intype(lambda a, i: jax.lax.dynamic_slice_in_dim(a, i, 2, axis=1), B, 1)",
+    # -- dot_general
+    "dot": "ty(jnp.dot(B, C), B @ C)",
+    "dot:value": "jnp.dot(B, C)",
+    "dot_ambiguous": "jnp.dot(jax.device_put(np.ones((8, 4), np.float32), P(None, 'X')), "
+                     "jax.device_put(np.ones((4, 16), np.float32), P('X', None)))",
+    "dot_out_sharding": "ty(jnp.dot(jax.device_put(np.ones((8, 4), np.float32), P(None, 'X')), "
+                        "jax.device_put(np.ones((4, 16), np.float32), P('X', None)), "
+                        "out_sharding=P('X', None)))",
+    "dot_out_sharding:value": "jnp.dot(jax.device_put(np.ones((8, 4), np.float32), "
+                              "P(None, 'X')), jax.device_put(np.ones((4, 16), np.float32), "
+                              "P('X', None)), out_sharding=P('X', None))",
+    "dot_vector": "ty(B @ jnp.ones(4), V @ B)",
+    "conv_batch_sharded": "ty(jax.lax.conv(IMG, KER, (1, 1), 'SAME'))",
+    "conv_batch_sharded:value": "jax.lax.conv(IMG, KER, (1, 1), 'SAME')",
+    "conv_grad": "ty(*jax.grad(lambda x, k: jax.lax.conv(x, k, (1, 1), 'VALID').sum(), "
+                 "(0, 1))(IMG, KER))",
+    # -- autodiff and vmap
+    "grad_square_sum": "ty(jax.grad(lambda a: (a ** 2).sum())(A))",
+    "grad_square_sum:value": "jax.grad(lambda a: (a ** 2).sum())(A)",
+    "mlp_grads": "ty(*jax.grad(mlp_loss)(mlp_params(), B / 10, Y3))",
+    "mlp_grads:value": "jax.grad(mlp_loss)(mlp_params(), B / 10, Y3)",
+    "mlp_steps": "ty(*steps(3)[1])",
+    "mlp_steps:value": "steps(3)",
+    "mlp_grads_in_jit": "intype(jax.grad(mlp_loss), mlp_params(), B / 10, Y3)",
+    "vmap_rows": "ty(jax.vmap(jnp.sin)(B), jax.vmap(lambda r: r.sum())(A))",
+    "vmap_cols": "ty(jax.vmap(jnp.sin, in_axes=1, out_axes=1)(A))",
+    "vmap_rows:value": "jax.vmap(lambda r: r.sum())(A)",
+    "grad_of_vmap": "ty(jax.grad(lambda a: jax.vmap(lambda r: jnp.tanh(r).sum())(a).sum())(B))",
+    # -- reshard, auto_axes, explicit_axes
+    "reshard": "ty(jax.reshard(A, P('Y', None)), jax.reshard(R, P(None, 'X')))",
+    "reshard:value": "jax.reshard(A, P('Y', None))",
+    "reshard_in_jit": "intype(lambda a: jax.reshard(a, P(None, 'X')) * 2, A)",
+    "reshard_other_mesh_in_jit": "intype(lambda a: _in_abstract(a), A)",
+    "auto_axes": "ty(jax.sharding.auto_axes(lambda a, b: a + b, out_sharding=P('X', None))"
+                 "(S4, T4))",
+    "auto_axes:value": "jax.sharding.auto_axes(lambda a, b: a + b, out_sharding=P('X', None))"
+                       "(S4, T4)",
+    "auto_axes_in_jit": "intype(lambda a, b: jax.sharding.auto_axes(lambda u, v: u + v, "
+                        "out_sharding=P(None, 'X'))(a, b), S4, T4)",
+    "random_out_sharding": "ty(jax.random.normal(jax.random.key(0), (8, 4), "
+                           "out_sharding=P('X', 'Y')), jax.random.uniform(jax.random.key(1), "
+                           "(8,), out_sharding=P('X')))",
+    "random_out_sharding:value": "(jax.random.normal(jax.random.key(0), (8, 4), "
+                                 "out_sharding=P('X', 'Y')), jax.random.uniform("
+                                 "jax.random.key(1), (8,), out_sharding=P('X')))",
+    "mesh_mismatch": "A + jax.device_put(np.ones((8, 4), np.float32), jax.NamedSharding("
+                     "jax.make_mesh((2, 4), ('X', 'Y')), P('X', None)))",
+    "jit_out_specs": "ty(jax.jit(lambda a: (a.sum(0), a.T, a * 2, a.reshape(2, 4, 4)))(A))",
+}
+
+PRELUDE += '''
+def _in_abstract(a):
+    am = jax.sharding.AbstractMesh((8,), ('A',), (jax.sharding.AxisType.Explicit,))
+    with jax.sharding.use_abstract_mesh(am):
+        return jax.reshard(a, P('A', None)) * 2
+'''
+
+test_matches_jax, test_every_case_recorded, test_records_match_live_jax = multi_device.tests(
+    "explicit_sharding", "test_explicit_sharding", CASES)
