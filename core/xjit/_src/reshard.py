@@ -86,3 +86,12 @@ def _batch(args, dims, *, dst_sharding, concrete_mesh=None):
 
 
 batching.batch_rules[reshard_p] = _batch
+
+
+def untyped(x):
+    """``x`` with no explicit sharding in its type (the identity on values):
+    for code that reshapes values as the mesh splits them (shard_map's
+    emulation), which the types of an explicit layout do not allow."""
+    if getattr(core.aval_of(x), "_sharding", None) is None:
+        return x
+    return reshard_p.bind(x, dst_sharding=None, concrete_mesh=None)

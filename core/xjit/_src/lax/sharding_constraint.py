@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from xjit._src import core, tree_util
 from xjit._src.interpreters import ad, batching, mlir as lowering
-from xjit._src.mesh import AbstractMesh, get_concrete_mesh, get_mesh
+from xjit._src import sharding_in_types as sit
+from xjit._src.mesh import AbstractMesh, AxisType, get_abstract_mesh, get_concrete_mesh, get_mesh
 from xjit._src.sharding import NamedSharding, PartitionSpec, Sharding, _named, place
 
 
@@ -78,6 +79,26 @@ def _on_devices(x, s):
     return NamedSharding(have.mesh, s.spec)
 
 
+def _assert_type(aval, s):
+    have = sit.parts(aval)
+    want = tuple(s.spec.partitions) + (None,) * (len(aval.shape) - len(s.spec))
+    if any(w is not PartitionSpec.UNCONSTRAINED and h != w for h, w in zip(have, want)):
+        raise AssertionError(
+            "`with_sharding_constraint` acts as an assert when all axes of mesh are of type "
+            f"`Explicit`. The array sharding: {PartitionSpec(*have)} did not match the sharding "
+            f"provided: {PartitionSpec(*want)}. Please use `jax.sharding.reshard` to shard your "
+            "input to the sharding you want.")
+
+
+def _check_auto(s):
+    """Outside an all-Explicit context, a constraint may name Auto axes only."""
+    types = dict(zip(s.mesh.axis_names, s.mesh.axis_types))
+    if any(types[a] != AxisType.Auto for a in s.spec._axis_names()):
+        raise ValueError("The spec of NamedSharding passed to with_sharding_constraint can only "
+                         f"refer to Auto axes of the mesh. Got spec={s.spec} and "
+                         f"mesh={s.mesh.abstract_mesh}. You probably meant to use `reshard` API?")
+
+
 def with_sharding_constraint(x, shardings):
     """``x`` (a pytree) constrained to ``shardings`` (a prefix tree of
     Shardings, or PartitionSpecs under a mesh context)."""
@@ -96,6 +117,11 @@ def with_sharding_constraint(x, shardings):
         if isinstance(s, NamedSharding):
             s.check_compatible_aval(core.aval_of(v).shape)
             s.shard_shape(core.aval_of(v).shape)
+            if get_abstract_mesh().are_all_axes_explicit:  # an assert on the type, as JAX
+                _assert_type(core.aval_of(v), s)
+                out.append(v)
+                continue
+            _check_auto(s)
         if not isinstance(v, core.Tracer):  # eagerly: lay the value out as asked
             out.append(place(v, _on_devices(v, s)))
             continue
