@@ -20,6 +20,7 @@ from xjit._src.interpreters import batching
 from xjit._src.interpreters.batching import AxisData, extend_axis_env, vmap
 from xjit._src.core import ManualAxisType
 from xjit._src.sharding_in_types import VaryingMismatchError
+from xjit._src.shard_map_spmd import erase_params
 
 class ShardMapTracer(core.Tracer):
     __slots__ = ("val", "vma", "aval")
@@ -74,8 +75,10 @@ class ShardMapTrace(core.Trace):
                 vals.append(x)
                 in_axes.append(None)
             avals.append(core.aval_of(x))
+        run_params = erase_params(params)  # its sub-jaxprs run on every device's blocks at once
         with core.set_current_trace(core.eval_trace):
-            out = self._stacked(lambda *xs: primitive.bind(*xs, **params), tuple(in_axes))(*vals)
+            out = self._stacked(lambda *xs: primitive.bind(*xs, **run_params),
+                                tuple(in_axes))(*vals)
         for v in (out if primitive.multiple_results else [out]):
             _untype(v)
         vmas = self._out_vmas(primitive, avals, params)

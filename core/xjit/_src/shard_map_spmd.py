@@ -158,8 +158,11 @@ core.impl_rules[shard_map_p] = _impl
 
 
 def _emulated(jaxpr, mesh, in_specs, out_specs):
-    """The one-device form of the primitive: the body batched over the mesh axes."""
+    """The one-device form of the primitive: the body batched over the mesh
+    axes (with its types' varying axes erased: each vmap over a mesh axis
+    already holds one value per member)."""
     from xjit._src.shard_map import _shard_map
+    jaxpr = erase_vma(jaxpr)
     body = lambda *xs: tuple(core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *xs))
     return _shard_map(body, mesh, tuple(in_specs), tuple(out_specs), frozenset(), False,
                       emulate=True)
@@ -183,3 +186,96 @@ def _batch(args, dims, *, jaxpr, mesh, in_specs, out_specs, **_):
 
 
 batching.batch_rules[shard_map_p] = _batch
+
+
+# --------------------------------------------------------------------------
+# Erasing the varying axes from a body's types
+
+_erased: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def erase_vma(closed):
+    """``closed`` as a check_vma=False body: its types carry no varying axes,
+    ``pvary`` is gone and ``psum_invariant`` is ``psum``. What the emulation
+    runs under vmaps over the mesh axes (the types name axes those vmaps
+    consume; a sub-jaxpr re-traced from them, a scan's transpose, would
+    insert pvary over axes no longer bound)."""
+    out = _erased.get(closed)
+    if out is None:
+        out = _erased[closed] = core.ClosedJaxpr(_erase_jaxpr(closed.jaxpr), closed.consts)
+    return out
+
+
+def erase_params(params):
+    """``params`` with the jaxprs among them erased (``erase_vma``)."""
+    new = None
+    for k, v in params.items():
+        e = _erase_param(v)
+        if e is not v:
+            new = dict(params) if new is None else new
+            new[k] = e
+    return params if new is None else new
+
+
+def _erase_param(v):
+    if isinstance(v, core.ClosedJaxpr):
+        return erase_vma(v) if _typed(v.jaxpr) else v
+    if isinstance(v, core.Jaxpr):
+        return _erase_jaxpr(v) if _typed(v) else v
+    if isinstance(v, tuple) and v and isinstance(v[0], (core.Jaxpr, core.ClosedJaxpr)):
+        return tuple(_erase_param(j) for j in v)
+    return v
+
+
+def _typed(jaxpr):
+    """Whether any value of ``jaxpr`` (or of a jaxpr inside it) carries varying axes."""
+    from xjit._src.lax.parallel_vma import psum_invariant_p, pvary_p
+    for v in (*jaxpr.constvars, *jaxpr.invars):
+        if _varies(v.aval):
+            return True
+    for e in jaxpr.eqns:
+        if e.primitive in (pvary_p, psum_invariant_p) or any(_varies(v.aval) for v in e.outvars):
+            return True
+        if any(_erase_param(p) is not p for p in e.params.values()):
+            return True
+    return False
+
+
+def _varies(aval):
+    return bool(getattr(getattr(aval, "manual_axis_type", None), "varying", None))
+
+
+def _erase_aval(aval):
+    return aval.update(manual_axis_type=None) if _varies(aval) else aval
+
+
+def _erase_jaxpr(jaxpr):
+    from xjit._src.lax.parallel import psum_p
+    from xjit._src.lax.parallel_vma import psum_invariant_p, pvary_p
+    env = {}
+
+    def atom(v):
+        if type(v) is core.Literal:
+            return core.Literal(v.val, _erase_aval(v.aval)) if _varies(v.aval) else v
+        new = env.get(v)
+        if new is None:
+            new = env[v] = type(v)(_erase_aval(v.aval))
+        return new
+
+    constvars = [atom(v) for v in jaxpr.constvars]
+    invars = [atom(v) for v in jaxpr.invars]
+    eqns = []
+    for e in jaxpr.eqns:
+        ins = [atom(v) for v in e.invars]
+        if e.primitive is pvary_p:  # a cast of the type only
+            env[e.outvars[0]] = ins[0]
+            continue
+        prim, params = e.primitive, e.params
+        if prim is psum_invariant_p:
+            prim, params = psum_p, dict(axes=params["axes"], axis_index_groups=None)
+        else:
+            params = erase_params(params)
+        eqns.append(core.JaxprEqn(ins, [atom(v) for v in e.outvars], prim, params,
+                                  e.source_info))
+    return core.Jaxpr(constvars, invars, [atom(v) for v in jaxpr.outvars], eqns,
+                      jaxpr.debug_info)
