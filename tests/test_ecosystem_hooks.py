@@ -14,7 +14,15 @@ which needs the `compare` extra):
 * ``Primitive.get_bind_params`` and binding with the ``subfuns`` it returns,
   which equinox's jaxpr interpreters (``finalise_jaxpr``) do for every
   equation, ``custom_jvp_call`` included: the re-bound call keeps its rule
-  (a rule that differs from the function's derivative) in every composition.
+  (a rule that differs from the function's derivative) in every composition;
+* ``Lowered.cost_analysis()``, XLA's estimates before optimization (flax's
+  ``nnx.tabulate`` reads its flops);
+* an array-like pytree node (``__jax_array__`` and attribute forwarding, as a
+  flax ``Variable``) taken by ``jnp`` functions under ``jit`` and ``grad``;
+* a ``custom_vjp`` rule's cotangents arriving as arrays, grad's seed and an
+  unused output's zero included (flax's rules read their ``.shape``);
+* ``scan``/``while_loop``/``cond`` of the same function on the same types
+  traced once (flax's ``nnx.scan`` tests count the traces).
 """
 import os
 import subprocess
@@ -89,6 +97,42 @@ X23 = jnp.arange(6.0).reshape(2, 3) - 2.0
 
 F_EQN = jvp_eqn(lambda x: f(x) * 2.0, 1.0)
 F_BIND = F_EQN.primitive.get_bind_params(F_EQN.params)
+
+class Boxed:
+    def __init__(self, value):
+        self.value = value
+    def __jax_array__(self):
+        return self.value
+    def __getattr__(self, name):
+        return getattr(self.__dict__["value"], name)
+jax.tree_util.register_pytree_node(Boxed, lambda b: ((b.value,), None), lambda _, c: Boxed(c[0]))
+
+ct_seen = []
+@jax.custom_vjp
+def cv(x):
+    return jnp.sin(x), jnp.cos(x)
+def cv_fwd(x):
+    return cv(x), x
+def cv_bwd(x, g):
+    ct_seen.append(" ".join(f"{type(c).__name__} {c.shape} {c.dtype}" for c in g))
+    return (jnp.cos(x) * g[0] - jnp.sin(x) * g[1],)
+cv.defvjp(cv_fwd, cv_bwd)
+
+def below(c):
+    return c < 3.0
+def count_traces(loop):
+    """How often two runs of ``loop(body, cbody, i)`` (i = 0, 1) trace the
+    functions, which are new to each case."""
+    traces = []
+    def body(c, x):
+        traces.append(1)
+        return c + x, x * 2
+    def cbody(c):
+        traces.append(1)
+        return c + 1.0
+    loop(body, cbody, 0)
+    loop(body, cbody, 1)
+    return len(traces)
 '''
 
 CASES = {
@@ -138,6 +182,25 @@ CASES = {
     "const_grad": "jax.grad(lambda x: k(x).sum())(jnp.array([1.0, 4.0]))",
     "const_jacfwd_jit": "jax.jacfwd(jax.jit(k))(jnp.array([1.0, 4.0]))",
     "const_vmap_jacrev": "jax.vmap(jax.jacrev(k))(jnp.stack([X[:2], Y[:2]]))",
+    "lowered_cost_analysis": "jax.jit(lambda x, y: jnp.sin(x @ y) + 1).lower("
+                             "jnp.ones((4, 5)), jnp.ones((5, 3))).cost_analysis()",
+    "array_like_pytree_jit": "jax.jit(lambda b: jnp.sin(b) * 2)(Boxed(jnp.float32(1.0)))",
+    "array_like_pytree_promote": "jax.jit(lambda b: jnp.add(b, 1))(Boxed(jnp.arange(3)))",
+    "array_like_pytree_grad": "jax.grad(lambda b: jnp.sum(jnp.sin(b)))("
+                              "Boxed(jnp.arange(3.0))).value",
+    "custom_vjp_ct_seed": "(jax.grad(lambda x: cv(x)[0])(1.0), ct_seen[-1])[1]",
+    "custom_vjp_ct_array_seed": "(jax.grad(lambda x: cv(x)[1])(jnp.float32(2.0)), "
+                                "ct_seen[-1])[1]",
+    "custom_vjp_ct_value": "jax.grad(lambda x: cv(x)[0] * 3.0)(0.5)",
+    "scan_traced_once": "count_traces(lambda b, c, i: jax.lax.scan(b, 0.0, jnp.arange(3.0)))",
+    "while_traced_once": "count_traces(lambda b, c, i: jax.lax.while_loop(below, c, 0.0))",
+    "cond_traced_once": "count_traces(lambda b, c, i: jax.lax.cond(True, c, c, 1.0))",
+    "scan_same_step_types": "count_traces(lambda b, c, i: jax.lax.scan(b, 0.0, "
+                            "jnp.arange(3.0 + i)))",
+    "scan_new_types_retraced": "count_traces(lambda b, c, i: jax.lax.scan(b, jnp.zeros(i + 1), "
+                               "jnp.arange(3.0)))",
+    "scan_cached_value": "(lambda out: (jax.lax.scan(out, 0.0, jnp.arange(3.0)), jax.lax.scan("
+                         "out, 1.0, jnp.arange(3.0) * 2)))(lambda c, x: (c + x, x * 2))",
 }
 
 test_matches_jax, test_every_case_recorded, test_records_match_live_jax = recorded.tests(

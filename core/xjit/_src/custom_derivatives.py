@@ -694,8 +694,10 @@ class custom_vjp:
             return _check_fwd_output(pair, name, fwd_name, store)
 
         def flat_bwd(res_tree, res, cts):
-            cts = [(SymbolicZero(c.aval) if sz else ad.instantiate_zeros(c)) if type(c) is Zero
-                   else c for c in cts]
+            # a cotangent that is still a host constant (grad's seed of 1, a scalar
+            # zero) reaches the rule as an array, as JAX's always do
+            cts = [SymbolicZero(c.aval) if sz and type(c) is Zero
+                   else core.lax_ops.asarray_device(ad.instantiate_zeros(c)) for c in cts]
             py_res = tree_util.tree_unflatten(res_tree, list(res))
             py_ct = tree_util.tree_unflatten(store[0][0], cts)
             out = user_bwd(*static, py_res, py_ct)

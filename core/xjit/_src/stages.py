@@ -136,6 +136,19 @@ class Lowered:
     def out_info(self):
         return Traced(self._jitted, self._entry, self._in_tree).out_info
 
+    def cost_analysis(self):
+        """XLA's cost estimates (flops, transcendentals, bytes accessed) of the
+        module before optimization; ``compile().cost_analysis()`` gives them
+        after. A backend reached through the PJRT C API (a GPU plugin) has no
+        such analysis: NotImplementedError, as in JAX."""
+        client = dispatch.backend.default_device().client
+        if "PJRT C API" in client.platform_version:
+            raise NotImplementedError(
+                f"Lowered.cost_analysis not implemented on platform '{client.platform}'. "
+                "Use compile().cost_analysis() for post-compilation cost estimates.")
+        comp = _jax.mlir.mlir_module_to_xla_computation(self._entry.text, use_tuple_args=False)
+        return _jax.hlo_module_cost_analysis(client, comp.get_hlo_module())
+
 
 class Compiled:
     flat_args = None  # as Lowered's

@@ -102,6 +102,10 @@ def convert(x, dtype, weak):
             x = x.astype(canon)
         if weak and x.ndim:
             x = lax.asarray_device(x)  # a host array cannot carry the weak type
+    elif getattr(type(x), "__jax_array__", None) is not None:
+        # a pytree node that is array-like (a flax Variable): check_arraylike let
+        # it through, and JAX's jitted jnp functions convert it by the protocol
+        x = x.__jax_array__()
     return lax._convert(x, dtype, weak)
 
 

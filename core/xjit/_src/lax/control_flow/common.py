@@ -3,7 +3,9 @@ closed jaxprs (with JAX's forwarding and pruning of outputs), and the
 helpers their JVP and batching rules use on those jaxprs."""
 from __future__ import annotations
 
-from xjit._src import core, dtypes, tree_util
+import weakref
+
+from xjit._src import core, dispatch, dtypes, tree_util
 from xjit._src.interpreters import ad
 from xjit._src.interpreters.ad import Zero
 from xjit._src.interpreters.partial_eval import (
@@ -28,8 +30,46 @@ class Traced:
     out_avals = property(lambda self: [v.aval for v in self.jaxpr.outvars])
 
 
+class _OutLeaf:
+    """What a cached trace gives back for an output leaf: its type (the
+    output checks only read types)."""
+
+    __slots__ = ("aval", "weak_type")
+
+    def __init__(self, aval):
+        self.aval, self.weak_type = aval, aval.weak_type
+
+
+# fun -> {(input tree, input types, caller, trace flags and mesh): Traced}. As
+# JAX's staging cache: outside any transformation, a loop, scan or cond of the
+# same function on the same types reuses its jaxpr (and constants) instead of
+# running the Python function again.
+_traced_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def trace_fun(fun, in_tree, in_avals, traced_for, args_for_names=None):
-    """Stage ``fun(*unflatten(in_tree, args))`` into a jaxpr."""
+    """Stage ``fun(*unflatten(in_tree, args))`` into a jaxpr; returns the
+    Traced and the function's output (its leaves are tracers, or stand-ins
+    carrying their types when the trace came from the cache)."""
+    if core.trace_ctx.trace is not core.eval_trace:
+        return _trace_fun(fun, in_tree, in_avals, traced_for, args_for_names)
+    key = (in_tree, tuple(in_avals), traced_for, dispatch.trace_token)
+    try:
+        per_fun = _traced_cache.get(fun)
+        traced = None if per_fun is None else per_fun.get(key)
+    except TypeError:  # a function that cannot be weakly referenced or hashed
+        return _trace_fun(fun, in_tree, in_avals, traced_for, args_for_names)
+    if traced is None:
+        traced, out = _trace_fun(fun, in_tree, in_avals, traced_for, args_for_names)
+        if per_fun is None:
+            per_fun = _traced_cache[fun] = {}
+        per_fun[key] = traced
+        return traced, out
+    return traced, tree_util.tree_unflatten(traced.out_tree,
+                                            [_OutLeaf(a) for a in traced.out_avals])
+
+
+def _trace_fun(fun, in_tree, in_avals, traced_for, args_for_names):
     names = arg_names_of(fun, args_for_names, {}) if args_for_names is not None else None
     debug = DebugInfo(fun, traced_for, names)
     store = []
