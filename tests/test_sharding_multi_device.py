@@ -139,6 +139,17 @@ CASES = {
     "set_mesh_abstract_constraint": "in_mesh(mesh, lambda: shards(jax.jit(lambda: "
                                     "jax.lax.with_sharding_constraint(jnp.ones((8, 4)), NS("
                                     "jax.sharding.get_abstract_mesh(), P('x', 'y'))))()))",
+    # eager operations under set_mesh: results laid out on the mesh, replicated
+    # (flax creates its parameters this way, then constrains them eagerly)
+    "set_mesh_eager_ones": "in_mesh(mesh, lambda: repr(jnp.ones((8, 4)).sharding))",
+    "set_mesh_eager_op": "in_mesh(emesh, lambda: sh(X * 2 + 1))",
+    "set_mesh_eager_value": "in_mesh(mesh, lambda: jnp.sin(X) @ X.T + jnp.zeros((8, 8)))",
+    "set_mesh_eager_random": "in_mesh(mesh, lambda: repr(jax.random.normal("
+                             "jax.random.key(0), (3,)).sharding))",
+    "set_mesh_eager_constraint": "in_mesh(mesh, lambda: shards(jax.lax.with_sharding_constraint("
+                                 "jnp.ones((8, 4)), NS(jax.sharding.get_abstract_mesh(), "
+                                 "P('x', 'y')))))",
+    "set_mesh_eager_after_exit": "(in_mesh(mesh, lambda: None), repr((X + 1).sharding))[1]",
     "set_mesh_abstract_vmap": "in_mesh(mesh, lambda: sh(jax.vmap(lambda r: "
                               "jax.lax.with_sharding_constraint(r, NS("
                               "jax.sharding.get_abstract_mesh(), P('x'))))(jnp.ones((2, 8)))))",

@@ -21,6 +21,7 @@ from xjit._src import xla_bridge as backend, compiler, core, dtypes, errors
 from xjit._src.interpreters import mlir as lowering
 from .array import ArrayImpl
 from .sharded_array import ShardedArrayImpl
+from .mesh import _context as _mesh_context
 from .config import config
 
 
@@ -184,6 +185,8 @@ check_nans = None
 
 def apply_primitive(prim, *args, **params):
     """Run one primitive eagerly."""
+    if _mesh_context.concrete is not None:  # set_mesh: results laid out on it (pxla)
+        return apply_sharded(prim, args, params)
     avals = []
     bufs = []
     for x in args:

@@ -24,6 +24,7 @@ from xjit._src import core, dispatch, tree_util
 from xjit._src.interpreters import mlir as lowering
 from .array import ArrayImpl
 from .config import config
+from .mesh import _context as _mesh_context
 from xjit._src.interpreters.partial_eval import close_jaxpr, trace_to_jaxpr
 
 _flags = config._values
@@ -69,7 +70,8 @@ def fastpath(nargs):
         @functools.wraps(fn)
         def call(*args, **kwargs):
             if (core.trace_ctx.trace is not core.eval_trace or len(args) < nargs
-                    or _flags["jax_debug_nans"] or _flags["jax_debug_infs"]):
+                    or _flags["jax_debug_nans"] or _flags["jax_debug_infs"]
+                    or _mesh_context.concrete is not None):
                 return fn(*args, **kwargs)
             key = [dispatch.trace_token]
             bufs = []
