@@ -24,7 +24,7 @@ import math
 from xjit._src import tree_util
 from xjit._src.lax.sharding_constraint import with_sharding_constraint
 from xjit._src.mesh import AbstractMesh, get_abstract_mesh
-from xjit._src.sharding import Mesh, NamedSharding, PartitionSpec
+from xjit._src.sharding import Mesh, NamedSharding, PartitionSpec, place
 from xjit._src.traceback_util import api_boundary
 
 
@@ -357,7 +357,7 @@ def _eager(f, mesh, leaves, in_tree, specs, out_specs, check_vma, fun_name):
     results = []
     for (y, _), spec in zip(outs, spec_leaves):
         y = _unshard_output(y, spec or PartitionSpec(), sizes, order, manual)
-        results.append(with_sharding_constraint(y, NamedSharding(mesh, spec or PartitionSpec())))
+        results.append(place(y, NamedSharding(mesh, spec or PartitionSpec())))
     return tree_util.tree_unflatten(out_tree, results)
 
 

@@ -18,6 +18,7 @@ from xjit._src import core
 from xjit._src.interpreters import ad, batching, mlir as lowering
 from xjit._src.interpreters.partial_eval import DebugInfo, close_jaxpr, trace_to_jaxpr
 from xjit._src.sharding import NamedSharding, PartitionSpec
+from xjit._src.sharding_in_types import type_sharding
 
 shard_map_p = core.Primitive("shard_map")
 shard_map_p.multiple_results = True
@@ -52,7 +53,9 @@ def global_aval(aval, spec, mesh, manual=frozenset()):
     shape = [n * math.prod(sizes[a] for a in axes)
              for n, axes in zip(aval.shape, _dim_axes(spec, len(aval.shape)))]
     mat = aval.manual_axis_type
-    return aval.update(shape=tuple(shape), manual_axis_type=mat.update(
+    # over Explicit mesh axes the global value's type carries its layout
+    sharding = type_sharding(NamedSharding(mesh.abstract_mesh, spec))
+    return aval.update(shape=tuple(shape), sharding=sharding, manual_axis_type=mat.update(
         varying=mat.varying - manual))
 
 
