@@ -78,3 +78,36 @@ def test_closed_over_keys_are_constants():
     np.testing.assert_array_equal(jax.random.key_data(out_ks), jax.random.key_data(KS))
     np.testing.assert_allclose(jax.jit(lambda x: jax.random.normal(k, (2,)) * x)(2.0),
                                [3.2452843, 4.0505295], rtol=1e-6)
+
+
+def test_scatter_sets_keys():
+    """``keys.at[i].set(k)`` (flax's linen ``while_loop`` test keeps its rngs
+    so) lowers on the key data: eagerly, under jit, vmap, a fori_loop, with
+    index arrays, slices and clipping; the key data are JAX 0.10.2's."""
+    k = jax.random.key(7)
+    data = [[1797259609, 2579123966], [928981903, 3453687069], [4146024105, 2718843009]]
+    np.testing.assert_array_equal(jax.random.key_data(KS), data)
+    out = KS.at[1].set(k)
+    assert out.dtype == KS.dtype
+    np.testing.assert_array_equal(jax.random.key_data(out), [data[0], [0, 7], data[2]])
+    out = jax.jit(lambda ks, k: ks.at[2].set(k))(KS, k)
+    np.testing.assert_array_equal(jax.random.key_data(out), [data[0], data[1], [0, 7]])
+    np.testing.assert_array_equal(jax.random.key_data(KS.at[5].set(k, mode="clip")),
+                                  [data[0], data[1], [0, 7]])
+    np.testing.assert_array_equal(jax.random.key_data(KS.at[1:].set(k)),
+                                  [data[0], [0, 7], [0, 7]])
+    loop = lax.fori_loop(0, 3, lambda i, ks: ks.at[i].set(jax.random.fold_in(k, i)), KS)
+    np.testing.assert_array_equal(jax.random.key_data(loop), [
+        [3625411723, 1954958720], [195045567, 4062205631], [966301609, 1948237315]])
+    kv = jax.random.split(jax.random.key(2), 2)
+    kv_data = [[1821159224, 3364244817], [637334850, 3278974502]]
+    np.testing.assert_array_equal(jax.random.key_data(KS.at[jnp.array([0, 2])].set(kv)),
+                                  [kv_data[0], data[1], kv_data[1]])
+    kk = jax.random.split(jax.random.key(1), 6).reshape(2, 3)
+    out = jax.random.key_data(jax.vmap(lambda ks, k: ks.at[1].set(k))(kk, kv))
+    np.testing.assert_array_equal(out[:, 1], kv_data)
+    np.testing.assert_array_equal(out[:, ::2], jax.random.key_data(kk)[:, ::2])
+    np.testing.assert_array_equal(out[:, ::2], [[[507451445, 1853169794],
+                                                 [2441914641, 3819641963]],
+                                                [[3568232559, 2761185182],
+                                                 [3243370355, 1313272271]]])

@@ -438,11 +438,22 @@ def _fix_select(ctx, ai, ao, args, p):
     return (w, *args[1:]), p, [pa, *ai[1:]]
 
 
+def _fix_scatter(ctx, ai, ao, args, p):
+    """``keys.at[i].set(k)``: the key data's trailing dimensions are window
+    dimensions of the updates and of the operand (the last ones of each)."""
+    dn = p["dimension_numbers"]
+    k = len(ai[0].shape) - len(ao[0].shape)  # the key data's dimensions
+    n = len(ai[2].shape) - k  # the updates' own dimensions
+    dn = dn._replace(update_window_dims=tuple(dn.update_window_dims) + tuple(range(n, n + k)))
+    return args, {**p, "dimension_numbers": dn}, ai
+
+
 for _p, _fix in ((st.broadcast_in_dim_p, _fix_bid), (st.reshape_p, None), (st.squeeze_p, None),
                  (st.transpose_p, _fix_transpose), (st.rev_p, None), (st.slice_p, _fix_slice),
                  (st.concatenate_p, None), (st.stack_p, None), (st.copy_p, None),
                  (sl.dynamic_slice_p, _fix_dynamic_slice),
-                 (sl.dynamic_update_slice_p, _fix_dus), (st.select_n_p, _fix_select)):
+                 (sl.dynamic_update_slice_p, _fix_dus), (st.select_n_p, _fix_select),
+                 (sl.scatter_p, _fix_scatter)):
     _key_aware(_p, _fix)
 
 

@@ -78,6 +78,8 @@ def _scatter_update(x, idx, y, scatter_fn, indices_are_sorted, unique_indices, m
                      unique_indices=indexer.unique_indices or unique_indices, mode=mode)
     if indexer.scalar_bool_dims:
         out = lax.squeeze(out, indexer.scalar_bool_dims)
+    if getattr(dtype, "extended", False):  # keys: updated with keys of their type, no cast
+        return out
     return lax._convert(out, dtype, weak)
 
 
