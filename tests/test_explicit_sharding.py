@@ -161,6 +161,11 @@ CASES = {
     "vmap_rows": "ty(jax.vmap(jnp.sin)(B), jax.vmap(lambda r: r.sum())(A))",
     "vmap_cols": "ty(jax.vmap(jnp.sin, in_axes=1, out_axes=1)(A))",
     "vmap_rows:value": "jax.vmap(lambda r: r.sum())(A)",
+    "vmap_grad_out_sharding": "ty(jax.vmap(jax.grad(lambda w, x: jnp.tanh(jnp.dot("
+                              "x, w, out_sharding=P(None))).sum()), in_axes=(None, 0))("
+                              "jax.device_put(np.ones((4, 4), np.float32), P(None, 'Y')), B))",
+    "vmap_zeros_out_sharding": "intype(jax.vmap(lambda x: jnp.zeros((3, 4), "
+                               "out_sharding=P(None, 'Y')) + x[:, None]), jnp.ones((5, 3)))",
     "grad_of_vmap": "ty(jax.grad(lambda a: jax.vmap(lambda r: jnp.tanh(r).sum())(a).sum())(B))",
     # -- reshard, auto_axes, explicit_axes
     "reshard": "ty(jax.reshard(A, P('Y', None)), jax.reshard(R, P(None, 'X')))",

@@ -198,6 +198,23 @@ def primal_sharding(aval):
     return NamedSharding(mesh, P()) if mesh._any_axis_explicit else None
 
 
+def batched_sharding(sharding, bdim, entry=None):
+    """An ``out_sharding``-like parameter under vmap: the batch dimension (at
+    ``bdim``) split as the batched operand's is (``entry``), as JAX's
+    ``get_sharding_for_vmap`` splits it over the vmapped axis's mesh axis."""
+    if sharding is None:
+        return None
+    ps = list(sharding.spec.partitions)
+    ps += [None] * (bdim - len(ps))
+    ps.insert(bdim, entry)
+    return sharding.update(spec=sharding.spec.update(partitions=ps))
+
+
+def batch_entry(x, bdim):
+    """The spec entry of batched value ``x``'s batch dimension."""
+    return None if bdim is None else parts(core.aval_of(x))[bdim]
+
+
 def with_param_sharding(aval, sharding):
     """A primitive's output type given its ``sharding=`` parameter (eval
     rules call this: the output is typed even when no input is)."""

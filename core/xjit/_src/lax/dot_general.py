@@ -238,6 +238,7 @@ def _dot_general_rule(args, dims, *, dimension_numbers, precision=None,
     lhs, rhs = args
     lbd, rbd = dims
     (lc, rc), (lb, rb) = dimension_numbers
+    entry = sit.batch_entry(lhs, lbd) if lbd is not not_mapped else sit.batch_entry(rhs, rbd)
     if lbd is not not_mapped and rbd is not not_mapped:
         lb, rb = (lbd,) + _bump(lb, lbd), (rbd,) + _bump(rb, rbd)
         lc, rc = _bump(lc, lbd), _bump(rc, rbd)
@@ -253,7 +254,7 @@ def _dot_general_rule(args, dims, *, dimension_numbers, precision=None,
     out = dot_general_p.bind(lhs, rhs, dimension_numbers=((lc, rc), (lb, rb)),
                                 precision=precision,
                                 preferred_element_type=preferred_element_type,
-                                out_sharding=out_sharding)
+                                out_sharding=sit.batched_sharding(out_sharding, out_dim, entry))
     return out, out_dim
 
 

@@ -450,8 +450,8 @@ deflinear2(broadcast_in_dim_p, _bid_transpose)
 
 
 def _reshape_transpose(ct, x, *, new_sizes, dimensions=None, sharding=None):
-    if dimensions is None:
-        return [lax.reshape(ct, x.aval.shape)]
+    if dimensions is None:  # laid out as the primal, as JAX's transpose does
+        return [lax.reshape(ct, x.aval.shape, out_sharding=sit.primal_sharding(x.aval))]
     read_order = tuple(x.aval.shape[d] for d in dimensions)
     return [lax.transpose(lax.reshape(ct, read_order), tuple(np.argsort(dimensions)))]
 
@@ -606,14 +606,16 @@ def _broadcast_in_dim_rule(args, dims, *, shape, broadcast_dimensions, sharding=
     x = moveaxis(x, dims[0], 0)
     new_shape = (_shape(x)[0],) + tuple(shape)
     new_dims = (0,) + tuple(np.add(1, broadcast_dimensions))
-    return lax.broadcast_in_dim(x, new_shape, new_dims), 0
+    return lax.broadcast_in_dim(x, new_shape, new_dims, out_sharding=sit.batched_sharding(
+        sharding, 0, sit.batch_entry(x, 0))), 0
 
 
 def _reshape_rule(args, dims, *, new_sizes, dimensions=None, sharding=None):
     x = moveaxis(args[0], dims[0], 0)
     if dimensions is not None:  # the batch axis stays first in the read order
         dimensions = (0,) + tuple(d + 1 for d in dimensions)
-    return lax.reshape(x, _shape(x)[:1] + tuple(new_sizes), dimensions), 0
+    return lax.reshape(x, _shape(x)[:1] + tuple(new_sizes), dimensions,
+                       out_sharding=sit.batched_sharding(sharding, 0, sit.batch_entry(x, 0))), 0
 
 
 def _transpose_rule(args, dims, *, permutation):
