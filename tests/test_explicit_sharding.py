@@ -189,6 +189,43 @@ CASES = {
     "jit_out_specs": "ty(jax.jit(lambda a: (a.sum(0), a.T, a * 2, a.reshape(2, 4, 4)))(A))",
 }
 
+CASES.update({
+    # -- a classifier's pieces: einsum, layer norm, log_softmax, one_hot, take_along_axis
+    "classifier_loss:value": "clf_loss(C6, B6, LAB)",
+    "classifier_grad": "ty(jax.jit(jax.grad(clf_loss))(C6, B6, LAB))",
+    "classifier_grad:value": "jax.jit(jax.grad(clf_loss))(C6, B6, LAB)",
+    "adam_update": "ty(*jax.jit(adam)(C6, jnp.zeros_like(C6), jnp.zeros_like(C6)))",
+    "triu": "ty(jnp.triu(jax.device_put(np.ones((8, 8), np.float32), P('X', None))))",
+    "outer_illegal": "jnp.outer(LAB, LAB)",
+    "gram_ambiguous": "B6.T @ B6",
+    "concat_unsharded_operand": "jnp.concatenate([B6, jnp.ones((8, 2))], axis=1)",
+    "softmax_argsort": "ty(jax.nn.softmax(B6, axis=0), jnp.argsort(B6, axis=1))",
+    "max_pool": "ty(jax.lax.reduce_window(B6, -jnp.inf, jax.lax.max, (1, 2), (1, 2), 'VALID'))",
+})
+
+PRELUDE += '''
+_rs = np.random.RandomState(0)
+B6 = jax.device_put(_rs.randn(8, 6).astype(np.float32), P('X', None))
+C6 = jax.device_put(_rs.randn(6, 4).astype(np.float32), P(None, 'Y'))
+LAB = jax.device_put(np.arange(8) % 4, P('X'))
+
+def _layer_norm(h):
+    m = h.mean(-1, keepdims=True)
+    v = ((h - m) ** 2).mean(-1, keepdims=True)
+    return (h - m) / jnp.sqrt(v + 1e-5)
+
+def clf_loss(w, x, labels):
+    logits = _layer_norm(jax.nn.relu(jnp.einsum('bd,dk->bk', x, w)))
+    logp = jax.nn.log_softmax(jax.reshard(logits, P('X', None)))
+    l1 = -(jax.nn.one_hot(labels, 4) * logp).sum(-1).mean()
+    return l1 - jnp.take_along_axis(logp, labels[:, None], axis=1).mean()
+
+def adam(g, m, v):
+    m = 0.9 * m + 0.1 * g
+    v = 0.999 * v + 0.001 * g * g
+    return m / (jnp.sqrt(v) + 1e-8), m, v
+'''
+
 PRELUDE += '''
 def _in_abstract(a):
     am = jax.sharding.AbstractMesh((8,), ('A',), (jax.sharding.AxisType.Explicit,))

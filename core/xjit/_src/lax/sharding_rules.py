@@ -289,27 +289,46 @@ def gather(operand, indices, *, dimension_numbers, slice_sizes, **_):
 
 
 def scatter(operand, indices, updates, *, dimension_numbers, **_):
-    """The operand's layout when indices and updates are unsplit and the
-    scattered-into dimensions of the operand are too (a subset of JAX's
-    rule: elsewhere a clear error rather than a guess)."""
+    """JAX's rule, the gather's in inverse: batch dimensions agree across
+    the three, window dimensions are whole and agree with the operand's or
+    are unsplit, the indices' query dimensions and index vector are unsplit."""
     dn = dimension_numbers
-    op = parts(operand)
-    window = [d for d in range(len(op)) if d not in dn.inserted_window_dims
-              and d not in dn.operand_batching_dims]
-    up = parts(updates)
-    ok = (all(p is None for p in parts(indices))
-          and all(op[d] is None for d in dn.scatter_dims_to_operand_dims)
-          and all(op[d] is None for d in dn.operand_batching_dims)
-          and all(p is None or (k in dn.update_window_dims and
-                                op[window[list(dn.update_window_dims).index(k)]] == p)
-                  for k, p in enumerate(up)))
+    op, ix, up = parts(operand), parts(indices), parts(updates)
+    if all(p is None for p in op + ix + up):
+        return P()
+    ivd = indices.ndim - 1
+    scatter_dims = list(range(ivd))
+    for i in dn.update_window_dims:
+        scatter_dims.insert(i, None)
+    up_batch = [scatter_dims.index(i) for i in dn.scatter_indices_batching_dims]
+    op_window = [i for i in range(operand.ndim) if i not in dn.inserted_window_dims
+                 and i not in dn.operand_batching_dims]
+    one = lambda *names: len({a for a in names if a is not None}) <= 1  # noqa: E731
+    ok = (all(one(op[o], ix[i], up[u]) for o, i, u in
+              zip(dn.operand_batching_dims, dn.scatter_indices_batching_dims, up_batch))
+          and all((updates.shape[u] == operand.shape[o] and up[u] == op[o])
+                  or (up[u] is None and op[o] is None)
+                  for u, o in zip(dn.update_window_dims, op_window))
+          and all(op[i] is None for i in dn.inserted_window_dims)
+          and all(p is None for i, p in enumerate(up)
+                  if i not in up_batch and i not in dn.update_window_dims)
+          and all(p is None for i, p in enumerate(ix[:ivd])
+                  if i not in dn.scatter_indices_batching_dims)
+          and ix[ivd] is None)
     if not ok:
         raise ShardingTypeError(
             "Use `.at[...].set/add/mul/...(out_sharding=)` to provide output PartitionSpec for "
             "the scatter update as out sharding could not be resolved unambiguously (or would "
             "require collectives on inputs). Got "
             f"operand={operand}, indices={indices}, updates={updates}")
-    return P(*op)
+    out = list(op)
+    for o, i, u in zip(dn.operand_batching_dims, dn.scatter_indices_batching_dims, up_batch):
+        if out[o] is None:
+            out[o] = ix[i] or up[u]
+    for u, o in zip(dn.update_window_dims, op_window):
+        if out[o] is None:
+            out[o] = up[u]
+    return P(*out)
 
 
 # -- primitives defined outside lax whose outputs are laid out as an input --------

@@ -25,8 +25,9 @@ def _tril_impl(m, k, lower):
     mask = _tri_mask(n, c, k if lower else k - 1)
     if not lower:
         mask = lax.bitwise_not(mask)
-    if m.ndim > 2:
-        mask = lax.broadcast_in_dim(mask, m.shape, (m.ndim - 2, m.ndim - 1))
+    layout = m.aval._sharding  # the mask is laid out as m, as JAX broadcasts it
+    if m.ndim > 2 or layout is not None:
+        mask = lax.broadcast_in_dim(mask, m.shape, (m.ndim - 2, m.ndim - 1), out_sharding=layout)
     return lax.select(mask, m, lax.full_like(m, 0))
 
 
