@@ -201,6 +201,16 @@ CASES.update({
     "concat_unsharded_operand": "jnp.concatenate([B6, jnp.ones((8, 2))], axis=1)",
     "softmax_argsort": "ty(jax.nn.softmax(B6, axis=0), jnp.argsort(B6, axis=1))",
     "max_pool": "ty(jax.lax.reduce_window(B6, -jnp.inf, jax.lax.max, (1, 2), (1, 2), 'VALID'))",
+    # -- jit's shardings and device_put under jit
+    "jit_out_shardings_spec": "ty(jax.jit(lambda a: a * 2, out_shardings=P('Y', None))(A))",
+    "jit_out_shardings_named": "ty(jax.jit(lambda a: a * 2, out_shardings=jax.NamedSharding("
+                               "mesh, P(None, 'X')))(A))",
+    "jit_in_shardings_mismatch": "jax.jit(lambda a: a * 2, in_shardings=P(None, 'X'))(A)",
+    "jit_in_shardings_numpy": "intype(jax.jit(lambda a: a * 2, in_shardings=P('X', None)), "
+                              "np.ones((8, 4), np.float32))",
+    "device_put_in_jit": "intype(lambda a: jax.device_put(a, P(None, 'X')) * 2, A)",
+    "numpy_operand": "ty(A + np.ones((8, 4), np.float32), jax.jit(lambda a: a + 1)("
+                     "np.ones((8, 4), np.float32)))",
 })
 
 PRELUDE += '''

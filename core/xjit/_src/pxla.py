@@ -173,13 +173,22 @@ def _flat_shardings(spec_tree, tree_of, n, what):
     """One sharding (or None) per leaf of ``tree_of`` from a prefix tree."""
     if spec_tree is None:
         return [None] * n
-    if isinstance(spec_tree, PartitionSpec):
+    if isinstance(spec_tree, (Sharding, PartitionSpec)):
+        return [_spec_on_context(spec_tree, what)] * n
+    flat = tree_util.broadcast_prefix(
+        spec_tree, tree_of, is_leaf=lambda v: v is None or isinstance(v, (Sharding, PartitionSpec)))
+    return [_spec_on_context(s, what) for s in flat]
+
+
+def _spec_on_context(s, what):
+    """A bare PartitionSpec names axes of the mesh ``set_mesh`` put in context."""
+    if not isinstance(s, PartitionSpec):
+        return s
+    mesh = mesh_lib.get_concrete_mesh()
+    if mesh is None or mesh.empty:
         raise ValueError(f"{what} given as a bare PartitionSpec needs a mesh in context; pass "
                          "a NamedSharding")
-    if isinstance(spec_tree, Sharding):
-        return [spec_tree] * n
-    return tree_util.broadcast_prefix(spec_tree, tree_of,
-                                      is_leaf=lambda v: v is None or isinstance(v, Sharding))
+    return NamedSharding(mesh, s)
 
 
 def needs_spmd(jf, leaves) -> bool:
@@ -296,6 +305,12 @@ def _plan(jf, key, dyn, dkw, static_key, leaves, treedef, avals, mesh):
     n_pos = len(tree_util.tree_leaves(tuple(dyn)))  # in_shardings covers positional args
     in_flat = _flat_shardings(in_spec, tuple(dyn), n_pos, "in_shardings") + \
         [None] * (len(leaves) - n_pos)
+    for g, own, aval in zip(in_flat, arg_shardings, avals):
+        if g is not None and own is not None and isinstance(g, NamedSharding) and \
+                g._to_xla_hlo_sharding(aval.ndim) != own._to_xla_hlo_sharding(aval.ndim):
+            raise ValueError("Sharding passed to jit does not match the sharding on the "
+                             f"respective arg. Got jit sharding: {g},\narg sharding: {own} "
+                             f"for arg type: {aval!r}")
     staging = _Staging([g if g is not None else own for g, own in zip(in_flat, arg_shardings)])
     _staging.append(staging)
     try:

@@ -427,6 +427,9 @@ def place(x, sharding):
     carrying ``sharding`` as its ``.sharding``."""
     from .array import ArrayImpl
     from .dispatch import device_put
+    if isinstance(x, core.Tracer) and isinstance(sharding, NamedSharding) and \
+            sharding.mesh._any_axis_explicit:  # under jit: the value's type changes, as JAX
+        return reshard(x, sharding)
     abstract = getattr(sharding, "mesh", None)
     if isinstance(abstract, mesh_lib.AbstractMesh):  # the devices of set_mesh's mesh, or none
         context = mesh_lib.get_concrete_mesh()
