@@ -22,7 +22,12 @@ which needs the `compare` extra):
 * a ``custom_vjp`` rule's cotangents arriving as arrays, grad's seed and an
   unused output's zero included (flax's rules read their ``.shape``);
 * ``scan``/``while_loop``/``cond`` of the same function on the same types
-  traced once (flax's ``nnx.scan`` tests count the traces).
+  traced once (flax's ``nnx.scan`` tests count the traces);
+* custom rules whose ``nondiff_argnums`` name a parameter left to its default
+  (flax's fp8 ``dot_general_with_precision``), and a ``custom_vjp`` whose bwd
+  turns zero cotangents into nonzero ones (flax's fp8 ``in_q`` passes its new
+  scale and history through), run when its outputs feed the result, not when
+  they are unused or stopped.
 """
 import os
 import subprocess
@@ -118,6 +123,27 @@ def cv_bwd(x, g):
     return (jnp.cos(x) * g[0] - jnp.sin(x) * g[1],)
 cv.defvjp(cv_fwd, cv_bwd)
 
+@partial(jax.custom_jvp, nondiff_argnums=(2, 3))
+def dflt(x, y, scale=2.0, shift=None):
+    return x * y * scale + (0 if shift is None else shift)
+@dflt.defjvp
+def dflt_jvp(scale, shift, primals, tangents):
+    (x, y), (tx, ty) = primals, tangents
+    return dflt(x, y, scale, shift), (tx * y + x * ty) * scale * 10
+@partial(jax.custom_vjp, nondiff_argnums=(1,))
+def power(x, n=3):
+    return x ** n
+power.defvjp(lambda x, n: (power(x, n), x), lambda n, x, ct: (ct * n * x ** (n - 1) * 100,))
+
+@jax.custom_vjp
+def seven(x):
+    return x * 2
+seven.defvjp(lambda x: (seven(x), None), lambda r, g: (jnp.full_like(g, 7.0),))
+@jax.custom_vjp
+def blocked(x):
+    return x
+blocked.defvjp(lambda x: (x, None), lambda r, g: (None,))
+
 def below(c):
     return c < 3.0
 def count_traces(loop):
@@ -199,6 +225,18 @@ CASES = {
                             "jnp.arange(3.0 + i)))",
     "scan_new_types_retraced": "count_traces(lambda b, c, i: jax.lax.scan(b, jnp.zeros(i + 1), "
                                "jnp.arange(3.0)))",
+    "custom_jvp_default_nondiff": "(dflt(1.0, 2.0), jax.grad(dflt)(1.0, 2.0), "
+                                  "jax.grad(dflt)(1.0, 2.0, 3.0, 1.0))",
+    "custom_vjp_default_nondiff": "(power(2.0), jax.grad(power)(2.0), jax.grad(power)(2.0, 2), "
+                                  "jax.grad(lambda x: power(x, n=2))(2.0))",
+    "custom_vjp_bwd_on_zero_cts": "jax.grad(lambda x: blocked(seven(x)).sum() + x.sum())("
+                                  "jnp.ones(2))",
+    "custom_vjp_bwd_on_zero_cts_jit": "jax.jit(jax.grad(lambda x: blocked(seven(x)).sum() + "
+                                      "x.sum()))(jnp.ones(2))",
+    "custom_vjp_bwd_on_zero_product": "jax.grad(lambda x: (seven(x) * 0).sum())(jnp.ones(2))",
+    "custom_vjp_unused_output": "jax.grad(lambda x: (seven(x), x.sum())[1])(jnp.ones(2))",
+    "custom_vjp_stopped_output": "jax.grad(lambda x: jax.lax.stop_gradient(seven(x)).sum() + "
+                                 "x.sum())(jnp.ones(2))",
     "scan_cached_value": "(lambda out: (jax.lax.scan(out, 0.0, jnp.arange(3.0)), jax.lax.scan("
                          "out, 1.0, jnp.arange(3.0) * 2)))(lambda c, x: (c + x, x * 2))",
 }

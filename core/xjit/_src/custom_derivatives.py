@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import weakref
 
 from xjit._src import core, dtypes, errors, linear_util as lu, tree_util
 from xjit._src.interpreters import ad, batching, mlir as lowering
@@ -121,17 +122,46 @@ def _merge(static, dyn, nondiff_argnums):
     return [next(it_s) if i in nondiff_argnums else next(it_d) for i in range(n)]
 
 
+_signatures: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _signature(fun):
+    """``(signature, whether a parameter has a default)`` of a custom rule's
+    function, once per function; a ``functools.partial`` is opaque, as JAX
+    treats it (its bound arguments are not looked into)."""
+    try:
+        return _signatures[fun]
+    except (KeyError, TypeError):
+        pass
+    if isinstance(fun, functools.partial):
+        sig = inspect.signature(lambda *args, **kwargs: None)
+    else:
+        try:
+            sig = inspect.signature(fun)
+        except (TypeError, ValueError):  # no signature to resolve by
+            sig = None
+    out = sig, sig is not None and any(
+        p.default is not p.empty for p in sig.parameters.values())
+    try:
+        _signatures[fun] = out
+    except TypeError:
+        pass
+    return out
+
+
 def _resolve_kwargs(fun, args, kwargs, what):
-    """Keyword arguments bound to positions by ``fun``'s signature."""
-    if not kwargs:
+    """The arguments as positions by ``fun``'s signature, defaults filled in
+    (a ``nondiff_argnums`` entry may name a defaulted parameter), as JAX's."""
+    sig, has_defaults = _signature(fun)
+    if sig is None or not (kwargs or has_defaults):
         return args
     try:
-        sig = inspect.signature(fun)
         ba = sig.bind(*args, **kwargs)
         ba.apply_defaults()
-        if ba.kwargs:
+        passed = [k for k in ba.kwargs if k in kwargs]
+        if passed:
             raise TypeError("The following keyword arguments could not be resolved to "
-                            f"positions: {', '.join(k for k in ba.kwargs if k in kwargs)}")
+                            f"positions: {', '.join(passed)}")
     except TypeError as e:
         raise TypeError(f"The input arguments to the {what}-decorated function "
                         f"{_fun_name(fun)} could not be resolved to positional-only arguments. "
@@ -793,6 +823,7 @@ def _custom_lin_impl(*args, **params):
 
 
 core.impl_rules[custom_lin_p] = _custom_lin_impl
+ad.transpose_on_zero_cts.add(custom_lin_p)  # bwd may return cotangents for zero ones
 lowering.rules[custom_lin_p] = lambda ctx, *args, **params: _custom_lin_impl()
 # evaluating the tangent map forward (batched or not) is forward mode
 batching.batch_rules[custom_lin_p] = _custom_lin_impl

@@ -394,6 +394,10 @@ def linearize_flat(fun, primals):
 # makes refs of tangents (reverse mode through ``new_ref``) as one without
 # refs, so its transpose is the ordinary one (JAX discharges them first too).
 transpose_prepasses: list = []
+# Primitives whose transpose runs even when only zero cotangents reach it, as
+# long as its outputs feed the result (JAX transposes every live linear
+# equation): a custom_vjp's bwd may turn zero cotangents into nonzero ones.
+transpose_on_zero_cts: set = set()
 
 
 def backward_pass(jaxpr, consts, args, cts_out):
@@ -431,6 +435,18 @@ def backward_pass(jaxpr, consts, args, cts_out):
                 outs = [outs]
             primal_env.update(zip(eqn.outvars, outs))
 
+    # the equations transposed on zero cotangents too that feed the outputs
+    # (any output, when any cotangent is nonzero)
+    live_eqns = set()
+    if transpose_on_zero_cts and any(e.primitive in transpose_on_zero_cts for e in lin_eqns) \
+            and any(ct is not None and type(ct) is not Zero for ct in cts_out):
+        live = {v for v in jaxpr.outvars if type(v) is not Literal}
+        for eqn in reversed(lin_eqns):
+            if any(v in live for v in eqn.outvars):
+                if eqn.primitive in transpose_on_zero_cts:
+                    live_eqns.add(id(eqn))
+                live.update(v for v in eqn.invars if type(v) is not Literal and v in linear)
+
     ct_env = {}
 
     def write_ct(v, ct):
@@ -444,7 +460,7 @@ def backward_pass(jaxpr, consts, args, cts_out):
     try:
         for eqn in reversed(lin_eqns):
             cts = [ct_env.pop(v, None) for v in eqn.outvars]
-            if all(c is None for c in cts):
+            if all(c is None for c in cts) and id(eqn) not in live_eqns:
                 continue
             core.eqn_source.value = eqn.source_info
             args_in = [UndefinedPrimal(v.aval) if type(v) is not Literal and v in linear
