@@ -21,7 +21,7 @@ from xjit._src import api_util, core, dispatch, dtypes, monitoring, pxla, traceb
 from xjit._src.interpreters import batching, mlir as lowering
 from xjit._src.array import ArrayImpl
 from xjit._src.config import config
-from xjit._src.mesh import _context as _mesh_context
+from xjit._src.mesh import EMPTY_ABSTRACT_MESH as _EMPTY_MESH, _context as _mesh_context
 from xjit._src.state import utils as state_utils
 from xjit._src.state.types import AbstractRef
 from xjit._src.monitoring import observing as _observing
@@ -36,11 +36,13 @@ from xjit._src.interpreters.partial_eval import (
 def _context_key():
     """The config part of a cache key, plus the named vmap axes being traced
     (a trace may read their sizes, e.g. ``lax.axis_size``)."""
-    from xjit._src.interpreters.batching import _axis_env
+    axes = batching._axis_env.axes  # (an import statement here cost a microsecond a call)
     mesh = _mesh_context.abstract  # a trace types values by the axes in context
-    if not _axis_env:
-        return config.trace_key if mesh.empty else (config.trace_key, mesh)
-    return config.trace_key, tuple((a.name, a.size) for a in _axis_env), mesh
+    if mesh is _EMPTY_MESH or mesh.empty:
+        mesh = None
+    if not axes:
+        return config.trace_key if mesh is None else (config.trace_key, mesh)
+    return config.trace_key, tuple((a.name, a.size) for a in axes), mesh
 
 
 jit_p = core.Primitive("jit")

@@ -256,7 +256,8 @@ _BCAST_NEGATIVE = "broadcast_in_dim shape must have every element be nonnegative
 
 def broadcast_in_dim(operand, shape, broadcast_dimensions, out_sharding=None):
     shape = core.canonicalize_shape(shape, _BCAST_NEGATIVE)
-    out_sharding = canonicalize_sharding(out_sharding, "broadcast_in_dim")
+    if out_sharding is not None:
+        out_sharding = canonicalize_sharding(out_sharding, "broadcast_in_dim")
     if not is_host_const(operand) and operand.aval.shape == shape and out_sharding is None \
             and tuple(broadcast_dimensions) == tuple(range(len(shape))):
         return operand
@@ -276,7 +277,8 @@ def reshape(operand, new_sizes, dimensions=None, out_sharding=None):
         dimensions = tuple(map(operator.index, dimensions))
         if dimensions == tuple(range(np.ndim(operand))):
             dimensions = None
-    out_sharding = canonicalize_sharding(out_sharding, "reshape")
+    if out_sharding is not None:
+        out_sharding = canonicalize_sharding(out_sharding, "reshape")
     if not is_host_const(operand) and operand.aval.shape == new_sizes and dimensions is None \
             and out_sharding is None:
         return operand
@@ -445,7 +447,8 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     return dg.dot_general_p.bind(lhs, rhs, dimension_numbers=dn,
                                  precision=canonicalize_precision(precision),
                                  preferred_element_type=pet,
-                                 out_sharding=canonicalize_sharding(out_sharding, "dot_general"))
+                                 out_sharding=None if out_sharding is None else
+                                 canonicalize_sharding(out_sharding, "dot_general"))
 
 
 def dot(lhs, rhs, precision=None, preferred_element_type=None):
