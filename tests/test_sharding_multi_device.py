@@ -150,6 +150,14 @@ CASES = {
                                  "jnp.ones((8, 4)), NS(jax.sharding.get_abstract_mesh(), "
                                  "P('x', 'y')))))",
     "set_mesh_eager_after_exit": "(in_mesh(mesh, lambda: None), repr((X + 1).sharding))[1]",
+    # key arrays constrained under jit: the key data's dimension is never split
+    "jit_key_constraint": "in_mesh(mesh, lambda: [jax.random.key_data(o) for o in jax.jit("
+                          "lambda k, ks: (jax.lax.with_sharding_constraint(k, P()), "
+                          "jax.lax.with_sharding_constraint(ks, P('x'))))(jax.random.key(0), "
+                          "jax.random.split(jax.random.key(1), 4))])",
+    "jit_key_constraint_sharding": "in_mesh(mesh, lambda: repr(jax.jit(lambda ks: "
+                                   "jax.lax.with_sharding_constraint(ks, P('x')))("
+                                   "jax.random.split(jax.random.key(1), 4)).sharding))",
     "set_mesh_abstract_vmap": "in_mesh(mesh, lambda: sh(jax.vmap(lambda r: "
                               "jax.lax.with_sharding_constraint(r, NS("
                               "jax.sharding.get_abstract_mesh(), P('x'))))(jnp.ones((2, 8)))))",

@@ -26,6 +26,7 @@ from .core import ShapedArray
 from .lax import elementwise as ew
 from .lax import slicing as sl
 from .lax import structural as st
+from .lax.sharding_constraint import sharding_constraint_p
 from xjit._src.interpreters.mlir import i64_array, ttype
 
 UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32),
@@ -453,7 +454,7 @@ for _p, _fix in ((st.broadcast_in_dim_p, _fix_bid), (st.reshape_p, None), (st.sq
                  (st.concatenate_p, None), (st.stack_p, None), (st.copy_p, None),
                  (sl.dynamic_slice_p, _fix_dynamic_slice),
                  (sl.dynamic_update_slice_p, _fix_dus), (st.select_n_p, _fix_select),
-                 (sl.scatter_p, _fix_scatter)):
+                 (sl.scatter_p, _fix_scatter), (sharding_constraint_p, None)):
     _key_aware(_p, _fix)
 
 

@@ -99,7 +99,8 @@ class SpmdExecutable:
                 self.out_shardings.append(given)
                 continue
             hlo = xc.HloSharding.replicate() if op is None else xc.HloSharding.from_proto(op)
-            spec = spec_from_hlo(mesh, hlo, len(aval.shape))
+            # a key array's sharding covers its key data's dimensions too (never split)
+            spec = spec_from_hlo(mesh, hlo, len(_physical(aval).shape))
             if spec is None:
                 raise NotImplementedError(f"xjit cannot name the output sharding {hlo} as a "
                                           f"PartitionSpec over {mesh}")
