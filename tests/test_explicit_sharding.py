@@ -209,6 +209,12 @@ CASES.update({
     "jit_in_shardings_numpy": "intype(jax.jit(lambda a: a * 2, in_shardings=P('X', None)), "
                               "np.ones((8, 4), np.float32))",
     "device_put_in_jit": "intype(lambda a: jax.device_put(a, P(None, 'X')) * 2, A)",
+    "einsum_out_sharding": "ty(jnp.einsum('ij,jk->ik', jax.device_put(np.ones((8, 4), "
+                           "np.float32), P(None, 'X')), jax.device_put(np.ones((4, 16), "
+                           "np.float32), P('X', None)), out_sharding=P('X', None)))",
+    "einsum_ambiguous": "jnp.einsum('ij,jk->ik', jax.device_put(np.ones((8, 4), np.float32), "
+                        "P(None, 'X')), jax.device_put(np.ones((4, 16), np.float32), "
+                        "P('X', None)))",
     "numpy_operand": "ty(A + np.ones((8, 4), np.float32), jax.jit(lambda a: a + 1)("
                      "np.ones((8, 4), np.float32)))",
 })

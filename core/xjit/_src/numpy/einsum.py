@@ -6,6 +6,8 @@ choosing the pair whose result is smallest. A contraction keeps as batch
 dimensions the shared labels still needed later and contracts the others."""
 from __future__ import annotations
 
+import functools
+
 import itertools
 
 import numpy as np
@@ -14,7 +16,7 @@ from .. import dtypes
 from xjit._src.lax import lax
 from . import util
 from .lax_numpy import asarray, util_dtype
-from xjit._src.sharding import accepts_out_sharding
+from xjit._src.sharding import auto_axes, canonicalize_sharding
 
 
 def _parse(subscripts, ndims):
@@ -106,9 +108,14 @@ def _contract(a, la, b, lb, keep, precision, preferred):
     return out, _result_labels(la, lb, keep)
 
 
-@accepts_out_sharding
 def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
-           preferred_element_type=None, _dot_general=None):
+           preferred_element_type=None, _dot_general=None, out_sharding=None):
+    s = canonicalize_sharding(out_sharding, "einsum")
+    if s is not None:  # the contractions in auto mode, the result of the type asked for
+        return auto_axes(functools.partial(
+            einsum, subscripts, out=out, optimize=optimize, precision=precision,
+            preferred_element_type=preferred_element_type, _dot_general=_dot_general),
+            out_sharding=s, axes=s.mesh.explicit_axes)(*operands)
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
     if not isinstance(subscripts, str):
