@@ -215,6 +215,19 @@ CASES.update({
     "einsum_ambiguous": "jnp.einsum('ij,jk->ik', jax.device_put(np.ones((8, 4), np.float32), "
                         "P(None, 'X')), jax.device_put(np.ones((4, 16), np.float32), "
                         "P('X', None)))",
+    "linalg_batched": "ty(jnp.linalg.cholesky(SPD), *jnp.linalg.eigh(SPD), "
+                      "jnp.linalg.svd(SPD, compute_uv=False), *jnp.linalg.qr(SPD))",
+    "linalg_batched:value": "(jnp.linalg.cholesky(SPD), jnp.linalg.eigh(SPD)[0], "
+                            "jnp.linalg.svd(SPD, compute_uv=False))",
+    "lax_linalg_batched": "ty(jax.lax.linalg.cholesky(SPD, symmetrize_input=False), "
+                          "*jax.lax.linalg.eigh(SPD, symmetrize_input=False), "
+                          "jax.lax.linalg.svd(SPD, compute_uv=False), *jax.lax.linalg.qr(SPD))",
+    "lax_linalg_batched:value": "(jax.lax.linalg.cholesky(SPD, symmetrize_input=False), "
+                                "jax.lax.linalg.eigh(SPD, symmetrize_input=False)[1], "
+                                "jax.lax.linalg.svd(SPD, compute_uv=False))",
+    "lax_linalg_core_sharded": "jax.lax.linalg.cholesky(jax.reshard(SPD, P(None, 'X', None)), "
+                               "symmetrize_input=False)",
+    "linalg_matrix_dims_sharded": "jnp.linalg.cholesky(jax.reshard(SPD, P(None, 'X', None)))",
     "numpy_operand": "ty(A + np.ones((8, 4), np.float32), jax.jit(lambda a: a + 1)("
                      "np.ones((8, 4), np.float32)))",
 })
@@ -235,6 +248,9 @@ def clf_loss(w, x, labels):
     logp = jax.nn.log_softmax(jax.reshard(logits, P('X', None)))
     l1 = -(jax.nn.one_hot(labels, 4) * logp).sum(-1).mean()
     return l1 - jnp.take_along_axis(logp, labels[:, None], axis=1).mean()
+
+SPD = jax.device_put(np.stack([np.eye(4, dtype=np.float32) * (i + 2) + 0.5
+                               for i in range(8)]), P('X', None, None))
 
 def adam(g, m, v):
     m = 0.9 * m + 0.1 * g

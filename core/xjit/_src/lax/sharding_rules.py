@@ -374,3 +374,25 @@ def cumulative(x, *, axis, reverse):
         raise ShardingTypeError("Input should be unsharded over the axis being reduced. Got "
                                 f"input type={x} and axis={axis}")
     return P(*parts(x))
+
+
+# -- linear algebra ------------------------------------------------------------
+
+def linalg(name, ranks, eval_rule=None):
+    """JAX's ``linalg_sharding_rule``: each input's trailing ``ranks[i]``
+    (matrix) dimensions unsplit, the leading batch dimensions split alike,
+    and every output split as that batch."""
+    def rule(*avals, **params):
+        batches = []
+        for i, (rank, a) in enumerate(zip(ranks, avals)):
+            ps = parts(a)
+            if any(p is not None for p in ps[len(ps) - rank:]):
+                raise ShardingTypeError(f"Input {i} to {name} must be unsharded on non-batch "
+                                        f"dimensions, but got {P(*ps)}.")
+            batches.append(ps[:len(ps) - rank])
+        if any(b != batches[0] for b in batches[1:]):
+            raise ShardingTypeError(f"All inputs to {name} must have the same batch sharding, "
+                                    f"but got {batches}.")
+        spec = P(*batches[0])
+        return spec if eval_rule is None else [spec] * len(eval_rule(*avals, **params))
+    return rule
