@@ -9,10 +9,12 @@ tables, so it runs eagerly and under ``jit``, ``grad`` and ``make_jaxpr``.
 "High" types -- values whose abstract type is a ``HiType``/``MutableHiType``
 that lowers to several ordinary arrays -- need tracing and lowering support
 this engine does not have yet. ``register_hitype`` records the class (flax
-registers its hijax variables at import; using them is off by default), and
-``cur_qdd`` raises ``NotImplementedError`` saying high types are unsupported;
-a registered high-typed value passed to a transformation is rejected as any
-non-array value is.
+registers its hijax variables at import; using them is off by default).
+Eagerly a high-typed value is an ordinary Python object: ``cur_qdd`` gives
+its own state and HiPrimitives bound on it run their ``impl`` (flax's hijax
+variables work outside transformations); under a transformation ``cur_qdd``
+raises ``NotImplementedError`` saying high types are unsupported, and a
+registered high-typed value passed to one is rejected as any non-array value is.
 """
 from __future__ import annotations
 
@@ -182,5 +184,9 @@ def register_hitype(val_cls, typeof_fn) -> None:
 
 
 def cur_qdd(x):
-    """The current quasi-dynamic data of a mutable high-typed value."""
+    """The current quasi-dynamic data of a mutable high-typed value: outside
+    any transformation, the value's own (``x.cur_qdd()``); under one, high
+    types are not supported (see the module docstring)."""
+    if core.trace_ctx.trace is core.eval_trace and not isinstance(x, core.Tracer):
+        return x.cur_qdd()
     raise NotImplementedError(_NO_HIGH_TYPES + f"; got a value of type {type(x).__name__}")
