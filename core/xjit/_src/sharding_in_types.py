@@ -7,7 +7,11 @@ a mesh never pay for it. Each primitive may register, beside its other rules:
 
 * ``sharding_rules[prim](*avals, **params)``: the outputs' partition specs (a
   ``PartitionSpec``, or a list of them for ``multiple_results``), read from
-  the inputs' ``aval.spec`` (None where an input carries no explicit one);
+  the inputs' ``aval.spec`` (None where an input carries no explicit one),
+  over the inputs' mesh; or the NamedSharding an ``out_sharding``-like
+  parameter names. A spec naming a mesh axis twice is JAX's "illegally
+  sharded result" error. Primitives whose parameters hold a jaxpr are typed
+  by tracing it;
 * ``vma_rules[prim](*avals, **params)``: the outputs' ``ManualAxisType``
   (a list of them for ``multiple_results``).
 

@@ -1,6 +1,7 @@
 """Sharding rules of the lax primitives whose outputs' layout takes more
 than copying an input's (JAX 0.10.2's ``*_sharding_rule``s): each returns
-the output's PartitionSpec from its inputs' types, or raises JAX's
+the output's PartitionSpec from its inputs' types (or the NamedSharding an
+``out_sharding``-like parameter names), or raises JAX's
 ShardingTypeError where the layout would be ambiguous or need data moved
 that the types do not say. The modules defining the primitives register
 them (``sharding_in_types.sharding_rules``)."""
@@ -18,19 +19,6 @@ def _mesh_of(*avals):
         if s is not None:
             return s.mesh
     return None
-
-
-def _given(sharding):
-    """An ``out_sharding``-like parameter, as the rule's answer."""
-    return sharding
-
-
-def with_sharding_param(rule, name="sharding"):
-    """``rule``, unless the primitive's ``name`` parameter fixes the output."""
-    def wrapped(*avals, **params):
-        given = params.get(name)
-        return _given(given) if given is not None else rule(*avals, **params)
-    return wrapped
 
 
 def convert_element_type(x, *, sharding=None, **_):
