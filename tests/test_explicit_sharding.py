@@ -228,6 +228,8 @@ CASES.update({
     "lax_linalg_core_sharded": "jax.lax.linalg.cholesky(jax.reshard(SPD, P(None, 'X', None)), "
                                "symmetrize_input=False)",
     "linalg_matrix_dims_sharded": "jnp.linalg.cholesky(jax.reshard(SPD, P(None, 'X', None)))",
+    "tile": "ty(jnp.tile(B, (1, 2)))",
+    "tile_sharded_dim": "jnp.tile(B, (2, 1))",
     "numpy_operand": "ty(A + np.ones((8, 4), np.float32), jax.jit(lambda a: a + 1)("
                      "np.ones((8, 4), np.float32)))",
 })

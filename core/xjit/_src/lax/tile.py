@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import operator
 
+from xjit._src import sharding_in_types as sit
 from xjit._src import core
 from xjit._src.interpreters import ad, batching, mlir as lowering
 from xjit._src.interpreters.ad import instantiate_zeros
@@ -33,6 +34,20 @@ def _tile_lower(ctx, ai, ao, x, *, reps):
 tile_p = Primitive("tile")
 core.abstract_eval_rules[tile_p] = _tile_eval
 lowering.rules[tile_p] = _tile_lower
+
+
+def _tile_sharding(x, *, reps):
+    """As JAX's tile: a repeated dimension must be unsplit."""
+    ps = sit.parts(x)
+    for d, (r, p) in enumerate(zip(reps, ps)):
+        if r != 1 and p is not None:
+            raise sit.ShardingTypeError(
+                f"Operand cannot be sharded on dimension {d} when the tiling is non-trivial. "
+                f"Got input type: {x} with reps: {tuple(reps)}")
+    return sit.P(*ps)
+
+
+sit.sharding_rules[tile_p] = _tile_sharding
 
 
 def tile(operand, reps):
