@@ -84,6 +84,13 @@ CASES = {
     "eager_matmul_sharding": "sh(XS @ XS.T)",
     "eager_grad_sharding": "sh(jax.grad(lambda a: (jnp.sin(a) * a).sum())(XS))",
     "eager_grad": "jax.grad(lambda a: (jnp.sin(a) * a).sum())(XS)",
+    "zeros_like_sharded": "sh(jnp.zeros_like(XS))",
+    "ones_like_sharded_int": "sh(jnp.ones_like(XS, dtype=jnp.int32)) + ' ' + "
+                             "str(jnp.ones_like(XS, dtype=jnp.int32).dtype)",
+    "full_like_sharded_value": "jnp.full_like(XS, 3.0)",
+    "zeros_like_sharded_new_shape": "repr(jnp.zeros_like(XS, shape=(3,)).sharding)",
+    "zeros_like_replicated_new_shape": "sh(jnp.zeros_like(jax.device_put(X, NS(mesh, P())), "
+                                       "shape=(3,)))",
     # jit over many devices
     "jit_reduce": "jax.jit(lambda a: jnp.sin(a).sum(0))(XS)",
     "jit_reduce_sharding": "sh(jax.jit(lambda a: jnp.sin(a).sum(0))(XS))",

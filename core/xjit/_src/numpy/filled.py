@@ -11,7 +11,8 @@ import numpy as np
 from .. import core, dtypes
 from ..core import Tracer
 from xjit._src.lax import lax
-from xjit._src.sharding import canonicalize_sharding
+from xjit._src.sharded_array import ShardedArrayImpl
+from xjit._src.sharding import canonicalize_sharding, place
 from . import util
 
 
@@ -60,7 +61,8 @@ def _full_like(x, fill_value, dtype, shape, out_sharding=None):
     """``lax.full_like`` as JAX defines it: with no dtype asked for, a weakly
     typed ``x`` gives a weakly typed result, and a scalar result is the
     converted fill value itself (a literal in jaxprs, not a broadcast)."""
-    aval = core.aval_of(util.jax_array_of(x))
+    x = util.jax_array_of(x)
+    aval = core.aval_of(x)
     dt = dtypes.canonicalize_dtype(dtype or aval.dtype)
     weak = dtype is None and aval.weak_type
     shape = aval.shape if shape is None else core.canonicalize_shape(shape, lax._BCAST_NEGATIVE)
@@ -71,7 +73,13 @@ def _full_like(x, fill_value, dtype, shape, out_sharding=None):
     sharding = canonicalize_sharding(out_sharding, "full_like")
     if sharding is None and shape == aval.shape:  # laid out as the model
         sharding = getattr(aval, "_sharding", None)
-    return lax.full(shape, fill, sharding=sharding) if shape else lax.asarray_device(fill)
+    out = lax.full(shape, fill, sharding=sharding) if shape else lax.asarray_device(fill)
+    if (sharding is None and type(x) is ShardedArrayImpl and not weak
+            and (shape == aval.shape or x.sharding.is_fully_replicated)):
+        # a concrete model over several devices lends the result its layout,
+        # as JAX's (optax's zeros_like of sharded parameters stays sharded)
+        out = place(out, x.sharding)
+    return out
 
 
 def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
