@@ -322,8 +322,14 @@ def scatter(operand, indices, updates, *, dimension_numbers, **_):
 # -- primitives defined outside lax whose outputs are laid out as an input --------
 
 def _register_identities():
-    from xjit._src import sharding_in_types as sit
+    from xjit._src import callback, debugging, sharding_in_types as sit
     from xjit._src.interpreters import ad
+    # host callbacks: their results are typed as result_shape_dtypes say
+    for p in (callback.pure_callback_p, callback.io_callback_p):
+        sit.sharding_rules[p] = lambda *avals, result_avals, **_: [
+            getattr(a, "_sharding", None) for a in result_avals]
+    for p in (debugging.debug_print_p, debugging.debug_callback_p):  # no outputs
+        sit.sharding_rules[p] = lambda *avals, **_: []
     # JAX's add_jaxvals takes the first's type; an instantiated zero may be untyped here
     sit.sharding_rules[ad.add_any_p] = sit.broadcasting_rule("add_any")
     sit.sharding_rules[ad.stop_gradient_p] = sit.unary_rule
