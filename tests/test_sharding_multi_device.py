@@ -91,6 +91,12 @@ CASES = {
     "zeros_like_sharded_new_shape": "repr(jnp.zeros_like(XS, shape=(3,)).sharding)",
     "zeros_like_replicated_new_shape": "sh(jnp.zeros_like(jax.device_put(X, NS(mesh, P())), "
                                        "shape=(3,)))",
+    # a jit equation run eagerly (under vmap) on replicated values, keys included
+    "vmap_jit_replicated_keys": "jax.vmap(jax.jit(lambda k: jax.random.key_data(k)))("
+                                "jax.device_put(jax.random.split(jax.random.key(0), 4), "
+                                "NS(mesh, P())))",
+    "vmap_jit_replicated_value": "jax.vmap(jax.jit(lambda a: jnp.sin(a) * 2))("
+                                 "jax.device_put(X, NS(mesh, P())))",
     # jit over many devices
     "jit_reduce": "jax.jit(lambda a: jnp.sin(a).sum(0))(XS)",
     "jit_reduce_sharding": "sh(jax.jit(lambda a: jnp.sin(a).sum(0))(XS))",

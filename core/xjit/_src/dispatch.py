@@ -107,6 +107,13 @@ def to_buffer(x, aval=None, device=None):
     """The device buffer for an argument (transferring host values)."""
     if type(x) is ArrayImpl:
         return x._buf
+    if type(x) is ShardedArrayImpl and x.sharding.is_fully_replicated:
+        # a replicated value over several devices: its copy on the executable's
+        # device (key arrays included, whose data NumPy cannot hold)
+        target = device or backend.default_device()
+        for d, buf in zip(x.sharding._device_assignment, x._shard_buffers()):
+            if d == target:
+                return buf
     if aval is None:
         aval = core.aval_of(x)
     return backend.transfer_to_device(aval, host_value(x, aval.dtype), device)
