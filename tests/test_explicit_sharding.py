@@ -230,6 +230,9 @@ CASES.update({
     "linalg_matrix_dims_sharded": "jnp.linalg.cholesky(jax.reshard(SPD, P(None, 'X', None)))",
     "tile": "ty(jnp.tile(B, (1, 2)))",
     "tile_sharded_dim": "jnp.tile(B, (2, 1))",
+    "data_parallel_step": "dp_step(False)",
+    "data_parallel_step:value": "dp_step(True)",
+    "model_parallel_ambiguous": "mp_step()",
     "numpy_operand": "ty(A + np.ones((8, 4), np.float32), jax.jit(lambda a: a + 1)("
                      "np.ones((8, 4), np.float32)))",
 })
@@ -253,6 +256,34 @@ def clf_loss(w, x, labels):
 
 SPD = jax.device_put(np.stack([np.eye(4, dtype=np.float32) * (i + 2) + 0.5
                                for i in range(8)]), P('X', None, None))
+
+def _dp_loss(params, x, y):
+    h = jnp.tanh(x @ params["w1"])
+    return jnp.mean((h @ params["w2"] - y) ** 2)
+
+@jax.jit
+def _dp_train(params, x, y):
+    value, grads = jax.value_and_grad(_dp_loss)(params, x, y)
+    return value, jax.tree.map(lambda p, g: p - 0.1 * g, params, grads)
+
+def dp_step(values):
+    """The data-parallel step of demos/06_sharding.ipynb on an Explicit mesh."""
+    with jax.set_mesh(jax.make_mesh((8,), ('data',))):
+        rs = np.random.RandomState(0)
+        params = jax.device_put({"w1": rs.randn(32, 32).astype(np.float32) * 0.1,
+                                 "w2": rs.randn(32, 1).astype(np.float32) * 0.1}, P())
+        x = jax.device_put(rs.randn(64, 32).astype(np.float32), P('data'))
+        y = jax.device_put(rs.randn(64, 1).astype(np.float32), P('data'))
+        out = _dp_train(params, x, y)
+        return out if values else ty(out)
+
+def mp_step():
+    """Its 2-d variant: the gradient's product contracts the split 'model' axis."""
+    with jax.set_mesh(jax.make_mesh((4, 2), ('data', 'model'))):
+        params = {"w1": jax.device_put(np.ones((32, 32), np.float32), P(None, 'model')),
+                  "w2": jax.device_put(np.ones((32, 1), np.float32), P('model', None))}
+        x = jax.device_put(np.ones((64, 32), np.float32), P('data'))
+        return ty(_dp_train(params, x, x[:, :1]))
 
 def adam(g, m, v):
     m = 0.9 * m + 0.1 * g

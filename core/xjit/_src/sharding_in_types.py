@@ -191,15 +191,17 @@ def _keep(p, axes):
     return None if not kept else kept[0] if len(kept) == 1 else kept
 
 
-def primal_sharding(aval):
-    """The sharding a transpose gives a cotangent: its primal's, or
-    unsplit over the mesh in context when the primal's type names no axes
-    (JAX's avals always carry one)."""
+def primal_sharding(aval, *others):
+    """The sharding a transpose gives a cotangent: its primal's, or unsplit
+    when the primal's type names no axes (JAX's avals always carry a mesh:
+    here the one in context, else the other operands')."""
     s = getattr(aval, "_sharding", None)
     if s is not None:
         return s
     mesh = _context_mesh()
-    return NamedSharding(mesh, P()) if mesh._any_axis_explicit else None
+    if mesh.empty:
+        mesh = input_mesh(others)
+    return NamedSharding(mesh, P()) if mesh is not None and mesh._any_axis_explicit else None
 
 
 def batched_sharding(sharding, bdim, entry=None):

@@ -330,14 +330,14 @@ def _conv_transpose_lhs(ct, rhs_aval, lhs_aval, rhs, *, window_strides, padding,
         lhs_dilation=tuple(window_strides), rhs_dilation=tuple(rhs_dilation),
         dimension_numbers=_canonical_dnums(nd), feature_group_count=g, batch_group_count=1,
         precision=precision, preferred_element_type=preferred_element_type,
-        out_sharding=_canonical_sharding(lhs_aval, lspec))
+        out_sharding=_canonical_sharding(lhs_aval, lspec, ct_c, w))
     return _from_canonical(out, lspec)
 
 
-def _canonical_sharding(aval, spec):
+def _canonical_sharding(aval, spec, *others):
     """The primal's type in the canonical layout its cotangent is built in
     (as JAX gives a conv transpose the primal's sharding)."""
-    s = sit.primal_sharding(aval)
+    s = sit.primal_sharding(aval, *map(core.aval_of, others))
     return None if s is None else s.update(spec=[sit.parts(aval)[d] for d in spec])
 
 
@@ -362,7 +362,7 @@ def _conv_transpose_rhs(ct, lhs, rhs_aval, *, window_strides, padding, lhs_dilat
         dimension_numbers=ConvDimensionNumbers(swap, swap, swap),
         feature_group_count=batch_group_count, batch_group_count=feature_group_count,
         precision=precision, preferred_element_type=preferred_element_type,
-        out_sharding=_canonical_sharding(rhs_aval, rspec))
+        out_sharding=_canonical_sharding(rhs_aval, rspec, x, ct_c))
     return _from_canonical(out, rspec)
 
 

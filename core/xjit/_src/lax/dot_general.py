@@ -184,7 +184,8 @@ def _dot_transpose_lhs(g, x_aval, y, dimension_numbers, precision, preferred_ele
         if x_contract else []
     out_axes = np.argsort(list(x_batch) + x_kept + x_contract_by_y)
     pet = preferred_element_type
-    xs = sit.primal_sharding(x_aval)  # the cotangent is laid out as the primal
+    xs = sit.primal_sharding(x_aval, core.aval_of(g), y.aval if is_undefined_primal(y)
+                             else core.aval_of(y))  # the cotangent is laid out as the primal
     if xs is not None:
         inverse = np.argsort(out_axes)
         xs = xs.update(spec=[sit.parts(x_aval)[int(i)] for i in inverse])

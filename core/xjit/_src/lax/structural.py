@@ -451,7 +451,8 @@ deflinear2(broadcast_in_dim_p, _bid_transpose)
 
 def _reshape_transpose(ct, x, *, new_sizes, dimensions=None, sharding=None):
     if dimensions is None:  # laid out as the primal, as JAX's transpose does
-        return [lax.reshape(ct, x.aval.shape, out_sharding=sit.primal_sharding(x.aval))]
+        return [lax.reshape(ct, x.aval.shape, out_sharding=sit.primal_sharding(
+            x.aval, core.aval_of(ct)))]
     read_order = tuple(x.aval.shape[d] for d in dimensions)
     return [lax.transpose(lax.reshape(ct, read_order), tuple(np.argsort(dimensions)))]
 
