@@ -39,6 +39,8 @@ def double(a):
 def wsc(a):
     return jax.lax.with_sharding_constraint(a * 2, NS(mesh, P('y', None)))
 
+layout = __import__("importlib").import_module(jax.__name__ + ".experimental.layout")
+
 def in_mesh(m, thunk):
     with jax.set_mesh(m):
         return thunk()
@@ -115,6 +117,14 @@ CASES = {
     "wsc_sharding": "sh(jax.jit(wsc)(XS))",
     "wsc_grad_sharding": "sh(jax.jit(jax.grad(lambda a: wsc(a).sum()))(XS))",
     "wsc_eager_sharding": "sh(wsc(X))",
+    "wsc_format_eager": "sh(jax.lax.with_sharding_constraint(X, layout.Format("
+                        "layout.Layout((1, 0)), NS(mesh, P('x', None)))))",
+    "wsc_format_jit": "sh(jax.jit(lambda a: jax.lax.with_sharding_constraint(a * 2, "
+                      "layout.Format(layout.Layout((1, 0)), NS(mesh, P('x')))))(X))",
+    "wsc_format_value": "jax.jit(lambda a: jax.lax.with_sharding_constraint(a * 2, "
+                        "layout.Format(layout.Layout((1, 0)), NS(mesh, P('x')))))(X)",
+    "err_wsc_format_rank": "jax.lax.with_sharding_constraint(X, layout.Format("
+                           "layout.Layout((0,)), NS(mesh, P('x'))))",
     "wsc_jaxpr": "str(jax.make_jaxpr(wsc)(X))",
     "wsc_vmap_jaxpr": "str(jax.make_jaxpr(jax.vmap(wsc))(jnp.ones((3, 8, 4))))",
     "wsc_grad_value": "jax.jit(jax.grad(lambda a: (wsc(a) ** 2).sum()))(XS)",

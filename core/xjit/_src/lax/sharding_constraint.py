@@ -13,6 +13,7 @@ from xjit._src.interpreters import ad, batching, mlir as lowering
 from xjit._src import sharding_in_types as sit
 from xjit._src.mesh import AbstractMesh, AxisType, get_abstract_mesh, get_concrete_mesh, get_mesh
 from xjit._src.sharding import NamedSharding, PartitionSpec, Sharding, _named, place
+from xjit._src.layout import Format, Layout
 
 
 def _lower(ctx, avals_in, avals_out, x, *, sharding, unconstrained_dims, **_):
@@ -101,15 +102,25 @@ def _check_auto(s):
 
 def with_sharding_constraint(x, shardings):
     """``x`` (a pytree) constrained to ``shardings`` (a prefix tree of
-    Shardings, or PartitionSpecs under a mesh context)."""
+    Shardings, or PartitionSpecs under a mesh context, or Formats: their
+    layout checked against the value, their sharding applied)."""
     if shardings is None:
         return x
     leaves, tree = tree_util.tree_flatten(x)
     specs = tree_util.broadcast_prefix(
-        shardings, x, is_leaf=lambda v: v is None or isinstance(v, (PartitionSpec, Sharding)))
+        shardings, x,
+        is_leaf=lambda v: v is None or isinstance(v, (PartitionSpec, Sharding, Format)))
     context = get_concrete_mesh()
     out = []
     for v, s in zip(leaves, specs):
+        if isinstance(s, Format):  # a layout with its sharding: the layout is checked
+            if isinstance(s.layout, Layout):  # against the value (see layout.py)
+                try:
+                    s.layout.check_compatible_aval(core.aval_of(v).shape)
+                except ValueError as e:
+                    raise ValueError("One of with_sharding_constraint arguments is incompatible "
+                                     f"with its layout annotation {s.layout}: {e}") from None
+            s = s.sharding
         if s is None:  # no constraint on this leaf
             out.append(v)
             continue
