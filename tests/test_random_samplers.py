@@ -11,6 +11,7 @@ import xjit as jax
 import xjit.numpy as jnp
 
 from differential.harness import compare, compare_live, load, params, run_case, sample
+from conftest import HAVE_JAX
 from util import differential_cases
 
 CASES = differential_cases("random")
@@ -23,7 +24,14 @@ KNOWN = {}
 
 @pytest.mark.parametrize("name,code", params(CASES, KNOWN))
 def test_matches_jax_bitwise(name, code):
-    compare(run_case(code, "xjit"), EXPECTED[name])
+    """Bit for bit against JAX on the same CPU: the records come from one
+    machine, and XLA's transcendental code and LAPACK round differently on
+    another (for JAX as for xjit). Where the real JAX is installed (the test
+    extra brings it) a case that departs from its record is rerun on it here."""
+    got, want = run_case(code, "xjit"), EXPECTED[name]
+    if HAVE_JAX and got.get("repr") != want.get("repr"):
+        want = run_case(code, "jax")
+    compare(got, want)
 
 
 @pytest.mark.compare

@@ -32,6 +32,25 @@ def run_under_takeover(name: str) -> dict:
     return record
 
 
+def _have_real_jax() -> bool:
+    import importlib.util
+    try:
+        return importlib.util.find_spec("jax") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def run_on_real_jax(name: str) -> dict:
+    proc = subprocess.run(
+        [sys.executable, os.path.join(HERE, "run_program.py"),
+         os.path.join(HERE, "programs", name + ".py")],
+        capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, f"{name} failed on JAX:\n{proc.stderr[-6000:]}"
+    record = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert record["implementation"] == "jax", record["implementation"]
+    return record
+
+
 def expected(name: str) -> dict:
     with open(os.path.join(HERE, "expected", name + ".json")) as f:
         return json.load(f)
@@ -67,6 +86,7 @@ class ProgramRun:
         self.name = name
         self.want = expected(name)
         self._got = None
+        self._live = None
 
     @property
     def got(self) -> dict:
@@ -74,14 +94,28 @@ class ProgramRun:
             self._got = run_under_takeover(self.name)
         return self._got
 
+    def reference(self, exact: bool) -> dict:
+        """JAX's results on this CPU. The records come from one machine, and
+        XLA's CPU code rounds differently on another, for JAX as for xjit (a
+        batch-normalized MLP's 200 steps drift apart at 1e-3 there). Where the
+        real JAX is installed (the test extra brings it) and xjit departs from
+        the record, the program also runs on the real JAX here, and that run
+        is the reference."""
+        want = self.want["results"]
+        if differences(self.got["results"], want, exact=exact) and _have_real_jax():
+            if self._live is None:
+                self._live = run_on_real_jax(self.name)["results"]
+            want = self._live
+        return want
+
     def assert_matches_jax(self):
-        diffs = differences(self.got["results"], self.want["results"])
+        diffs = differences(self.got["results"], self.reference(exact=False))
         assert not diffs, f"{self.name} vs JAX 0.10.2 (rtol {RTOL}):\n" + "\n".join(diffs)
 
     def assert_bit_equal_where_jax_is_deterministic(self):
         if not self.want["deterministic"]:
             pytest.skip("JAX's own CPU runs of this program differ from run to run")
-        diffs = differences(self.got["results"], self.want["results"], exact=True)
+        diffs = differences(self.got["results"], self.reference(exact=True), exact=True)
         assert not diffs, f"{self.name} not bit-equal to JAX 0.10.2:\n" + "\n".join(diffs)
 
 
