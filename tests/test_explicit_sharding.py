@@ -233,6 +233,14 @@ CASES.update({
     "data_parallel_step": "dp_step(False)",
     "data_parallel_step:value": "dp_step(True)",
     "model_parallel_ambiguous": "mp_step()",
+    "at_get_out_sharding": "ty(A.at[0:2].get(out_sharding=P(None, 'Y')))",
+    "at_set_out_sharding": "ty(A.at[1].set(0., out_sharding=P('X', None)))",
+    "at_add_row_ambiguous": "A.at[1].add(1.)",
+    "at_add_column": "ty(B.at[:, 1].add(1.), jax.jit(lambda b: b.at[:, 1].set(0.))(B))",
+    "at_add_column:value": "(B.at[:, 1].add(1.), jax.jit(lambda b: b.at[:, 1].set(0.))(B))",
+    "at_multiply_rows_ambiguous": "B.at[jnp.array([0, 3])].multiply(2.)",
+    "index_rows_ambiguous": "B[jnp.array([0, 3])]",
+    "index_columns": "ty(B[:, jnp.array([0, 3])])",
     "numpy_operand": "ty(A + np.ones((8, 4), np.float32), jax.jit(lambda a: a + 1)("
                      "np.ones((8, 4), np.float32)))",
 })

@@ -38,6 +38,7 @@ class Indexer(NamedTuple):
     reversed_y_dims: tuple
     newaxis_dims: tuple
     scalar_bool_dims: tuple
+    slice_parts: tuple = ()  # the spec entries of the slice, from the operand's type
 
 
 def _is_array(x):
@@ -187,8 +188,9 @@ def _broadcast_index_arrays(arrays):
             for a, s in zip(arrays, shapes)], out_shape
 
 
-def index_to_gather(x_shape, idx, normalize_indices=True):
-    """Describe ``x[idx]`` (idx canonical: see ``canonicalize_index``) as a gather."""
+def index_to_gather(x_shape, idx, normalize_indices=True, x_parts=None):
+    """Describe ``x[idx]`` (idx canonical: see ``canonicalize_index``) as a
+    gather; ``x_parts``: the operand's spec entries, when its type has them."""
     if normalize_indices:
         sizes = iter(x_shape)
         norm = []
@@ -215,7 +217,7 @@ def index_to_gather(x_shape, idx, normalize_indices=True):
     offset_dims, collapsed, start_index_map = [], [], []
     slice_shape, gather_slice_shape = [], []
     gather_indices, gather_shape = [], []
-    newaxis_dims, reversed_y_dims = [], []
+    newaxis_dims, reversed_y_dims, spec = [], [], []
     y_axis = collapsed_y_axis = x_axis = 0
     for pos, i in enumerate(idx):
         if pos == group_at:
@@ -227,10 +229,12 @@ def index_to_gather(x_shape, idx, normalize_indices=True):
             start_index_map += adv_x_axes
             collapsed += adv_x_axes
             slice_shape += shape
+            spec += [None] * len(shape)
             y_axis += len(shape)
             collapsed_y_axis += len(shape)
         if i is None:
             slice_shape.append(1)
+            spec.append(None)
             newaxis_dims.append(y_axis)
             y_axis += 1
             continue
@@ -268,6 +272,7 @@ def index_to_gather(x_shape, idx, normalize_indices=True):
                 gather_shape.append(n)
                 collapsed.append(x_axis)
             slice_shape.append(n)
+            spec.append(None if x_parts is None else x_parts[x_axis])
             y_axis += 1
             collapsed_y_axis += 1
         else:
@@ -290,7 +295,7 @@ def index_to_gather(x_shape, idx, normalize_indices=True):
                                            start_index_map=tuple(start_index_map))
     static = not adv
     return Indexer(tuple(slice_shape), tuple(gather_slice_shape), indices, dnums, static, static,
-                   tuple(reversed_y_dims), tuple(newaxis_dims), ())
+                   tuple(reversed_y_dims), tuple(newaxis_dims), (), tuple(spec))
 
 
 def _slice_params(s, size):
@@ -308,9 +313,14 @@ def _slice_params(s, size):
     return start, step, len(range(start, stop, step))
 
 
-def make_indexer(arr_shape, idx, normalize_indices=True):
+def make_indexer(arr_shape, idx, normalize_indices=True, x_parts=None):
     idx, shape, bool_dims = canonicalize_index(arr_shape, idx)
-    return index_to_gather(shape, idx, normalize_indices)._replace(scalar_bool_dims=bool_dims)
+    if x_parts is not None:  # the operand gains a unit dimension per scalar boolean
+        x_parts = list(x_parts)
+        for d in bool_dims:
+            x_parts.insert(d, None)
+    return index_to_gather(shape, idx, normalize_indices, x_parts)._replace(
+        scalar_bool_dims=bool_dims)
 
 
 def rewriting_take(arr, idx, indices_are_sorted=False, unique_indices=False, mode=None,

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from .. import core, dtypes
+from .. import core, dtypes, sharding_in_types as sit
 from ..array import ArrayImpl
 from ..core import Tracer
 from xjit._src.lax import lax
@@ -20,10 +20,11 @@ from . import advanced_indexing as adv
 from . import indexing
 
 
-def broadcast_to(y, shape):
-    """``lax.broadcast_to``: leading dims added, unit dims stretched."""
+def broadcast_to(y, shape, sharding=None):
+    """``lax.broadcast_to``: leading dims added, unit dims stretched (laid
+    out by ``sharding`` when given)."""
     yshape = tuple(np.shape(y)) if not isinstance(y, (Tracer, ArrayImpl)) else y.shape
-    if yshape == tuple(shape):
+    if yshape == tuple(shape) and (sharding is None or core.aval_of(y)._sharding == sharding):
         return y
     if len(shape) < len(yshape):
         raise ValueError(f"Cannot broadcast to shape with fewer dimensions: arr_shape={yshape} "
@@ -34,7 +35,7 @@ def broadcast_to(y, shape):
         raise ValueError(f"Incompatible types for broadcasting: input type="
                          f"{aval.str_short(False)} and requested type="
                          f"{aval.update(shape=shape).str_short(False)}")
-    return lax.broadcast_in_dim(y, shape, tuple(range(k, len(shape))))
+    return lax.broadcast_in_dim(y, shape, tuple(range(k, len(shape))), out_sharding=sharding)
 
 
 def _scatter_update(x, idx, y, scatter_fn, indices_are_sorted, unique_indices, mode,
@@ -50,7 +51,9 @@ def _scatter_update(x, idx, y, scatter_fn, indices_are_sorted, unique_indices, m
         y = asarray(y, dtype=x.dtype)
     else:
         y = asarray(y)
-    indexer = adv.make_indexer(x.shape, _bound_big_ints(idx, x.shape), normalize_indices)
+    layout = x.aval._sharding  # the updates are laid out as the slice of x they go to
+    indexer = adv.make_indexer(x.shape, _bound_big_ints(idx, x.shape), normalize_indices,
+                               None if layout is None else sit.parts(x.aval))
     dtype, weak = x.dtype, x.weak_type
     if not dtypes.is_weakly_typed(y) and dtypes.result_type(y, x) != dtype:
         warnings.warn("scatter inputs have incompatible types: cannot safely cast value from "
@@ -62,7 +65,8 @@ def _scatter_update(x, idx, y, scatter_fn, indices_are_sorted, unique_indices, m
     if 0 in indexer.slice_shape:  # nothing to update
         return x
     x, y = promote_dtypes(x, y)
-    y = broadcast_to(y, indexer.slice_shape)
+    y = broadcast_to(y, indexer.slice_shape, None if layout is None else
+                     layout.update(spec=indexer.slice_parts))
     if indexer.scalar_bool_dims:
         x = lax.expand_dims(x, indexer.scalar_bool_dims)
     if indexer.newaxis_dims:
@@ -98,6 +102,22 @@ class _IndexUpdateHelper:
         return f"_IndexUpdateHelper({self.array!r})"
 
 
+
+def _out_sharding(method):
+    """``.at[...]``'s ``out_sharding=``: the gather or scatter in auto mode,
+    its result of the type asked for (JAX's ``auto_axes``)."""
+    import functools
+
+    @functools.wraps(method)
+    def wrapped(self, *args, out_sharding=None, **kwargs):
+        if out_sharding is None:
+            return method(self, *args, **kwargs)
+        from xjit._src.sharding import auto_axes, canonicalize_sharding
+        s = canonicalize_sharding(out_sharding, "at")
+        run = lambda arr, *a: method(_IndexUpdateRef(arr, self.index), *a, **kwargs)  # noqa: E731
+        return auto_axes(run, out_sharding=s, axes=s.mesh.explicit_axes)(self.array, *args)
+    return wrapped
+
 class _IndexUpdateRef:
     """``x.at[idx]``: each method returns the updated copy of ``x``."""
 
@@ -109,6 +129,7 @@ class _IndexUpdateRef:
     def __repr__(self):
         return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
 
+    @_out_sharding
     def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None, fill_value=None,
             out_sharding=None, wrap_negative_indices=True):
         if mode is not None:
@@ -128,21 +149,25 @@ class _IndexUpdateRef:
         return _scatter_update(self.array, self.index, values, fn, indices_are_sorted,
                                unique_indices, mode, wrap_negative_indices)
 
+    @_out_sharding
     def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
             out_sharding=None, wrap_negative_indices=True):
         return self._update(slicing.scatter, values, indices_are_sorted, unique_indices, mode,
                             wrap_negative_indices)
 
+    @_out_sharding
     def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
             out_sharding=None, wrap_negative_indices=True):
         return self._update(slicing.scatter_add, values, indices_are_sorted, unique_indices,
                             mode, wrap_negative_indices)
 
+    @_out_sharding
     def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
                  out_sharding=None, wrap_negative_indices=True):
         return self._update(slicing.scatter_sub, values, indices_are_sorted, unique_indices,
                             mode, wrap_negative_indices)
 
+    @_out_sharding
     def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
                  out_sharding=None, wrap_negative_indices=True):
         return self._update(slicing.scatter_mul, values, indices_are_sorted, unique_indices,
@@ -150,6 +175,7 @@ class _IndexUpdateRef:
 
     mul = multiply
 
+    @_out_sharding
     def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
                out_sharding=None, wrap_negative_indices=True):
         from . import lax_numpy as ln
@@ -160,6 +186,7 @@ class _IndexUpdateRef:
             mode=mode, wrap_negative_indices=wrap_negative_indices)
         return ln.divide(x, scaled)
 
+    @_out_sharding
     def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
               out_sharding=None, wrap_negative_indices=True):
         from . import lax_numpy as ln
@@ -170,11 +197,13 @@ class _IndexUpdateRef:
             mode=mode, wrap_negative_indices=wrap_negative_indices)
         return ln.power(x, scaled)
 
+    @_out_sharding
     def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
             out_sharding=None, wrap_negative_indices=True):
         return self._update(slicing.scatter_min, values, indices_are_sorted, unique_indices,
                             mode, wrap_negative_indices)
 
+    @_out_sharding
     def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
             out_sharding=None, wrap_negative_indices=True):
         return self._update(slicing.scatter_max, values, indices_are_sorted, unique_indices,
