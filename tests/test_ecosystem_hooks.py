@@ -27,7 +27,9 @@ which needs the `compare` extra):
   (flax's fp8 ``dot_general_with_precision``), and a ``custom_vjp`` whose bwd
   turns zero cotangents into nonzero ones (flax's fp8 ``in_q`` passes its new
   scale and history through), run when its outputs feed the result, not when
-  they are unused or stopped.
+  they are unused or stopped;
+* ``vjp``/``grad`` with respect to a PRNG key give float0 zeros (flax's
+  ``tabulate`` differentiates with respect to its rngs).
 """
 import os
 import subprocess
@@ -144,6 +146,9 @@ def blocked(x):
     return x
 blocked.defvjp(lambda x: (x, None), lambda r, g: (None,))
 
+def noisy(x, k):
+    return x * 2 + jax.random.normal(k, x.shape)
+
 def below(c):
     return c < 3.0
 def count_traces(loop):
@@ -237,6 +242,10 @@ CASES = {
     "custom_vjp_unused_output": "jax.grad(lambda x: (seven(x), x.sum())[1])(jnp.ones(2))",
     "custom_vjp_stopped_output": "jax.grad(lambda x: jax.lax.stop_gradient(seven(x)).sum() + "
                                  "x.sum())(jnp.ones(2))",
+    "vjp_wrt_key": "(lambda g: (g[0], str(g[1].dtype), g[1].shape))(jax.vjp(noisy, "
+                   "jnp.ones(3), jax.random.key(0))[1](jnp.ones(3)))",
+    "grad_wrt_key": "str(jax.grad(lambda x, k: noisy(x, k).sum(), argnums=(0, 1), "
+                    "allow_int=True)(jnp.ones(3), jax.random.key(0))[1].dtype)",
     "scan_cached_value": "(lambda out: (jax.lax.scan(out, 0.0, jnp.arange(3.0)), jax.lax.scan("
                          "out, 1.0, jnp.arange(3.0) * 2)))(lambda c, x: (c + x, x * 2))",
 }

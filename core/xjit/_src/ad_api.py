@@ -38,8 +38,9 @@ def _as_arrays(leaves):
 
 
 def _zeros(aval):
-    """Zeros of ``aval`` (float0 for integer values), weak type kept."""
-    if aval.dtype.kind in "iub" or aval.dtype == dtypes.float0:
+    """Zeros of ``aval`` (float0 for integer values and keys), weak type kept."""
+    if aval.dtype.kind in "iub" or aval.dtype == dtypes.float0 or \
+            getattr(aval.dtype, "extended", False):
         return np.zeros(aval.shape, dtypes.float0)
     lax = core.lax_ops
     val = lax.host_convert(0, aval.dtype, aval.weak_type)

@@ -85,8 +85,9 @@ def is_undefined_primal(x):
 
 
 def tangent_aval(aval):
-    """Integer and boolean values have float0 tangents."""
-    if aval.dtype.kind in "iub" or aval.dtype == dtypes.float0:
+    """Integer and boolean values, and PRNG keys, have float0 tangents."""
+    if aval.dtype.kind in "iub" or aval.dtype == dtypes.float0 or \
+            getattr(aval.dtype, "extended", False):
         return ShapedArray(aval.shape, dtypes.float0, False)
     return aval
 
