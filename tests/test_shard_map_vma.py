@@ -183,6 +183,63 @@ CASES.update({
                        "lambda: jnp.zeros(2)), outs=P()))(X)",
 })
 
+# bodies mixing transformations and collectives: each eager, under jit, and
+# differentiated inside the body (``grad_in``) and outside it (``grad_out``)
+BODIES = {
+    "relu_psum": "lambda b: lax.psum(jax.nn.relu(b - 0.8) + jax.nn.softplus(b), 'i')",
+    "checkpoint": "lambda b: lax.psum(jax.checkpoint(lambda c: jnp.sin(c) * c)(b), 'i')",
+    "fori_pmean": "lambda b: lax.fori_loop(0, 3, lambda k, c: c * lax.pmean(c, 'i'), b)",
+    # collectives only under a predicate every device agrees on (under a varying
+    # one devices would take different branches' collectives)
+    "cond_psum": "lambda b: lax.cond(lax.psum(b[0], 'i') > 3.0, lambda: lax.psum(b * b, 'i') * b, "
+                 "lambda: lax.psum(b, 'i') * b) + lax.cond(lax.axis_index('i') > 1, lambda: b * b, "
+                 "lambda: jnp.sin(b)) * lax.pmean(b, 'i')",
+    "vmap_psum": "lambda b: jax.vmap(lambda r: lax.psum(r * r, 'i') * r)(b.reshape(2, 1))"
+                 ".reshape(2)",
+    "all_gather": "lambda b: lax.all_gather(jnp.sin(b), 'i').sum(0) * b",
+    "psum_scatter": "lambda b: lax.psum_scatter(jnp.tile(b * b, 4), 'i', tiled=True) * b",
+    "ppermute": "lambda b: lax.ppermute(b * b, 'i', [(k, (k + 1) % 4) for k in range(4)]) * b",
+    "all_to_all": "lambda b: lax.all_to_all(jnp.outer(b, b).reshape(4, 1), 'i', 0, 0, "
+                  "tiled=True).reshape(4)[:2] * b",
+    "where_const": "lambda b: jnp.where(b > 0.7, b, 0.5) * lax.psum(jnp.concatenate([b, "
+                   "jnp.ones(1)]), 'i')[:2]",
+    "dot_invariant": "lambda b: jnp.dot(lax.psum(b, 'i'), jnp.arange(4.0).reshape(2, 2)) * b",
+    "two_axes_j": "lambda b: lax.psum(jnp.sin(b), 'j') * lax.pmean(b, 'i')",
+    "pmax_value": "lambda b: lax.stop_gradient(lax.pmax(b, 'i')) * b",
+    "psum_size": "lambda b: b * lax.psum(1, 'i') + lax.psum(2.0, ('i', 'j'))",
+}
+
+for _name, _body in BODIES.items():
+    _f = f"sm({_body})"
+    CASES[f"body:{_name}:eager"] = f"{_f}(X)"
+    CASES[f"body:{_name}:jit"] = f"jax.jit({_f})(X)"
+    CASES[f"body:{_name}:grad_in"] = (f"jax.jit(sm(lambda b: jax.grad(lambda c: ({_body})(c)"
+                                       ".sum())(b)))(X)")
+    CASES[f"body:{_name}:grad_in_eager"] = (f"sm(lambda b: jax.grad(lambda c: ({_body})(c)"
+                                             ".sum())(b))(X)")
+    CASES[f"body:{_name}:grad_out"] = f"jax.grad(s({_f}))(X)"
+
+CASES.update({
+    # only some mesh axes manual (axis_names)
+    "while_pmean": "jax.jit(sm(lambda b: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, "
+                   "c[1] * lax.pmean(c[1], 'i')), (0, b))[1]))(X)",
+    "partial_manual": "jax.jit(jax.shard_map(lambda b: lax.psum(b * b, 'i'), mesh=mesh, "
+                      "in_specs=P('i'), out_specs=P(), axis_names={'i'}))(X)",
+    "partial_manual_grad": "jax.grad(lambda x: jax.shard_map(lambda b: lax.psum(jnp.sin(b), "
+                           "'i'), mesh=mesh, in_specs=P('i'), out_specs=P(), axis_names={'i'})"
+                           "(x).sum())(X)",
+    "grad_in_two_axes": "jax.jit(jax.shard_map(lambda b: jax.grad(lambda c: lax.psum(jnp.sin("
+                        "c).sum(), ('i', 'j')) * lax.psum(c[0], 'j'))(b), mesh=mesh, "
+                        "in_specs=P(('i', 'j')), out_specs=P(('i', 'j'))))(X)",
+    "grad_in_invariant_input": "jax.jit(sm(lambda b, w: jax.grad(lambda v: lax.psum((b * v)"
+                               ".sum(), 'i'))(w), ins=(P('i'), P()), outs=P()))(X, X[:2])",
+    "grad_in_invariant_input_eager": "sm(lambda b, w: jax.grad(lambda v: lax.psum((b * v)"
+                                     ".sum(), 'i'))(w), ins=(P('i'), P()), outs=P())(X, X[:2])",
+    "value_and_grad_in": "jax.jit(sm(lambda b, w: jax.value_and_grad(lambda v: lax.pmean(("
+                         "jnp.tanh(b * v) ** 2).sum(), 'i'))(w), ins=(P('i'), P()), "
+                         "outs=(P(), P())))(X, X[:2])",
+})
+
 # JAX stages the transposed body of a shard_map under grad; xjit's rules of
 # the shard_map primitive (jvp, transpose, vmap) go through its one-device
 # emulation, so the values agree while the printed jaxprs do not

@@ -141,11 +141,24 @@ def platform_dependent(*args, default=None, **per_platform):
 
 
 def _cond_lowering(ctx, avals_in, avals_out, index, *ops, branches):
+    # Each branch numbers its collectives' channels from the same start, as
+    # JAX's lowering does: devices taking different branches then meet in the
+    # same all-reduce (XLA hoists it out of the case) instead of waiting on
+    # channels the others never open.
+    module_ctx = ctx.module_ctx
+    start = getattr(module_ctx, "channels", 0)
+    ends = [start]
+
     def branch(br):
-        return lambda: [(o, a) for o, a in zip(lower_jaxpr(ctx, br.jaxpr, br.consts, ops),
-                                               avals_out)]
+        def lower():
+            module_ctx.channels = start
+            outs = lower_jaxpr(ctx, br.jaxpr, br.consts, ops)
+            ends.append(getattr(module_ctx, "channels", 0))
+            return [(o, a) for o, a in zip(outs, avals_out)]
+        return lower
 
     regions = [ctx.region([], branch(br)) for br in branches]
+    module_ctx.channels = max(ends)
     return ctx.op("stablehlo.case", [index], [ttype(avals_in[0])],
                   [ttype(a) for a in avals_out], regions=regions)
 
