@@ -9,7 +9,9 @@ tests are not in the wheels). Export them once from git checkouts:
         --export chex=~/src/chex
 
 (`@REV` defaults to the version tag, `v<installed version>`; flax 0.12.8 has
-no tag in its repository, so give the release commit). The trees go to
+no tag in its repository, so give the commit the wheel was built from: the
+installed wheel's flax/ matches 18f8f311, later than the version bump 3a491108,
+with the nnx.clone(arrays=...) that the tests of that commit cover). The trees go to
 ~/.cache/xjit-library-suites/<lib>-<version>/ (or --cache DIR). Then:
 
     .venv/bin/python scripts/library_suites.py                  # every library, both runs
