@@ -5,9 +5,9 @@ device-free shape (``AbstractMesh``), and the mesh in context
 An ``AbstractMesh`` is a mesh's shape without devices: axis names, sizes and
 types. Tracing code asks ``get_abstract_mesh()`` which mesh is in context
 (flax does, to decide how to annotate parameters); outside any
-``set_mesh``/``use_abstract_mesh`` it is the empty mesh. xjit runs on one
-device, so a concrete mesh here has size-1 axes; abstract meshes may have any
-size (``shard_map`` over them runs the shards one after another).
+``set_mesh``/``use_abstract_mesh`` it is the empty mesh. ``make_mesh`` makes
+Explicit axes by default, as JAX 0.10.2: arrays over them carry their layout
+in their types (``sharding_in_types``).
 """
 from __future__ import annotations
 

@@ -1,12 +1,12 @@
-"""Shardings for the single-device case (``jax.sharding``), and the sharding
-operations of explicit-sharding code (``reshard``, ``auto_axes``,
-``explicit_axes``).
+"""Shardings (``jax.sharding``) and the sharding operations of explicit-
+sharding code (``reshard``, ``auto_axes``, ``explicit_axes``).
 
-xjit runs every computation on one device, so every sharding here places the
-whole array on one device; ``Mesh``/``NamedSharding``/``PartitionSpec`` exist
-so tutorial code that names a one-device mesh runs and reprs as in JAX. The
-classes derive from jaxlib's C++ single-device sharding so a PJRT buffer can
-carry them (``x.sharding`` after ``device_put(x, sharding)``).
+``NamedSharding`` lays an array out over a mesh by a ``PartitionSpec``; the
+classes derive from jaxlib's C++ sharding so a PJRT buffer can carry them
+(``x.sharding``). Over a mesh's Explicit axes the layout is also part of
+the array's type (``sharding_in_types``): ``reshard`` changes that type,
+``auto_axes``/``explicit_axes`` run code with axes retyped, and
+``canonicalize_sharding`` reads the ``out_sharding=`` arguments.
 """
 from __future__ import annotations
 
