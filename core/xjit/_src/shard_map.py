@@ -176,6 +176,7 @@ def _spmd(f, mesh, manual, leaves, in_tree, specs, out_specs, check_vma, fun_nam
         out_leaves, out_tree = tree_util.tree_flatten(out)
         spec_leaves = [s or PartitionSpec()
                        for s in _out_spec_leaves(out_specs, out, out_tree, manual)]
+        _check_out_ranks(out_specs, out_leaves, spec_leaves, out_tree, fun_name)
         if check_vma:
             out_leaves = _match_out_vma(mesh, out_leaves, spec_leaves, out_tree, fun_name)
         box.append((out_tree, spec_leaves))
@@ -189,6 +190,42 @@ def _spmd(f, mesh, manual, leaves, in_tree, specs, out_specs, check_vma, fun_nam
         in_specs=(PartitionSpec(),) * len(tracer_consts) + tuple(specs),
         out_specs=tuple(spec_leaves), newly_manual_axes=frozenset(manual), check_vma=check_vma)
     return tree_util.tree_unflatten(out_tree, outs)
+
+
+def _check_out_ranks(out_specs, outs, specs, out_tree, fun_name):
+    """JAX's error for an out_specs entry longer than its output's rank."""
+    from xjit._src import core
+    spec_paths = [p for p, _ in tree_util.tree_flatten_with_path(out_specs,
+                                                                   is_leaf=_is_spec_leaf)[0]]
+    out_paths = [p for p, _ in tree_util.tree_flatten_with_path(
+        tree_util.tree_unflatten(out_tree, [0] * len(outs)))[0]]
+    msgs, scalar = [], False
+    for path, y, spec in zip(out_paths, outs, specs):
+        aval = core.aval_of(y)
+        if len(spec) <= aval.ndim:
+            continue
+        scalar |= not aval.ndim
+        key = next((p for p in spec_paths if tuple(path[:len(p)]) == tuple(p)), ())
+        msgs.append(f"* out_specs{tree_util.keystr(key)} is {spec} which has length "
+                    f"{len(spec)}, but {fun_name}(*args){tree_util.keystr(path)} has shape "
+                    f"{aval.str_short(False)}, which has rank {aval.ndim} (and {aval.ndim} < "
+                    f"{len(spec)})")
+    if not msgs:
+        return
+    if len(msgs) == 1:
+        msgs = [msgs[0][2:]]
+    msg = (f"shard_map applied to the function '{fun_name}' was given an out_specs entry "
+           "which is too long to be compatible with the corresponding output value from the "
+           "function:\n\n" + "\n\n".join(msgs) + "\n\nEntries in out_specs must be of length "
+           "no greater than the number of axes in the corresponding output value.\n\nEither "
+           f"revise the spec to be shorter, or modify '{fun_name}' so that its outputs have "
+           "sufficient rank.")
+    if scalar:
+        msg += ("\n\nFor scalar values (rank 0), consider using an out_specs entry of `P()`, "
+                "where `P = jax.sharding.PartitionSpec`. In particular, for rank 0 outputs "
+                "which are not constant over the mesh, add at least one (singleton) axis to "
+                "them so that they can be concatenated using out_specs.")
+    raise ValueError(msg)
 
 
 def _match_out_vma(mesh, outs, specs, out_tree, fun_name):
@@ -279,8 +316,8 @@ def _shard_map(f, mesh, in_specs, out_specs, axis_names, check_vma, emulate=Fals
         eager_mesh = None if emulate else _eager_mesh(m, manual, specs)
         if eager_mesh is not None:
             return _eager(f, eager_mesh, leaves, in_tree, specs, out_specs, check_vma, fun_name)
-        if (not emulate and _devices(m) is not None and m.size > 1
-                and manual == frozenset(m.axis_names) and all(s is not None for s in specs)):
+        if (not emulate and manual == frozenset(m.axis_names)
+                and all(s is not None for s in specs)):
             return _spmd(f, m, manual, leaves, in_tree, specs, out_specs, check_vma, fun_name)
         dynamic = [i for i, s in enumerate(specs) if s is not None]
         shards, carried = [], []

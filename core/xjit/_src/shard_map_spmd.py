@@ -91,7 +91,11 @@ def _sdy(spec, ndim):
 def _lower(ctx, avals_in, avals_out, *args, jaxpr, mesh, in_specs, out_specs,
            newly_manual_axes, check_vma):
     module_ctx = ctx.module_ctx
-    if module_ctx.spmd is None or module_ctx.spmd.mesh.shape_tuple != mesh.shape_tuple:
+    if module_ctx.spmd is None:  # a program on one device: the body batched over the axes
+        from xjit._src.lax.slicing import lower_fun
+        return lower_fun(_emulated(jaxpr, mesh, in_specs, out_specs), multiple_results=True)(
+            ctx, avals_in, avals_out, *args)
+    if module_ctx.spmd.mesh.shape_tuple != mesh.shape_tuple:
         raise NotImplementedError(f"shard_map over {mesh} inside a program over other devices")
     ttype = lowering.ttype
     body_args = [ctx.fresh() for _ in jaxpr.in_avals]
@@ -144,7 +148,7 @@ def _impl(*args, jaxpr, mesh, in_specs, out_specs, newly_manual_axes, check_vma)
     emulation for an abstract mesh with no devices in context)."""
     from xjit._src.pjit import jit
     devices = _concrete(mesh)
-    if devices is None:
+    if devices is None or devices.size == 1:
         return list(_emulated(jaxpr, mesh, in_specs, out_specs)(*args))
     params = dict(jaxpr=jaxpr, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
                   newly_manual_axes=newly_manual_axes, check_vma=check_vma)
