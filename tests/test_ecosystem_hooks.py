@@ -29,7 +29,10 @@ which needs the `compare` extra):
   scale and history through), run when its outputs feed the result, not when
   they are unused or stopped;
 * ``vjp``/``grad`` with respect to a PRNG key give float0 zeros (flax's
-  ``tabulate`` differentiates with respect to its rngs).
+  ``tabulate`` differentiates with respect to its rngs);
+* ``jit`` given both ``static_argnums`` and ``static_argnames`` takes them as
+  they are, inferring neither from the other (flax's ``nn.jit``, whose wrapper
+  carries the inner function's signature).
 """
 import os
 import subprocess
@@ -146,6 +149,13 @@ def blocked(x):
     return x
 blocked.defvjp(lambda x: (x, None), lambda r, g: (None,))
 
+import functools
+def lifted_inner(scope, a, b):
+    return a * 2 if b == "hi" else a
+@functools.wraps(lifted_inner)  # its signature is lifted_inner's, as flax's nn.jit wrapper's
+def lifted(fingerprint, variables, rngs, *args, **kwargs):
+    return lifted_inner(None, *args, **kwargs) + variables["p"].sum() + rngs["r"].sum()
+
 def noisy(x, k):
     return x * 2 + jax.random.normal(k, x.shape)
 
@@ -246,6 +256,11 @@ CASES = {
                    "jnp.ones(3), jax.random.key(0))[1](jnp.ones(3)))",
     "grad_wrt_key": "str(jax.grad(lambda x, k: noisy(x, k).sum(), argnums=(0, 1), "
                     "allow_int=True)(jnp.ones(3), jax.random.key(0))[1].dtype)",
+    "jit_static_argnums_and_argnames": "jax.jit(lifted, static_argnums=(0,), static_argnames="
+                                       "['b'])('fp', {'p': jnp.ones(2)}, {'r': jnp.ones(1)}, "
+                                       "jnp.arange(2.0), b='hi')",
+    "jit_static_argnames_only": "jax.jit(lambda x, n: x * n, static_argnames=['n'])("
+                                "jnp.ones(2), 3)",
     "scan_cached_value": "(lambda out: (jax.lax.scan(out, 0.0, jnp.arange(3.0)), jax.lax.scan("
                          "out, 1.0, jnp.arange(3.0) * 2)))(lambda c, x: (c + x, x * 2))",
 }

@@ -172,13 +172,18 @@ def fun_signature(fun):
 
 
 def resolve_argnums(sig, argnums, argnames):
-    """Fill in argnames from argnums and vice versa, as JAX does."""
+    """Fill in argnames from argnums or the other way round, as JAX does when
+    one of them is left out; given both, JAX takes them as they are (flax's
+    ``nn.jit`` passes both, its static names belonging to the inner function).
+    (An empty argnums or argnames counts as left out here.)"""
     if sig is None:
         return tuple(sorted(argnums)), tuple(argnames)
     params = list(sig.parameters.values())
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     nums = set(a if a >= 0 else a + len(positional) for a in argnums)
     names = set(argnames)
+    if nums and names:
+        return tuple(sorted(nums)), tuple(sorted(names))
     for i, p in enumerate(positional):
         if p.name in names:
             nums.add(i)
