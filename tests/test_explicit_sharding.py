@@ -241,6 +241,14 @@ CASES.update({
     "at_multiply_rows_ambiguous": "B.at[jnp.array([0, 3])].multiply(2.)",
     "index_rows_ambiguous": "B[jnp.array([0, 3])]",
     "index_columns": "ty(B[:, jnp.array([0, 3])])",
+    "gamma_sampler": "ty(jax.random.gamma(jax.random.key(0), V + 1))",
+    "gamma_sampler:value": "jax.random.gamma(jax.random.key(0), V + 1)",
+    "triangular_solve": "ty(jax.lax.linalg.triangular_solve(TRI, RHS, left_side=True, "
+                        "lower=True))",
+    "triangular_solve:value": "jax.lax.linalg.triangular_solve(TRI, RHS, left_side=True, "
+                              "lower=True)",
+    "wsc_assert_in_jit": "intype(lambda a: jax.lax.with_sharding_constraint(a * 2, P('X')), V)",
+    "wsc_assert_mismatch": "jax.lax.with_sharding_constraint(V, P(None))",
     "numpy_operand": "ty(A + np.ones((8, 4), np.float32), jax.jit(lambda a: a + 1)("
                      "np.ones((8, 4), np.float32)))",
 })
@@ -292,6 +300,10 @@ def mp_step():
                   "w2": jax.device_put(np.ones((32, 1), np.float32), P('model', None))}
         x = jax.device_put(np.ones((64, 32), np.float32), P('data'))
         return ty(_dp_train(params, x, x[:, :1]))
+
+TRI = jax.device_put(np.stack([np.tril(np.ones((4, 4), np.float32)) + np.eye(4, dtype=np.float32)]
+                               * 8), P('X', None, None))
+RHS = jax.device_put(np.arange(64, dtype=np.float32).reshape(8, 4, 2), P('X', None, 'Y'))
 
 def adam(g, m, v):
     m = 0.9 * m + 0.1 * g

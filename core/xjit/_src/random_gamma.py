@@ -14,7 +14,7 @@ from functools import partial
 
 import numpy as np
 
-from xjit._src import core, dtypes
+from xjit._src import core, dtypes, sharding_in_types
 from xjit._src.interpreters import mlir as lowering
 from xjit._src.interpreters.ad import defjvp2
 from xjit._src.interpreters.batching import batch_rules, bdim_at_front, vmap
@@ -120,6 +120,7 @@ def _gamma_batch(args, dims, *, log_space):
 
 random_gamma_p = Primitive("random_gamma")
 core.abstract_eval_rules[random_gamma_p] = lambda key, a, **_: a
+sharding_in_types.sharding_rules[random_gamma_p] = sharding_in_types.same_as(1)  # a's layout
 _lower_gamma = lower_fun(_gamma_impl)
 
 
@@ -181,7 +182,13 @@ def gamma(key, a, shape=None, dtype=None):
     dtype = _float_dtype("gamma", dtype)
     if shape is not None:
         shape = R._shape_arg(shape)
-    return _gamma(key, a, shape=shape, dtype=dtype)
+    return _gamma(key, _unsplit(a), shape=shape, dtype=dtype)
+
+
+def _unsplit(a):
+    """As JAX's gamma: its parameter unsplit (the sampler's loops run whole)."""
+    from xjit._src.reshard import untyped
+    return untyped(a) if getattr(getattr(a, "aval", None), "_sharding", None) is not None else a
 
 
 def loggamma(key, a, shape=None, dtype=None):
@@ -191,7 +198,7 @@ def loggamma(key, a, shape=None, dtype=None):
     dtype = _float_dtype("loggamma", dtype, "gamma")
     if shape is not None:
         shape = R._shape_arg(shape)
-    return _gamma(key, a, shape=shape, dtype=dtype, log_space=True)
+    return _gamma(key, _unsplit(a), shape=shape, dtype=dtype, log_space=True)
 
 
 @partial(jit, static_argnames=("shape", "dtype", "log_space"))

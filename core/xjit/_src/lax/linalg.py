@@ -275,8 +275,7 @@ def _svd_lower(ctx, ai, ao, a, *, full_matrices=True, compute_uv=True, subset_by
 svd_p = _prim("svd", _svd_eval, _svd_lower, multiple_results=True)
 # sharding rules (JAX 0.10.2's linalg rule): batch dimensions only may be split
 sit.sharding_rules.update({
-    cholesky_p: _sr.linalg("cholesky", (2,)), triangular_solve_p: _sr.linalg(
-        "triangular_solve", (2, 2)), lu_p: _sr.linalg("lu", (2,), _lu_eval),
+    cholesky_p: _sr.linalg("cholesky", (2,)), triangular_solve_p: _sr.triangular_solve, lu_p: _sr.linalg("lu", (2,), _lu_eval),
     qr_p: _sr.linalg("qr", (2,), _qr_eval), eigh_p: _sr.linalg("eigh", (2,), _eigh_eval),
     svd_p: _sr.linalg("svd", (2,), _svd_eval)})
 

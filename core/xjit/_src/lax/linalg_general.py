@@ -16,6 +16,8 @@ import enum
 import numpy as np
 
 from .. import dtypes
+from xjit._src import sharding_in_types as sit
+from . import sharding_rules as _sr
 from xjit._src.interpreters import ad, batching
 from ..core import ShapedArray
 from xjit._src.lax import lax
@@ -573,3 +575,16 @@ for _p in (eig_p, schur_p, hessenberg_p, tridiagonal_p, tridiagonal_solve_p, geq
            householder_product_p, ormqr_p, lu_pivots_to_permutation_p, symmetric_product_p):
     batching.batch_rules[_p] = _front_batch(_p)
 del _p
+
+# sharding rules (JAX 0.10.2's linalg rule: only batch dimensions may be split)
+sit.sharding_rules.update({
+    eig_p: _sr.linalg("eig", (2,), _eig_eval), schur_p: _sr.linalg("schur", (2,), _schur_eval),
+    hessenberg_p: _sr.linalg("hessenberg", (2,), _hessenberg_eval),
+    tridiagonal_p: _sr.linalg("tridiagonal", (2,), _tridiagonal_eval),
+    tridiagonal_solve_p: _sr.linalg("tridiagonal_solve", (1, 1, 1, 2)),
+    geqrf_p: _sr.linalg("geqrf", (2,), _geqrf_eval),
+    householder_product_p: _sr.linalg("householder_product", (2, 1)),
+    ormqr_p: _sr.linalg("ormqr", (2, 1, 2)),
+    lu_pivots_to_permutation_p: _sr.linalg("lu_pivots_to_permutation", (1,)),
+    symmetric_product_p: _sr.linalg("symmetric_product", (2, 2)),
+    cholesky_update_p: _sr.linalg("cholesky_update", (2, 1))})

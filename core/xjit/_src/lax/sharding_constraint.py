@@ -34,6 +34,7 @@ def _pp(params):
 
 sharding_constraint_p = lowering.define_primitive(
     "sharding_constraint", lambda x, **_: x, _lower, pp=_pp)
+sit.sharding_rules[sharding_constraint_p] = sit.unary_rule  # its input's type (JAX's)
 ad.deflinear(sharding_constraint_p,
              lambda ct, **params: [sharding_constraint_p.bind(ct, **params)])
 

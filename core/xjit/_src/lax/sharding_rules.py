@@ -390,3 +390,23 @@ def linalg(name, ranks, eval_rule=None):
         spec = P(*batches[0])
         return spec if eval_rule is None else [spec] * len(eval_rule(*avals, **params))
     return rule
+
+
+def triangular_solve(a, b, *, left_side, transpose_a, **_):
+    """JAX's rule: batch dimensions alike, the contracting dimensions
+    unsplit, the solution's others split as ``a``'s and ``b``'s are."""
+    pa, pb = parts(a), parts(b)
+    (batch, a2), (batch_b, b2) = (pa[:-2], pa[-2:]), (pb[:-2], pb[-2:])
+    if batch != batch_b:
+        raise ShardingTypeError("All inputs to triangular_solve must have the same batch "
+                                f"sharding, but got {batch} and {batch_b}.")
+    if a2[left_side ^ transpose_a] is not None:
+        raise ShardingTypeError(
+            "triangular solve input `a` must be unsharded on the contracting axis, but got "
+            f"{P(*pa)} with left_side={left_side} and transpose_a={transpose_a}.")
+    if b2[not left_side] is not None:
+        raise ShardingTypeError(
+            "triangular solve input `b` must be unsharded on the contracting axis, but got "
+            f"{P(*pb)} with left_side={left_side} and transpose_a={transpose_a}.")
+    out = [a2[transpose_a], b2[1]] if left_side else [b2[0], a2[not transpose_a]]
+    return P(*batch, *out)
