@@ -249,6 +249,11 @@ CASES.update({
                               "lower=True)",
     "wsc_assert_in_jit": "intype(lambda a: jax.lax.with_sharding_constraint(a * 2, P('X')), V)",
     "wsc_assert_mismatch": "jax.lax.with_sharding_constraint(V, P(None))",
+    "key_arrays": "ty(KEYS, jax.vmap(lambda k: jax.random.normal(k, (4,)))(KEYS), "
+                  "jax.vmap(jax.random.split)(KEYS), jax.random.key_data(KEYS))",
+    "key_arrays_jit": "intype(lambda k: jax.vmap(lambda kk: jax.random.uniform(kk))(k), KEYS)",
+    "key_arrays:value": "(jax.vmap(lambda k: jax.random.normal(k, (4,)))(KEYS), "
+                        "jax.random.key_data(jax.vmap(jax.random.split)(KEYS)))",
     "numpy_operand": "ty(A + np.ones((8, 4), np.float32), jax.jit(lambda a: a + 1)("
                      "np.ones((8, 4), np.float32)))",
 })
@@ -304,6 +309,8 @@ def mp_step():
 TRI = jax.device_put(np.stack([np.tril(np.ones((4, 4), np.float32)) + np.eye(4, dtype=np.float32)]
                                * 8), P('X', None, None))
 RHS = jax.device_put(np.arange(64, dtype=np.float32).reshape(8, 4, 2), P('X', None, 'Y'))
+
+KEYS = jax.device_put(jax.random.split(jax.random.key(0), 8), P('X'))
 
 def adam(g, m, v):
     m = 0.9 * m + 0.1 * g

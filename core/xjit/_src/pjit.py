@@ -20,6 +20,8 @@ import numpy as np
 from xjit._src import api_util, core, dispatch, dtypes, monitoring, pxla, traceback_util, tree_util
 from xjit._src.interpreters import batching, mlir as lowering
 from xjit._src.array import ArrayImpl
+from xjit._src.sharded_array import ShardedArrayImpl
+from xjit._src.float0_plan import Float0Plan
 from xjit._src.config import config
 from xjit._src.mesh import EMPTY_ABSTRACT_MESH as _EMPTY_MESH, _context as _mesh_context
 from xjit._src.state import utils as state_utils
@@ -59,7 +61,8 @@ core.pp_param_rules[jit_p] = lambda p: {"name": p["name"], "jaxpr": p["jaxpr"]}
 
 def _jit_batcher(axis_data, args, dims, *, jaxpr, name, donated_invars=(), **params):
     """Batch the body into a new jit equation."""
-    batched, out_dims = batching.batch_jaxpr2(jaxpr, axis_data, dims)
+    batched, out_dims = batching.batch_jaxpr2(jaxpr, axis_data, dims,
+                                              [core.aval_of(a) for a in args])
     outs = jit_p.bind(*args, jaxpr=batched, name=name, donated_invars=donated_invars, **params)
     return outs, out_dims
 
@@ -79,9 +82,14 @@ run_with_refs = None
 
 
 def _jit_impl(*args, jaxpr, name, donated_invars=()):
+    """Run a jit equation eagerly: compile its jaxpr once and execute it
+    (over the devices of its arguments when they span several)."""
     if any(type(a) is AbstractRef for a in jaxpr.in_avals):  # the body's writes reach the refs
         return run_with_refs(_jit_impl, args, jaxpr, name)
-    """Run a jit equation eagerly: compile its jaxpr once and execute it."""
+    for x in args:
+        if type(x) is ShardedArrayImpl:  # one SPMD program (pxla), its results laid out there
+            return dispatch.apply_sharded(jit_p, args, dict(
+                jaxpr=jaxpr, name=name, donated_invars=donated_invars))
     cached = _jaxpr_exe_cache.get(jaxpr)
     if cached is None:
         plan = Float0Plan.of(jaxpr, donated_invars)
@@ -120,62 +128,6 @@ def compile_jaxpr(name, closed, donated=()):
     device = dispatch.backend.default_device()
     exe = dispatch.Executable(dispatch.compile_text(text, device), closed.out_avals, text, device)
     return exe, t1 - t0, time.perf_counter() - t1
-
-
-def _is_float0(aval):
-    return getattr(aval, "dtype", None) == dtypes.float0
-
-
-class Float0Plan:
-    """How a program whose arguments or results include float0 values runs.
-
-    float0 values (the tangents of integers) carry no data, and XLA has no
-    such type: the executable is compiled without them. float0 arguments
-    are dropped before the call; float0 results are made on the host as
-    NumPy float0 zeros of their shape, which is what JAX returns. Equations
-    that only make float0 values nobody else reads are pruned; a float0 value
-    still read by an equation stays, and the lowering then reports its dtype
-    (JAX lowers float0 as bool there).
-    """
-
-    __slots__ = ("closed", "donated", "keep", "out_shapes")
-
-    @staticmethod
-    def of(closed, donated=()):
-        """The plan for ``closed``, or None when no argument or result is float0."""
-        if any(map(_is_float0, closed.in_avals)) or any(map(_is_float0, closed.out_avals)):
-            return Float0Plan(closed, donated)
-        return None
-
-    def __init__(self, closed, donated):
-        jaxpr = closed.jaxpr
-        outvars = [v for v in jaxpr.outvars if not _is_float0(v.aval)]
-        live = {v for v in outvars if type(v) is not core.Literal}
-        eqns = []
-        for eqn in reversed(jaxpr.eqns):
-            if eqn.outvars and all(_is_float0(v.aval) and v not in live for v in eqn.outvars):
-                continue  # (an equation without results is kept: it may be a callback)
-            eqns.append(eqn)
-            live.update(v for v in eqn.invars if type(v) is not core.Literal)
-        self.keep = [not _is_float0(v.aval) or v in live for v in jaxpr.invars]
-        used = [not _is_float0(v.aval) or v in live for v in jaxpr.constvars]
-        pruned = core.Jaxpr([v for v, u in zip(jaxpr.constvars, used) if u],
-                            [v for v, k in zip(jaxpr.invars, self.keep) if k], outvars,
-                            eqns[::-1], jaxpr.debug_info)
-        self.closed = core.ClosedJaxpr(pruned, [c for c, u in zip(closed.consts, used) if u])
-        self.donated = tuple(d for d, k in zip(donated or (False,) * len(self.keep), self.keep)
-                             if k)
-        self.out_shapes = [v.aval.shape if _is_float0(v.aval) else None for v in jaxpr.outvars]
-
-    def kept(self, xs):
-        """The items of ``xs`` (one per argument) the executable takes."""
-        return [x for x, k in zip(xs, self.keep) if k]
-
-    def merge(self, outs):
-        """All results, in order, from the executable's ``outs``."""
-        it = iter(outs)
-        return [next(it) if shape is None else np.zeros(shape, dtypes.float0)
-                for shape in self.out_shapes]
 
 
 def _on_device(outs):

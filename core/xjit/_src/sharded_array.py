@@ -159,8 +159,8 @@ class ShardedArrayImpl(ArrayImpl):
             for device, buf in zip(sharding._addressable_device_assignment,
                                    self._shard_buffers()):
                 piece = host_copy(buf)
-                if npy is None:
-                    npy = np.empty(self.aval.shape, piece.dtype)
+                if npy is None:  # a key array's value is its key data
+                    npy = np.empty(_physical(self.aval).shape, piece.dtype)
                 npy[indices[device]] = piece
             npy.flags.writeable = False
             self._npy = npy
@@ -179,9 +179,9 @@ class ShardedArrayImpl(ArrayImpl):
 def _host_value(x, aval):
     from xjit._src.dispatch import host_value
     if isinstance(x, ArrayImpl):
-        v = x._value
-        return v if not getattr(aval.dtype, "extended", False) else \
-            host_copy(x._buf)
+        if getattr(aval.dtype, "extended", False):  # a key array: its key data
+            return x._value if type(x) is ShardedArrayImpl else host_copy(x._buf)
+        return x._value
     return host_value(x, aval.dtype)
 
 

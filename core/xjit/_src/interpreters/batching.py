@@ -408,9 +408,10 @@ def _trace_closed(fun, avals, debug_info):
     return batched
 
 
-def batch_jaxpr2(closed, axis_data, in_dims):
+def batch_jaxpr2(closed, axis_data, in_dims, arg_avals=None):
     """Batch a closed jaxpr whose inputs have batch axes ``in_dims``; the
-    outputs keep whatever batch axes the rules gave them.
+    outputs keep whatever batch axes the rules gave them. ``arg_avals``: the
+    batched arguments' types, whose explicit shardings the inputs take.
     Returns ``(batched_closed_jaxpr, out_dims)``."""
     in_dims = list(in_dims)
     out_dims = []
@@ -421,8 +422,11 @@ def batch_jaxpr2(closed, axis_data, in_dims):
         out_dims[:] = dims
         return outs
 
-    batched = _trace_closed(fun, _batched_avals(closed, axis_data, in_dims),
-                            closed.jaxpr.debug_info)
+    avals = _batched_avals(closed, axis_data, in_dims)
+    if arg_avals is not None and any(getattr(a, "typed", False) for a in arg_avals):
+        avals = [b.update(sharding=a._sharding) if getattr(a, "_sharding", None) is not None
+                 and a.shape == b.shape else b for a, b in zip(arg_avals, avals)]
+    batched = _trace_closed(fun, avals, closed.jaxpr.debug_info)
     return batched, out_dims
 
 
