@@ -250,7 +250,8 @@ def _shard_input(x, spec, sizes, order, manual, fun_name):
     """``x`` with its partitioned dimensions split and the mesh axes moved to the
     front in ``order``; returns the array and the axes it carries."""
     from xjit._src.numpy import shape_ops as jnp  # asarray, reshape, transpose
-    x = jnp.asarray(x)
+    from xjit._src.reshard import untyped  # split as the mesh splits it, not as its type
+    x = untyped(jnp.asarray(x))
     dims = _check_divisible(x.shape, spec, sizes, manual, fun_name)
     shape, labels = [], []
     for d, axes in enumerate(dims):
@@ -270,6 +271,8 @@ def _unshard_output(y, spec, sizes, order, manual):
     """The global value of an output whose leading axes are the mesh axes in
     ``order`` (one per manual axis), by its ``out_specs`` entry."""
     from xjit._src.numpy import shape_ops as jnp  # asarray, reshape, transpose
+    from xjit._src.reshard import untyped
+    y = untyped(y)
     ndim = y.ndim - len(order)
     dims = _dim_axes(spec, ndim, manual, "out")
     mentioned = {a for axes in dims for a in axes}
