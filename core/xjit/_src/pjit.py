@@ -88,8 +88,10 @@ def _jit_impl(*args, jaxpr, name, donated_invars=()):
         return run_with_refs(_jit_impl, args, jaxpr, name)
     for x in args:
         if type(x) is ShardedArrayImpl:  # one SPMD program (pxla), its results laid out there
-            return dispatch.apply_sharded(jit_p, args, dict(
-                jaxpr=jaxpr, name=name, donated_invars=donated_invars))
+            run = jit(lambda *a: jit_p.bind(*a, jaxpr=jaxpr, name=name,
+                                            donated_invars=donated_invars))
+            run._name, run._fid = name, 0  # (not cached: a batched body is new each call)
+            return run(*args)
     cached = _jaxpr_exe_cache.get(jaxpr)
     if cached is None:
         plan = Float0Plan.of(jaxpr, donated_invars)
