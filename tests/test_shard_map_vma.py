@@ -228,6 +228,17 @@ CASES.update({
     "partial_manual_grad": "jax.grad(lambda x: jax.shard_map(lambda b: lax.psum(jnp.sin(b), "
                            "'i'), mesh=mesh, in_specs=P('i'), out_specs=P(), axis_names={'i'})"
                            "(x).sum())(X)",
+    # a gradient inside a body over some of the mesh axes (it was 4 times JAX's)
+    "partial_manual_grad_in": "jax.jit(jax.shard_map(grad_psum, mesh=mesh, in_specs=P('i'), "
+                              "out_specs=P('i'), axis_names={'i'}))(X)",
+    "partial_manual_grad_in_eager": "jax.shard_map(grad_psum, mesh=mesh, in_specs=P('i'), "
+                                    "out_specs=P('i'), axis_names={'i'})(X)",
+    "partial_manual_grad_in_vma_off": "jax.jit(jax.shard_map(grad_psum, mesh=mesh, "
+                                      "in_specs=P('i'), out_specs=P('i'), axis_names={'i'}, "
+                                      "check_vma=False))(X)",
+    "partial_manual_types": "(lambda seen: (jax.jit(jax.shard_map(lambda b: seen.append(str("
+                            "jax.typeof(b))) or lax.psum(b, 'i'), mesh=mesh, in_specs=P('i'), "
+                            "out_specs=P(), axis_names={'i'}))(X), seen[-1])[1])([])",
     "grad_in_two_axes": "jax.jit(jax.shard_map(lambda b: jax.grad(lambda c: lax.psum(jnp.sin("
                         "c).sum(), ('i', 'j')) * lax.psum(c[0], 'j'))(b), mesh=mesh, "
                         "in_specs=P(('i', 'j')), out_specs=P(('i', 'j'))))(X)",

@@ -319,8 +319,7 @@ def _shard_map(f, mesh, in_specs, out_specs, axis_names, check_vma, emulate=Fals
         eager_mesh = None if emulate else _eager_mesh(m, manual, specs)
         if eager_mesh is not None:
             return _eager(f, eager_mesh, leaves, in_tree, specs, out_specs, check_vma, fun_name)
-        if (not emulate and manual == frozenset(m.axis_names)
-                and all(s is not None for s in specs)):
+        if not emulate and all(s is not None for s in specs):
             return _spmd(f, m, manual, leaves, in_tree, specs, out_specs, check_vma, fun_name)
         dynamic = [i for i, s in enumerate(specs) if s is not None]
         shards, carried = [], []

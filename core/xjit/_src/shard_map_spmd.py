@@ -93,8 +93,8 @@ def _lower(ctx, avals_in, avals_out, *args, jaxpr, mesh, in_specs, out_specs,
     module_ctx = ctx.module_ctx
     if module_ctx.spmd is None:  # a program on one device: the body batched over the axes
         from xjit._src.lax.slicing import lower_fun
-        return lower_fun(_emulated(jaxpr, mesh, in_specs, out_specs), multiple_results=True)(
-            ctx, avals_in, avals_out, *args)
+        return lower_fun(_emulated(jaxpr, mesh, in_specs, out_specs, newly_manual_axes),
+                         multiple_results=True)(ctx, avals_in, avals_out, *args)
     if module_ctx.spmd.mesh.shape_tuple != mesh.shape_tuple:
         raise NotImplementedError(f"shard_map over {mesh} inside a program over other devices")
     ttype = lowering.ttype
@@ -149,7 +149,7 @@ def _impl(*args, jaxpr, mesh, in_specs, out_specs, newly_manual_axes, check_vma)
     from xjit._src.pjit import jit
     devices = _concrete(mesh)
     if devices is None or devices.size == 1:
-        return list(_emulated(jaxpr, mesh, in_specs, out_specs)(*args))
+        return list(_emulated(jaxpr, mesh, in_specs, out_specs, newly_manual_axes)(*args))
     params = dict(jaxpr=jaxpr, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
                   newly_manual_axes=newly_manual_axes, check_vma=check_vma)
     fun = _eager_jits.get(jaxpr, {}).get(mesh)
@@ -164,21 +164,22 @@ def _impl(*args, jaxpr, mesh, in_specs, out_specs, newly_manual_axes, check_vma)
 core.impl_rules[shard_map_p] = _impl
 
 
-def _emulated(jaxpr, mesh, in_specs, out_specs):
+def _emulated(jaxpr, mesh, in_specs, out_specs, manual=frozenset()):
     """The one-device form of the primitive: the body batched over the mesh
     axes (with its types' varying axes erased: each vmap over a mesh axis
     already holds one value per member)."""
     from xjit._src.shard_map import _shard_map
     jaxpr = erase_vma(jaxpr)
     body = lambda *xs: tuple(core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *xs))
-    return _shard_map(body, mesh, tuple(in_specs), tuple(out_specs), frozenset(), False,
+    return _shard_map(body, mesh, tuple(in_specs), tuple(out_specs), frozenset(manual), False,
                       emulate=True)
 
 
-def _jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, **_):
+def _jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, newly_manual_axes, **_):
     from xjit._src.ad_api import jvp
     tangents = [ad.instantiate_zeros(t) for t in tangents]
-    outs, touts = jvp(_emulated(jaxpr, mesh, in_specs, out_specs), tuple(primals),
+    outs, touts = jvp(_emulated(jaxpr, mesh, in_specs, out_specs, newly_manual_axes),
+                      tuple(primals),
                       tuple(tangents))
     return list(outs), list(touts)
 
@@ -186,8 +187,8 @@ def _jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, **_):
 ad.jvp_rules[shard_map_p] = _jvp
 
 
-def _batch(args, dims, *, jaxpr, mesh, in_specs, out_specs, **_):
-    outs = batching.vmap(_emulated(jaxpr, mesh, in_specs, out_specs),
+def _batch(args, dims, *, jaxpr, mesh, in_specs, out_specs, newly_manual_axes, **_):
+    outs = batching.vmap(_emulated(jaxpr, mesh, in_specs, out_specs, newly_manual_axes),
                          in_axes=tuple(dims))(*args)
     return list(outs), [0] * len(outs)
 
