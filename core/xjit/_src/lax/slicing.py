@@ -54,15 +54,14 @@ class GatherScatterMode(enum.Enum):
     def from_any(s):
         if isinstance(s, GatherScatterMode):
             return s
-        if s == "clip":
-            return GatherScatterMode.CLIP
-        if s is None or s == "fill" or s == "drop":
-            return GatherScatterMode.FILL_OR_DROP
-        if s == "promise_in_bounds":
-            return GatherScatterMode.PROMISE_IN_BOUNDS
-        if s == "one_hot":
-            return GatherScatterMode.ONE_HOT
-        raise ValueError(f'Unknown gather mode "{s}"')
+        mode = _MODES.get(s) if s is None or isinstance(s, str) else None
+        if mode is None:
+            raise ValueError(f'Unknown gather mode "{s}"')
+        return GatherScatterMode[mode]
+
+
+_MODES = {"clip": "CLIP", None: "FILL_OR_DROP", "fill": "FILL_OR_DROP", "drop": "FILL_OR_DROP",
+          "promise_in_bounds": "PROMISE_IN_BOUNDS", "one_hot": "ONE_HOT"}
 
 
 def _tuple_dn(cls, dn):
@@ -152,6 +151,11 @@ def _gather_dn_attr(dn, index_vector_dim):
 
 def _plain_gather_lower(ctx, ai, ao, operand, indices, *, dimension_numbers, slice_sizes,
                         indices_are_sorted, **_):
+    if getattr(ai[0].dtype, "extended", False):  # key arrays: each key's data is a whole window
+        data = ai[0].dtype.physical_aval(ai[0]).shape[ai[0].ndim:]
+        dimension_numbers = dimension_numbers._replace(offset_dims=tuple(
+            dimension_numbers.offset_dims) + tuple(range(ao[0].ndim, ao[0].ndim + len(data))))
+        slice_sizes = tuple(slice_sizes) + tuple(data)
     attrs = (f"dimension_numbers = {_gather_dn_attr(dimension_numbers, ai[1].ndim - 1)}, "
              f"indices_are_sorted = {'true' if indices_are_sorted else 'false'}, "
              f"slice_sizes = {i64_array(slice_sizes)}")
