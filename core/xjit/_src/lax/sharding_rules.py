@@ -93,6 +93,10 @@ def select_n(which, *cases):
     return P(*specs[0])
 
 
+def dynamic_slice(x, *_, slice_sizes):
+    return varying_out_shape(x, slice_sizes, "dynamic_slice")
+
+
 def dynamic_update_slice(x, update, *_):
     if parts(x) != parts(update):
         raise ShardingTypeError(

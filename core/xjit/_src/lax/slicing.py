@@ -354,17 +354,13 @@ def _combiner_jaxpr(name, dtype):
     return jaxpr
 
 
-def _scatter_mode(mode):
-    return GatherScatterMode.from_any(mode)
-
-
 def _scatter_bind(prim, combiner, operand, scatter_indices, updates, dimension_numbers,
                   indices_are_sorted, unique_indices, mode):
     jaxpr = None if combiner is None else _combiner_jaxpr(combiner, core.aval_of(operand).dtype)
     return prim.bind(operand, lax._index_operand(scatter_indices), updates,
                      dimension_numbers=_tuple_dn(ScatterDimensionNumbers, dimension_numbers),
                      indices_are_sorted=bool(indices_are_sorted),
-                     unique_indices=bool(unique_indices), mode=_scatter_mode(mode),
+                     unique_indices=bool(unique_indices), mode=GatherScatterMode.from_any(mode),
                      update_jaxpr=jaxpr, update_consts=())
 
 
@@ -397,7 +393,8 @@ def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_s
     return scatter_p.bind(operand, lax._index_operand(scatter_indices), updates,
                           dimension_numbers=_tuple_dn(ScatterDimensionNumbers, dimension_numbers),
                           indices_are_sorted=bool(indices_are_sorted),
-                          unique_indices=bool(unique_indices), mode=_scatter_mode(mode),
+                          unique_indices=bool(unique_indices),
+                          mode=GatherScatterMode.from_any(mode),
                           update_jaxpr=jaxpr, update_consts=tuple(consts))
 
 
@@ -441,9 +438,8 @@ def _dus_lower(ctx, ai, ao, x, update, *idx):
 
 dynamic_update_slice_p = lowering.define_primitive("dynamic_update_slice", _dus_eval, _dus_lower)
 from . import sharding_rules as _sr  # noqa: E402  (JAX 0.10.2's sharding rules)
-sit.sharding_rules.update({gather_p: _sr.gather, dynamic_update_slice_p: _sr.dynamic_update_slice,
-                           dynamic_slice_p: lambda x, *i, slice_sizes: _sr.varying_out_shape(
-                               x, slice_sizes, "dynamic_slice")})
+sit.sharding_rules.update({gather_p: _sr.gather, dynamic_slice_p: _sr.dynamic_slice,
+                           dynamic_update_slice_p: _sr.dynamic_update_slice})
 sit.register([scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p,
               scatter_max_p], _sr.scatter)
 
