@@ -239,6 +239,11 @@ CASES.update({
     "partial_manual_types": "(lambda seen: (jax.jit(jax.shard_map(lambda b: seen.append(str("
                             "jax.typeof(b))) or lax.psum(b, 'i'), mesh=mesh, in_specs=P('i'), "
                             "out_specs=P(), axis_names={'i'}))(X), seen[-1])[1])([])",
+    "none_spec_grad_in": "jax.jit(sm(lambda b, k: grad_psum(b) * k, ins=(P('i'), None)))(X, "
+                         "2.0)",
+    "none_spec_grad_in_eager": "sm(lambda b, k: grad_psum(b) * k, ins=(P('i'), None))(X, 2.0)",
+    "none_spec_traced": "jax.jit(lambda x, k: sm(lambda b, c: grad_psum(b) * c, ins=(P('i'), "
+                        "None))(x, k))(X, 2.0)",
     "grad_in_two_axes": "jax.jit(jax.shard_map(lambda b: jax.grad(lambda c: lax.psum(jnp.sin("
                         "c).sum(), ('i', 'j')) * lax.psum(c[0], 'j'))(b), mesh=mesh, "
                         "in_specs=P(('i', 'j')), out_specs=P(('i', 'j'))))(X)",

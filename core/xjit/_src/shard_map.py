@@ -166,13 +166,17 @@ def _spmd(f, mesh, manual, leaves, in_tree, specs, out_specs, check_vma, fun_nam
     """shard_map over a mesh of several devices: one SPMD program."""
     from xjit._src import core, shard_map_spmd
     sizes = dict(mesh.shape_tuple)
-    avals = [core.aval_of(x) for x in leaves]
-    for a, spec in zip(avals, specs):
-        _check_divisible(a.shape, spec, sizes, manual, fun_name)
+    dynamic = [i for i, s in enumerate(specs) if s is not None]  # None: passed as it is
+    avals = [core.aval_of(leaves[i]) for i in dynamic]
+    for a, i in zip(avals, dynamic):
+        _check_divisible(a.shape, specs[i], sizes, manual, fun_name)
     box = []
 
     def per_shard(*xs):
-        out = f(*tree_util.tree_unflatten(in_tree, list(xs)))
+        full = list(leaves)
+        for i, x in zip(dynamic, xs):
+            full[i] = x
+        out = f(*tree_util.tree_unflatten(in_tree, full))
         out_leaves, out_tree = tree_util.tree_flatten(out)
         spec_leaves = [s or PartitionSpec()
                        for s in _out_spec_leaves(out_specs, out, out_tree, manual)]
@@ -182,12 +186,13 @@ def _spmd(f, mesh, manual, leaves, in_tree, specs, out_specs, check_vma, fun_nam
         box.append((out_tree, spec_leaves))
         return out_leaves
 
-    closed, tracer_consts = shard_map_spmd.trace_body(per_shard, mesh, avals, specs, check_vma,
-                                                      manual)
+    dyn_specs = [specs[i] for i in dynamic]
+    closed, tracer_consts = shard_map_spmd.trace_body(per_shard, mesh, avals, dyn_specs,
+                                                      check_vma, manual)
     out_tree, spec_leaves = box[-1]
     outs = shard_map_spmd.shard_map_p.bind(
-        *tracer_consts, *leaves, jaxpr=closed, mesh=mesh,
-        in_specs=(PartitionSpec(),) * len(tracer_consts) + tuple(specs),
+        *tracer_consts, *(leaves[i] for i in dynamic), jaxpr=closed, mesh=mesh,
+        in_specs=(PartitionSpec(),) * len(tracer_consts) + tuple(dyn_specs),
         out_specs=tuple(spec_leaves), newly_manual_axes=frozenset(manual), check_vma=check_vma)
     return tree_util.tree_unflatten(out_tree, outs)
 
@@ -319,7 +324,7 @@ def _shard_map(f, mesh, in_specs, out_specs, axis_names, check_vma, emulate=Fals
         eager_mesh = None if emulate else _eager_mesh(m, manual, specs)
         if eager_mesh is not None:
             return _eager(f, eager_mesh, leaves, in_tree, specs, out_specs, check_vma, fun_name)
-        if not emulate and all(s is not None for s in specs):
+        if not emulate:
             return _spmd(f, m, manual, leaves, in_tree, specs, out_specs, check_vma, fun_name)
         dynamic = [i for i, s in enumerate(specs) if s is not None]
         shards, carried = [], []
