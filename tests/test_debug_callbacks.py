@@ -1,5 +1,6 @@
 """Host callbacks from compiled code: debug.print, debug.callback,
 pure_callback, io_callback and debug.breakpoint."""
+import os
 import io
 import sys
 
@@ -109,3 +110,46 @@ def test_pure_callback_under_transformations():
     for method in ("sequential", "expand_dims", "broadcast_all"):
         out = jax.jit(jax.vmap(lambda x: pc(x, method)))(jnp.arange(3.0))
         np.testing.assert_allclose(out, np.sin(np.arange(3.0)), rtol=1e-6)
+
+
+_SHARDED_CALLBACKS = """
+import xjit as jax, xjit.numpy as jnp, numpy as np
+from xjit.sharding import NamedSharding, PartitionSpec as P
+mesh = jax.make_mesh((8,), ('x',), axis_types=(jax.sharding.AxisType.Auto,))
+x = jax.device_put(np.arange(16.), NamedSharding(mesh, P('x')))
+
+@jax.jit
+def f(x):
+    jax.debug.print("sum {s}", s=x.sum())
+    jax.debug.callback(lambda v: print("whole", v.shape), x * 2)
+    return x * 2
+
+@jax.jit
+@jax.shard_map(mesh=jax.make_mesh((4,), ('i',), axis_types=(jax.sharding.AxisType.Auto,)),
+               in_specs=P('i'), out_specs=P('i'))
+def g(x):
+    jax.debug.print("block {b}", b=x)
+    return x + 1
+
+print(f(x).sharding.spec)  # the result is dropped with its callbacks possibly in flight
+print(np.asarray(g(jnp.arange(8.))))
+"""
+
+
+def test_callbacks_in_programs_over_many_devices():
+    """A callback in a jit over 8 devices runs once, on whole values (XLA's
+    partitioner refused the side effect without a sharding); in a shard_map
+    body it runs on each device's block, as JAX's. The process exits cleanly
+    though the first result is dropped while its callbacks may still run."""
+    import subprocess
+    import sys
+    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=8",
+           "JAX_PLATFORMS": "cpu"}
+    for _ in range(3):  # the exit race showed about one run in two
+        p = subprocess.run([sys.executable, "-c", _SHARDED_CALLBACKS], env=env,
+                           capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0 and "terminate" not in p.stderr, p.stderr[-3000:]
+        lines = sorted(p.stdout.splitlines())
+        assert lines == sorted(["P('x',)", "sum 120.0", "whole (16,)", "block [0. 1.]",
+                                "block [2. 3.]", "block [4. 5.]", "block [6. 7.]",
+                                "[1. 2. 3. 4. 5. 6. 7. 8.]"]), p.stdout

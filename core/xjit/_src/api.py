@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from jaxlib import _jax
 
-from xjit._src import xla_bridge as backend, core, dtypes, tree_util
+from xjit._src import xla_bridge as backend, compiler, core, dtypes, tree_util
 from .array import ArrayImpl
 from .dispatch import device_put as _device_put_one
 from .stages import ShapeDtypeStruct  # noqa: F401  (lives with jit's stages, which build it)
@@ -116,6 +116,7 @@ def live_arrays(platform=None):
 def effects_barrier():
     """Wait until every dispatched computation (and so every callback and
     debug print it makes) has finished."""
+    compiler.wait_for_callbacks()
     for x in live_arrays():
         x._buf.block_until_ready()
 

@@ -87,12 +87,31 @@ def _make_callback_prim(name, has_side_effect):
     return p
 
 
+def callback_sharding(module_ctx, avals_out) -> str | None:
+    """The Shardy sharding of a callback in a program over many devices (XLA's
+    partitioner refuses a side effect without one), as JAX gives it: inside a
+    shard_map body every device calls back on its own block; elsewhere the
+    program has whole-array semantics, so the callback runs once, on the
+    program's first device, with whole values. None in a one-device program."""
+    if getattr(module_ctx, "spmd", None) is None:
+        return None
+    if getattr(module_ctx, "manual", None):
+        ndims = [a.ndim for a in avals_out] or [0]
+        per_value = [f"<mesh<[]>, [{', '.join(['{}'] * n)}]>" for n in ndims]
+    else:
+        per_value = ["<mesh<[], device_ids=[0]>, []>"] * max(1, len(avals_out))
+    return f"#sdy.sharding_per_value<[{', '.join(per_value)}]>"
+
+
 def emit_callback(ctx, idx, args, avals_in, avals_out, has_side_effect):
     device = "gpu" if backend.default_backend() == "gpu" else "cpu"
     attrs = (f'call_target_name = "xla_ffi_python_{device}_callback", api_version = 4 : i32, '
              f'backend_config = {{index = {idx} : ui64}}')
     if has_side_effect:
         attrs += ", has_side_effect = true"
+    sharding = callback_sharding(ctx.module_ctx, avals_out)
+    if sharding is not None:
+        attrs += f", sdy.sharding = {sharding}"
     return ctx.op("stablehlo.custom_call", list(args), [ttype(a) for a in avals_in],
                   [ttype(a) for a in avals_out], attrs=attrs)
 

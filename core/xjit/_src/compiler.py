@@ -7,7 +7,9 @@ sees every program xjit compiles.
 """
 from __future__ import annotations
 
+import atexit
 import functools
+import threading
 
 from xjit._src.interpreters import mlir
 
@@ -34,3 +36,54 @@ def parse_module(text):
     from jaxlib.mlir import ir
     with _mlir_context():
         return ir.Module.parse(text)
+
+
+# -- runs that call back into Python
+
+_pending: list = []  # tokens of runs of executables with host callbacks, oldest first
+_pending_lock = threading.Lock()
+_MAX_PENDING = 256
+
+
+class CallbackExecutable:
+    """A loaded executable whose program calls back into Python (debug.print,
+    callbacks): each run keeps its token until ``wait_for_callbacks``, so
+    ``effects_barrier`` and the interpreter's exit wait for callbacks whose
+    results nobody holds (one still running while Python finalizes aborts the
+    process: "terminate called without an active exception")."""
+
+    __slots__ = ("_exe",)
+
+    def __init__(self, exe):
+        self._exe = exe
+
+    def execute_sharded(self, arguments, with_tokens=False):
+        results = self._exe.execute_sharded(arguments, with_tokens=True)
+        token = results.consume_token()
+        with _pending_lock:
+            _pending.append(token)
+            old = _pending[:-_MAX_PENDING] if len(_pending) > _MAX_PENDING else ()
+            del _pending[:len(old)]
+        for t in old:  # bounded: the oldest runs are waited for here
+            t.block_until_ready()
+        return results
+
+    def __getattr__(self, name):
+        return getattr(self._exe, name)
+
+
+def with_callbacks(exe, host_callbacks):
+    """``exe``, made to keep its runs' tokens when its program has host callbacks."""
+    return CallbackExecutable(exe) if host_callbacks else exe
+
+
+def wait_for_callbacks():
+    """Block until every run of a program with host callbacks has finished."""
+    with _pending_lock:
+        tokens = list(_pending)
+        _pending.clear()
+    for t in tokens:
+        t.block_until_ready()
+
+
+atexit.register(wait_for_callbacks)
