@@ -244,6 +244,20 @@ CASES.update({
     "none_spec_grad_in_eager": "sm(lambda b, k: grad_psum(b) * k, ins=(P('i'), None))(X, 2.0)",
     "none_spec_traced": "jax.jit(lambda x, k: sm(lambda b, c: grad_psum(b) * c, ins=(P('i'), "
                         "None))(x, k))(X, 2.0)",
+    # all_gather(to='invarying'): an invariant gather, transposed to each member's slice
+    "all_gather_invarying": "sm(lambda b: lax.all_gather(jnp.sin(b), 'i', to='invarying', "
+                            "tiled=True) ** 2, outs=P())(X)",
+    "all_gather_invarying_jaxpr": "jaxpr(sm(lambda b: lax.all_gather(b, 'i', to='invarying'), "
+                                  "outs=P()), X)",
+    "all_gather_invarying_grad_out": "jax.grad(s(sm(lambda b: lax.all_gather(jnp.sin(b), 'i', "
+                                     "to='invarying') ** 2, outs=P())))(X)",
+    "all_gather_invarying_grad_in": "jax.jit(sm(lambda b: jax.grad(lambda c: (lax.all_gather("
+                                    "jnp.sin(c), 'i', to='invarying', axis=1) ** 2).sum())(b)))"
+                                    "(X)",
+    "all_gather_invarying_grad_in_eager": "sm(lambda b: jax.grad(lambda c: (lax.all_gather("
+                                          "jnp.sin(c), 'i', to='invarying') ** 2).sum())(b))(X)",
+    "all_gather_invarying_types": "types(lambda b: lax.all_gather(b, ('i', 'j'), "
+                                  "to='invarying'), X, outs=P(), jit=True)",
     "grad_in_two_axes": "jax.jit(jax.shard_map(lambda b: jax.grad(lambda c: lax.psum(jnp.sin("
                         "c).sum(), ('i', 'j')) * lax.psum(c[0], 'j'))(b), mesh=mesh, "
                         "in_specs=P(('i', 'j')), out_specs=P(('i', 'j'))))(X)",

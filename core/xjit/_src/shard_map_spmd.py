@@ -237,12 +237,13 @@ def _erase_param(v):
 
 def _typed(jaxpr):
     """Whether any value of ``jaxpr`` (or of a jaxpr inside it) carries varying axes."""
-    from xjit._src.lax.parallel_vma import psum_invariant_p, pvary_p
+    from xjit._src.lax.parallel_vma import UNTYPED, pvary_p
     for v in (*jaxpr.constvars, *jaxpr.invars):
         if _varies(v.aval):
             return True
     for e in jaxpr.eqns:
-        if e.primitive in (pvary_p, psum_invariant_p) or any(_varies(v.aval) for v in e.outvars):
+        if e.primitive is pvary_p or e.primitive in UNTYPED or \
+                any(_varies(v.aval) for v in e.outvars):
             return True
         if any(_erase_param(p) is not p for p in e.params.values()):
             return True
@@ -258,8 +259,7 @@ def _erase_aval(aval):
 
 
 def _erase_jaxpr(jaxpr):
-    from xjit._src.lax.parallel import psum_p
-    from xjit._src.lax.parallel_vma import psum_invariant_p, pvary_p
+    from xjit._src.lax.parallel_vma import UNTYPED, pvary_p
     env = {}
 
     def atom(v):
@@ -279,8 +279,9 @@ def _erase_jaxpr(jaxpr):
             env[e.outvars[0]] = ins[0]
             continue
         prim, params = e.primitive, e.params
-        if prim is psum_invariant_p:
-            prim, params = psum_p, dict(axes=params["axes"], axis_index_groups=None)
+        untyped = UNTYPED.get(prim)
+        if untyped is not None:
+            prim, params = untyped(params)
         else:
             params = erase_params(params)
         eqns.append(core.JaxprEqn(ins, [atom(v) for v in e.outvars], prim, params,

@@ -575,9 +575,20 @@ batching.axis_batch_rules[all_gather_p] = _all_gather_batch
 core.impl_rules[all_gather_p] = _no_eager(AssertionError("Unexpected call to _all_gather_impl"))
 
 
-def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
+def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to="varying"):
     """Every member's ``x`` stacked (or, ``tiled``, concatenated) along
-    ``axis``, the same result on every member."""
+    ``axis``, the same result on every member (typed varying, or with
+    ``to='invarying'`` invariant, inside a check_vma shard_map)."""
+    if to not in ("varying", "reduced", "invarying"):
+        raise ValueError("Got unexpected `to` value for `jax.lax.all_gather`. Allowed `to` "
+                         "values are: {'varying', 'reduced', 'invarying'}")
+    if to != "varying":
+        if axis_index_groups is not None:
+            raise NotImplementedError
+        if to == "reduced":
+            raise NotImplementedError("all_gather(to='reduced'): xjit's types carry no "
+                                      "reduced axes yet")
+        return _vma().all_gather_invariant(x, axis_name, axis=axis, tiled=tiled)
     names = _names(axis_name)
     if not names:
         return x

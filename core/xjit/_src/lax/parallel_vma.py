@@ -240,6 +240,88 @@ def axis_index_aval(names):
 
 
 # --------------------------------------------------------------------------
+# all_gather(to='invarying'): varying -> invariant gather
+
+
+def _gather_shape(x, all_gather_dimension, axis_size, tiled):
+    shape = list(x.shape)
+    if tiled:
+        shape[all_gather_dimension] *= axis_size
+    else:
+        shape.insert(all_gather_dimension, axis_size)
+    return tuple(shape)
+
+
+def _all_gather_invariant_vma(aval, *, axis_name, **_):
+    mat = aval.manual_axis_type
+    return mat.update(varying=mat.varying - set(axis_name))
+
+
+def _all_gather_invariant_eval(x, *, all_gather_dimension, axis_name, axis_size, tiled):
+    _check_axis_names(axis_name, "all_gather_invariant")
+    return x.update(shape=_gather_shape(x, all_gather_dimension, axis_size, tiled),
+                    manual_axis_type=_all_gather_invariant_vma(x, axis_name=axis_name))
+
+
+def _all_gather_invariant_lower(ctx, ai, ao, x, **params):
+    return lowering.rules[parallel.all_gather_p](ctx, ai, ao, x, axis_index_groups=None,
+                                                 **params)
+
+
+all_gather_invariant_p = lowering.define_primitive(
+    "all_gather_invariant", _all_gather_invariant_eval, _all_gather_invariant_lower)
+vma_rules[all_gather_invariant_p] = _all_gather_invariant_vma
+batching.collective_axes[all_gather_invariant_p] = lambda params: params["axis_name"]
+batching.axis_batch_rules[all_gather_invariant_p] = \
+    lambda axis_data, vals, dims, **params: parallel._all_gather_batch(
+        axis_data, vals, dims, axis_index_groups=None, **params)
+ad.jvp_rules[all_gather_invariant_p] = parallel._linear_jvp(all_gather_invariant_p)
+
+
+def _all_gather_invariant_transpose(ct, x, *, all_gather_dimension, axis_name, axis_size,
+                                    tiled):
+    """Each member's slice of the (invariant) cotangent: its own block."""
+    if type(ct) is ad.Zero:
+        return [ad.Zero(x.aval)]
+    size = ct.shape[all_gather_dimension] // axis_size
+    starts = [0] * len(ct.shape)
+    starts[all_gather_dimension] = parallel.axis_index(axis_name) * size
+    sizes = list(ct.shape)
+    sizes[all_gather_dimension] = size
+    out = lax.dynamic_slice(ct, starts, sizes)
+    return [out if tiled else lax.squeeze(out, (all_gather_dimension,))]
+
+
+ad.transpose_rules[all_gather_invariant_p] = _all_gather_invariant_transpose
+
+
+def all_gather_invariant(x, axis_name, *, axis=0, tiled=False):
+    """All members' blocks gathered into one value the same on every member
+    (its type invariant over ``axis_name``, unlike ``all_gather``'s)."""
+    names = _names(axis_name)
+    if not names:
+        return x
+    size = parallel.axis_size(names)
+
+    def one(v):
+        nd = np.ndim(v)
+        v = insert_collective_pvary(names, v)
+        return all_gather_invariant_p.bind(
+            v, all_gather_dimension=batching.canonicalize_axis(axis, nd if tiled else nd + 1),
+            axis_name=names, axis_size=size, tiled=tiled)
+    return tree_util.tree_map(one, x)
+
+
+# Typed primitives and their untyped forms (shard_map's emulation erases types)
+UNTYPED = {
+    psum_invariant_p: lambda params: (parallel.psum_p, dict(axes=params["axes"],
+                                                            axis_index_groups=None)),
+    all_gather_invariant_p: lambda params: (parallel.all_gather_p,
+                                            dict(params, axis_index_groups=None)),
+}
+
+
+# --------------------------------------------------------------------------
 # pcast
 
 
