@@ -82,8 +82,11 @@ class ShardMapTrace(core.Trace):
         for v in (out if primitive.multiple_results else [out]):
             _untype(v)
         vmas = self._out_vmas(primitive, avals, params)
+        n = len(out) if primitive.multiple_results else 1
         if vmas is None:  # check_vma=False: each may vary over every axis
-            vmas = [frozenset(self.order)] * (len(out) if primitive.multiple_results else 1)
+            vmas = [frozenset(self.order)] * n
+        elif type(vmas) is _Every:
+            vmas = [vmas.vma] * n
         if primitive.multiple_results:
             return [ShardMapTracer(self, v, vma) for v, vma in zip(out, vmas)]
         return ShardMapTracer(self, out, vmas[0])
@@ -94,14 +97,16 @@ class ShardMapTrace(core.Trace):
         their union first, as the staging trace does."""
         if not self.check_vma:
             return None
+        union = frozenset().union(*(a.manual_axis_type.varying for a in avals
+                                    if isinstance(a, core.ShapedArray)))
         try:
             out = primitive.abstract_eval(*avals, **params)
         except VaryingMismatchError:
-            union = frozenset().union(*(a.manual_axis_type.varying for a in avals
-                                        if isinstance(a, core.ShapedArray)))
             avals = [a.update(manual_axis_type=a.manual_axis_type.update(varying=union))
                      if isinstance(a, core.ShapedArray) else a for a in avals]
             out = primitive.abstract_eval(*avals, **params)
+        except NotImplementedError:  # evaluated only (no abstract rule): as its inputs vary
+            return _Every(union)
         outs = out if primitive.multiple_results else [out]
         return [o.manual_axis_type.varying if isinstance(o, core.ShapedArray) else frozenset()
                 for o in outs]
@@ -113,6 +118,13 @@ class ShardMapTrace(core.Trace):
             return x.val, x.vma
         with core.set_current_trace(core.eval_trace):
             return self._stacked(lambda v: v, (None,))(x), frozenset()
+
+
+class _Every:
+    """Every output varies over ``vma``."""
+
+    def __init__(self, vma):
+        self.vma = vma
 
 
 def _untype(x):
