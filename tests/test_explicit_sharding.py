@@ -318,6 +318,17 @@ def adam(g, m, v):
     return m / (jnp.sqrt(v) + 1e-8), m, v
 '''
 
+CASES.update({
+    # -- eval_shape and ShapeDtypeStruct keep the types' shardings
+    "eval_shape_typed": "str(jax.eval_shape(lambda a: jnp.sin(a).T * 2, A))",
+    "eval_shape_unsplit": "str(jax.eval_shape(lambda a: a + 1, jnp.ones(3)))",
+    "eval_shape_struct": "str(jax.eval_shape(lambda a: a.sum(1), jax.ShapeDtypeStruct("
+                         "(8, 4), jnp.float32, sharding=jax.NamedSharding(mesh, P('X')))))",
+    "typeof_struct": "str(jax.typeof(jax.eval_shape(lambda a: a, jax.ShapeDtypeStruct("
+                     "(8, 4), jnp.float32, sharding=jax.NamedSharding(mesh, P('X'))))))",
+    "trace_out_info": "str(jax.jit(lambda a: a @ a.T).trace(B).out_info)",
+})
+
 PRELUDE += '''
 def _in_abstract(a):
     am = jax.sharding.AbstractMesh((8,), ('A',), (jax.sharding.AxisType.Explicit,))

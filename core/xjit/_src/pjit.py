@@ -631,12 +631,10 @@ class PjitFunction:
         def spec(x):  # anything with a shape and dtype stands for an array (flax passes avals)
             if core.valid_jaxtype(x) or not (hasattr(x, "shape") and hasattr(x, "dtype")):
                 return x
-            return ShapeDtypeStruct(x.shape, x.dtype, weak_type=getattr(x, "weak_type", False))
+            return ShapeDtypeStruct(x.shape, x.dtype, weak_type=getattr(x, "weak_type", False),
+                                    sharding=getattr(x, "sharding", None))
         args, kwargs = tree_util.tree_map(spec, (args, kwargs))
-        entry = self.trace(*args, **kwargs)._entry
-        return tree_util.tree_map(lambda a: ShapeDtypeStruct(a.shape, a.dtype,
-                                                             weak_type=a.weak_type),
-                                  tree_util.tree_unflatten(entry.out_tree, entry.closed.out_avals))
+        return self.trace(*args, **kwargs).out_info
 
     def clear_cache(self):
         self._cache.clear()

@@ -12,7 +12,7 @@ import typing
 import numpy as np
 from jaxlib import _jax
 
-from xjit._src import compiler, dispatch, tree_util
+from xjit._src import compiler, dispatch, sharding_in_types, tree_util
 from .array import ArrayImpl
 from . import core
 
@@ -34,7 +34,9 @@ class ShapeDtypeStruct:
 
     @property
     def aval(self):
-        return core.ShapedArray(self.shape, self.dtype, self.weak_type)
+        """Its type: the sharding's Explicit mesh axes included, as ``jax.typeof`` shows."""
+        return core.ShapedArray(self.shape, self.dtype, self.weak_type,
+                                sharding=sharding_in_types.type_sharding(self.sharding))
 
     @classmethod
     def like(cls, x):
@@ -46,7 +48,8 @@ class ShapeDtypeStruct:
             aval = core.aval_of(x)
         except TypeError:
             raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type") from None
-        return cls(aval.shape, aval.dtype, weak_type=aval.weak_type)
+        return cls(aval.shape, aval.dtype, weak_type=aval.weak_type,
+                   sharding=getattr(aval, "_sharding", None))
 
     def update(self, *, shape=None, dtype=None, weak_type=None, sharding=None):
         """A copy with the given fields replaced."""
@@ -57,7 +60,8 @@ class ShapeDtypeStruct:
 
     def __repr__(self):
         wt = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{wt})"
+        sh = f", sharding={self.sharding}" if self.sharding is not None else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sh}{wt})"
 
     def __eq__(self, other):
         return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
@@ -66,6 +70,13 @@ class ShapeDtypeStruct:
     def __hash__(self):
         return hash((self.shape, self.dtype, self.weak_type))
 
+
+
+def _type_sharding(aval):
+    """The sharding ``out_info`` reports: the type's, over the mesh in context
+    (None with no mesh), as JAX's."""
+    sharding = getattr(aval, "sharding", None)
+    return sharding if sharding is not None and sharding.mesh.axis_names else None
 
 
 class Traced:
@@ -79,7 +90,8 @@ class Traced:
     @property
     def out_info(self):
         return tree_util.tree_unflatten(
-            self._entry.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+            self._entry.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type,
+                                                    sharding=_type_sharding(a))
                                    for a in self._entry.closed.out_avals])
 
     @property
