@@ -22,11 +22,13 @@ import functools
 import inspect
 import weakref
 
-from xjit._src import core, dtypes, errors, linear_util as lu, tree_util
+from xjit._src import core, errors, linear_util as lu, tree_util
 from xjit._src.interpreters import ad, batching, mlir as lowering
 from xjit._src.interpreters.ad import Zero
 from xjit._src.interpreters.partial_eval import DebugInfo, close_jaxpr, trace_to_jaxpr
 from xjit._src.closure_convert import closure_convert  # noqa: F401  (JAX exports it here)
+from xjit._src.custom_rule_outputs import (  # noqa: F401  (JAX exports SymbolicZero here)
+    SymbolicZero, check_fwd_output, check_jvp_output, flatten_bwd_output)
 
 not_mapped = batching.not_mapped
 
@@ -49,27 +51,6 @@ class _Named:
 
 def _fun_name(f):
     return getattr(f, "name", None) or getattr(f, "__name__", type(f).__name__)
-
-
-class SymbolicZero:
-    """A zero tangent or cotangent handed to (or returned by) a rule defined
-    with ``symbolic_zeros=True``; attributes such as ``shape`` and ``dtype``
-    are read from its ``aval``."""
-
-    def __init__(self, aval):
-        self.aval = aval
-
-    def __repr__(self):
-        return "SymbolicZero"
-
-    def __getattr__(self, name):
-        if name == "aval":
-            raise AttributeError(name)
-        return getattr(self.aval, name)
-
-    @staticmethod
-    def from_primal_value(val):
-        return SymbolicZero(ad.tangent_aval(core.aval_of(val)))
 
 
 class CustomVJPPrimal:
@@ -167,11 +148,6 @@ def _resolve_kwargs(fun, args, kwargs, what):
                         f"{_fun_name(fun)} could not be resolved to positional-only arguments. "
                         f"Binding failed with the error:\n{e}") from e
     return ba.args
-
-
-def _type_tree(tree, leaves):
-    return str(tree_util.tree_unflatten(tree, [core.aval_of(x).str_short(False) for x in leaves])
-               ).replace("'", "")
 
 
 def _call_prim(name, cls=core.Primitive):
@@ -460,59 +436,11 @@ class custom_jvp:
             p = tree_util.tree_unflatten(in_tree, list(primals))
             t = tree_util.tree_unflatten(in_tree, ts)
             pair = user_jvp(*static, p, t)
-            return _check_jvp_output(pair, name, jvp_name, store)
+            return check_jvp_output(pair, name, jvp_name, store)
 
         outs = _custom_jvp_at(core.trace_ctx.trace, flat_fun, _Named(flat_jvp, jvp_name), leaves,
                               {"name": name, "symbolic_zeros": sz, "num_consts": 0})
         return tree_util.tree_unflatten(store[0][0], outs)
-
-
-def _check_jvp_output(pair, name, jvp_name, store):
-    """The rule's flat (primal, tangent) outputs, checked as JAX checks them."""
-    if not isinstance(pair, (list, tuple)) or len(pair) != 2:
-        raise TypeError(f"Custom JVP rule {jvp_name} for function {name} must produce a pair "
-                        "(list or tuple of length two) representing primal and tangent outputs, "
-                        f"but got {pair}.")
-    outs, tree = tree_util.tree_flatten(pair[0])
-    touts, tree2 = tree_util.tree_flatten(pair[1])
-    if tree != tree2:
-        raise TypeError(f"Custom JVP rule {jvp_name} for function {name} must produce primal and "
-                        "tangent outputs with equal container (pytree) structures, but got "
-                        f"{tree} and {tree2} respectively.")
-    if store:
-        tree_, outs_ = store[0]
-        if tree_ != tree:
-            raise TypeError(
-                f"Custom JVP rule {jvp_name} for function {name} must produce a pair (list or "
-                "tuple of length two) where the first element represents the primal output "
-                f"(equal in value to the output of the custom_jvp-decorated function {name}, "
-                "and in particular of the same container/pytree structure), but instead the JVP "
-                "rule output's first element had container/pytree structure:\n"
-                f"    {_type_tree(tree, outs)}\nwhile the custom_jvp-decorated function {name} "
-                f"had output container/pytree structure:\n    {_type_tree(tree_, outs_)}.")
-    else:
-        store.append((tree, outs))
-    touts = [Zero(t.aval) if type(t) is SymbolicZero else t for t in touts]
-    touts = [Zero(core.aval_of(t)) if getattr(t, "dtype", None) == dtypes.float0 else t
-             for t in touts]  # an integer output's float0 tangent: nothing to lower
-    bad = []
-    for o, t in zip(outs, touts):
-        pa = core.aval_of(o).strip_weak_type()
-        want = ad.tangent_aval(pa)
-        got = (t.aval if type(t) is Zero else core.aval_of(t)).strip_weak_type()
-        if want.shape != got.shape or want.dtype != got.dtype:
-            bad.append((pa, want, got))
-    if len(bad) == 1 and len(outs) == 1:
-        pa, want, got = bad[0]
-        raise TypeError("Custom JVP rule must produce primal and tangent outputs with "
-                        f"corresponding shapes and dtypes. Expected {want.str_short(False)} (tangent "
-                        f"type of {pa.str_short(False)}) but got {got.str_short(False)}.")
-    if bad:
-        raise TypeError("Custom JVP rule must produce primal and tangent outputs with "
-                        "corresponding shapes and dtypes, but got:\n" + "\n".join(
-                            f"  primal {pa.str_short(False)} with tangent {got.str_short(False)}, "
-                            f"expecting tangent {want}" for pa, want, got in bad))
-    return outs, touts
 
 
 # --------------------------------------------------------------------------
@@ -721,7 +649,7 @@ class custom_vjp:
         def flat_fwd(primals, perturbed):
             xs = [CustomVJPPrimal(p, b) for p, b in zip(primals, perturbed)] if sz else primals
             pair = user_fwd(*_merge(static, tree_util.tree_unflatten(in_tree, list(xs)), nondiff))
-            return _check_fwd_output(pair, name, fwd_name, store)
+            return check_fwd_output(pair, name, fwd_name, store)
 
         def flat_bwd(res_tree, res, cts):
             # a cotangent that is still a host constant (grad's seed of 1, a scalar
@@ -731,86 +659,12 @@ class custom_vjp:
             py_res = tree_util.tree_unflatten(res_tree, list(res))
             py_ct = tree_util.tree_unflatten(store[0][0], cts)
             out = user_bwd(*static, py_res, py_ct)
-            return _flatten_bwd_output(out, in_tree, in_avals)
+            return flatten_bwd_output(out, in_tree, in_avals)
 
         outs = _custom_vjp_at(core.trace_ctx.trace, flat_fun, _Named(flat_fwd, fwd_name),
                               _Named(flat_bwd, _fun_name(user_bwd)), leaves,
                               {"name": name, "symbolic_zeros": sz, "num_consts": 0})
         return tree_util.tree_unflatten(store[0][0], outs)
-
-
-def _check_fwd_output(pair, name, fwd_name, store):
-    if not isinstance(pair, (list, tuple)) or len(pair) != 2:
-        raise TypeError(
-            f"Custom VJP fwd rule {fwd_name} for function {name} must produce a pair (list or "
-            "tuple of length two) where the first element represents the primal output (equal "
-            f"to those of the custom_vjp-decorated function {name}) and the second element "
-            "represents residuals (i.e. values stored from the forward pass for use on the "
-            f"backward pass), but instead of a pair the fwd rule {fwd_name} produced {pair}.")
-    outs, tree = tree_util.tree_flatten(pair[0])
-    res, res_tree = tree_util.tree_flatten(pair[1])
-    if store:
-        tree_, outs_ = store[0]
-        if tree_ != tree:
-            raise TypeError(
-                f"Custom VJP fwd rule {fwd_name} for function {name} must produce a pair (list "
-                "or tuple of length two) where the first element represents the primal output "
-                f"(equal to the output of the custom_vjp-decorated function {name}) and the "
-                "second element represents residuals (i.e. values stored from the forward pass "
-                "for use on the backward pass), but instead the fwd rule output's first element "
-                f"had container/pytree structure:\n    {_type_tree(tree, outs)}\nwhile the "
-                f"custom_vjp-decorated function {name} had output container/pytree structure:\n"
-                f"    {_type_tree(tree_, outs_)}.")
-    else:
-        store.append((tree, outs))
-    return outs, res, res_tree
-
-
-def _flatten_bwd_output(out, in_tree, in_avals):
-    """One cotangent per input leaf (``Zero`` for None and SymbolicZero), as
-    JAX reads a bwd rule's output."""
-    children = tree_util.treedef_children(in_tree)
-    if isinstance(out, list) and len(out) == len(children):
-        out = tuple(out)
-    zero = object()
-    dummy = tree_util.tree_unflatten(in_tree, [object()] * in_tree.num_leaves)
-    flat = []
-
-    def append(x, d):
-        n = len(tree_util.tree_leaves(d))
-        flat.extend([zero] * n if x is None else [x] * n)
-        return x
-    try:
-        if not isinstance(out, tuple):
-            raise ValueError
-        tree_util.tree_map(append, out, dummy, is_leaf=lambda x: x is None)
-    except ValueError:
-        raise TypeError(
-            "Custom VJP bwd rule must produce an output with the same container (pytree) "
-            "structure as the args tuple of the primal function, and in particular must "
-            "produce a tuple of length equal to the number of arguments to the primal function, "
-            f"but got bwd output structure {tree_util.tree_structure(out)} for primal input "
-            f"structure {in_tree}.") from None
-    paths = [tree_util.keystr(p) for p, _ in tree_util.tree_flatten_with_path(dummy)[0]]
-    results = []
-    for path, a, ct in zip(paths, in_avals, flat):
-        want = ad.tangent_aval(a)
-        if ct is zero or want.dtype == dtypes.float0:
-            results.append(Zero(want))
-        elif type(ct) is SymbolicZero:
-            results.append(Zero(ct.aval))
-        else:
-            got = core.aval_of(ct)
-            if got.shape != want.shape or got.dtype != want.dtype:
-                why = [w for w, bad in (("the dtypes do not match", got.dtype != want.dtype),
-                                        ("the shapes do not match", got.shape != want.shape)) if bad]
-                raise ValueError(
-                    "Custom VJP bwd rule must produce an output with the same type as the args "
-                    f"tuple of the primal function, but at output{path} the bwd rule produced an "
-                    f"output of type {got.str_short(False)} corresponding to an input of type "
-                    f"{a.str_short(False)}, so {' and '.join(why)}")
-            results.append(ct)
-    return results
 
 
 custom_lin_p = core.Primitive("custom_lin")
