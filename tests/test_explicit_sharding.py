@@ -327,6 +327,16 @@ CASES.update({
     "typeof_struct": "str(jax.typeof(jax.eval_shape(lambda a: a, jax.ShapeDtypeStruct("
                      "(8, 4), jnp.float32, sharding=jax.NamedSharding(mesh, P('X'))))))",
     "trace_out_info": "str(jax.jit(lambda a: a @ a.T).trace(B).out_info)",
+    # -- scan: slices keep their layout, stacked outputs gain an unsplit axis
+    "scan_typed": "ty(*jax.lax.scan(lambda c, x: (c + x, x * 2), "
+                  "jax.device_put(jnp.zeros(4), P('Y')), "
+                  "jax.device_put(np.arange(32.).reshape(8, 4), P(None, 'Y'))))",
+    "scan_typed_jit": "intype(lambda a: jax.lax.scan(lambda c, x: (c + x, x * 2), "
+                      "jax.device_put(jnp.zeros(4), P('Y')), a), "
+                      "jax.device_put(np.arange(32.).reshape(8, 4), P(None, 'Y')))",
+    "scan_split_xs": "jax.lax.scan(lambda c, x: (c, x), 0., B)",
+    "scan_carry_layout": "jax.lax.scan(lambda c, x: (c + x, x), jnp.zeros(4), "
+                         "jax.device_put(np.arange(32.).reshape(8, 4), P(None, 'Y')))",
 })
 
 PRELUDE += '''

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 
-from xjit._src import tree_util
+from xjit._src import core, tree_util
 
 
 class _NoOperand:
@@ -93,8 +93,16 @@ def _type_diffs(tree, avals1, avals2):
         if _mat(a) != _mat(b):
             why.append("the manual axis types do not match")
         if why:
-            yield p, a, b, (why[0] if len(why) == 1 else
-                            ", ".join(why[:-1]) + ", and " + why[-1])
+            yield p, a, b, ", so " + (why[0] if len(why) == 1 else
+                                      ", ".join(why[:-1]) + ", and " + why[-1])
+        elif _layout(a) != _layout(b):  # JAX's types differ, with nothing to add
+            yield p, a, b, ""
+
+
+def _layout(aval):
+    """The explicit mesh axes of each dimension (None for an untyped value)."""
+    spec = getattr(aval, "spec", None)
+    return None if spec is None else core._spec_parts(aval)
 
 
 def _mat(aval):
@@ -162,7 +170,7 @@ def check_branches(kind, funs, traced):
                 "have the same pytree structure.")
         found = list(_type_diffs(a.out_tree, a.out_avals, b.out_avals))
         diffs = [f"the output of {names[i]}{_at(p)} has type {_type_str(x)} but the corresponding "
-                 f"output of {names[j]} has type {_type_str(y)}, so {why}"
+                 f"output of {names[j]} has type {_type_str(y)}{why}"
                  for p, x, y, why in found]
         # JAX's wording, including its axes for the first branch (those the
         # other branch varies over less the first's: usually none)
@@ -237,7 +245,7 @@ def check_carry(kind, traced, in_tree, out_tree, in_avals, out_avals):
             "output has the same pytree structure as the carry input.")
     found = list(_type_diffs(in_tree, in_avals, out_avals))
     diffs = [f"the input {component(p)} has type {_type_str(x)} but the corresponding output "
-             f"carry component has type {_type_str(y)}, so {why}" for p, x, y, why in found]
+             f"carry component has type {_type_str(y)}{why}" for p, x, y, why in found]
     fixes = [f"applying `jax.lax.pcast(..., {_added_vma(x, y)}, to='varying')`, to the initial "
              f"carry value corresponding to the input {component(p)}"
              for p, x, y, _ in found if _added_vma(x, y)]

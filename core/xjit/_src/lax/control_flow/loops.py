@@ -54,7 +54,7 @@ core.abstract_eval_rules[while_p] = lambda *args, body_jaxpr, **_: list(body_jax
 
 def _scan_abstract_eval(*args, jaxpr, length, num_carry, **_):
     outs = jaxpr.out_avals
-    return list(outs[:num_carry]) + [a.update(shape=(length, *a.shape)) for a in outs[num_carry:]]
+    return list(outs[:num_carry]) + [_stacked(a, length) for a in outs[num_carry:]]
 
 
 core.abstract_eval_rules[scan_p] = _scan_abstract_eval
@@ -219,7 +219,11 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     if not callable(f):
         raise TypeError("scan: f argument should be a callable.")
     xs_flat, xs_tree = tree_util.tree_flatten(xs)
-    length = _leading_length([core.aval_of(x) for x in xs_flat], length)
+    xs_avals = [core.aval_of(x) for x in xs_flat]
+    length = _leading_length(xs_avals, length)
+    if any(a.spec is not None and core._spec_parts(a)[:1] != (None,) for a in xs_avals):
+        raise ValueError("0th dimension of all xs should be replicated. Got "
+                         + ", ".join(str(a.sharding.spec) for a in xs_avals))
     if isinstance(unroll, bool):
         unroll = max(length, 1) if unroll else 1
     elif operator.index(unroll) < 0:
@@ -227,7 +231,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     if _flags["jax_disable_jit"]:
         return _scan_python(f, init, xs, xs_flat, xs_tree, length, reverse)
     init_flat, init_tree = tree_util.tree_flatten(init)
-    x_avals = [core.aval_of(x).update(shape=core.aval_of(x).shape[1:]) for x in xs_flat]
+    x_avals = [core.mapped_aval(length, 0, a) for a in xs_avals]  # a slice keeps its layout
     in_tree = tree_util.treedef_tuple([init_tree, xs_tree])
 
     def stage(init_flat):
@@ -701,7 +705,8 @@ def _scan_transpose(cts, *args, **params):
 
 
 def _stacked(aval, length):
-    return aval.update(shape=(length, *aval.shape))
+    """The stacked aval of ``length`` values of ``aval``: a new unsplit leading axis."""
+    return core.unmapped_aval(length, 0, aval)
 
 
 def _unstacked(x):
