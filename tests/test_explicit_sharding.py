@@ -334,6 +334,10 @@ CASES.update({
     "scan_typed_jit": "intype(lambda a: jax.lax.scan(lambda c, x: (c + x, x * 2), "
                       "jax.device_put(jnp.zeros(4), P('Y')), a), "
                       "jax.device_put(np.arange(32.).reshape(8, 4), P(None, 'Y')))",
+    # -- a gradient that no cotangent reaches is zeros laid out as its primal
+    "grad_unused_param": "ty(jax.grad(lambda a, b: jnp.sum(b), argnums=(0, 1))(A, jnp.ones(3)))",
+    "grad_unused_param_jit": "ty(jax.jit(jax.grad(lambda a, b: jnp.sum(b), argnums=(0, 1)))("
+                             "A, jnp.ones(3)))",
     "scan_split_xs": "jax.lax.scan(lambda c, x: (c, x), 0., B)",
     "scan_carry_layout": "jax.lax.scan(lambda c, x: (c + x, x), jnp.zeros(4), "
                          "jax.device_put(np.arange(32.).reshape(8, 4), P(None, 'Y')))",

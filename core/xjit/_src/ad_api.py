@@ -42,9 +42,9 @@ def _zeros(aval):
     if aval.dtype.kind in "iub" or aval.dtype == dtypes.float0 or \
             getattr(aval.dtype, "extended", False):
         return np.zeros(aval.shape, dtypes.float0)
-    lax = core.lax_ops
-    val = lax.host_convert(0, aval.dtype, aval.weak_type)
-    return _to_device(val) if not aval.shape else lax.broadcast_in_dim(val, aval.shape, ())
+    if aval.shape:  # laid out as the aval's type says
+        return ad.zeros_like_aval(aval)
+    return _to_device(core.lax_ops.host_convert(0, aval.dtype, aval.weak_type))
 
 
 def _is_host(x):

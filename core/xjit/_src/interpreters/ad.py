@@ -98,7 +98,8 @@ def zeros_like_aval(aval):
     zero = core.lax_ops.host_convert(0, aval.dtype, aval.weak_type)  # weak kept, as JAX
     if not aval.shape:  # a scalar zero stays a literal, as in JAX
         return zero
-    return core.lax_ops.broadcast_in_dim(zero, aval.shape, ())
+    # laid out as the aval's type says (a gradient of an unused sharded parameter)
+    return core.lax_ops.broadcast_in_dim(zero, aval.shape, (), out_sharding=aval._sharding)
 
 
 def instantiate_zeros(t):
