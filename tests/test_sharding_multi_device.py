@@ -91,6 +91,8 @@ CASES = {
                              "str(jnp.ones_like(XS, dtype=jnp.int32).dtype)",
     "full_like_sharded_value": "jnp.full_like(XS, 3.0)",
     "zeros_like_sharded_new_shape": "repr(jnp.zeros_like(XS, shape=(3,)).sharding)",
+    "lax_full_like_sharded": "sh(jax.lax.full_like(XS, 2.0))",
+    "lax_full_like_new_shape": "repr(jax.lax.full_like(XS, 2.0, shape=(3,)).sharding)",
     "zeros_like_replicated_new_shape": "sh(jnp.zeros_like(jax.device_put(X, NS(mesh, P())), "
                                        "shape=(3,)))",
     # a jit equation run eagerly (under vmap) on replicated values, keys included

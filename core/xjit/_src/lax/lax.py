@@ -15,6 +15,8 @@ from xjit._src.interpreters import ad, batching, mlir as lowering
 from xjit._src.interpreters.ad import Zero
 from xjit._src.interpreters.mlir import ttype
 from xjit._src.array import ArrayImpl
+from xjit._src.sharded_array import ShardedArrayImpl
+from xjit._src.sharding import place
 from xjit._src.core import Tracer
 from xjit._src.lax import dot_general as dg
 from xjit._src.lax import elementwise as ew
@@ -593,8 +595,20 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     shape = aval.shape if shape is None else core.canonicalize_shape(shape, _BCAST_NEGATIVE)
     weak = dtype is None and aval.weak_type
     value = _convert(fill_value, dtype or aval.dtype, weak)
-    return asarray_device(value) if not shape else \
+    out = asarray_device(value) if not shape else \
         broadcast_in_dim(value, shape, (), out_sharding=sharding)
+    return lend_layout(out, x, aval, shape, weak) if sharding is None else out
+
+
+def lend_layout(out, model, aval, shape, weak):
+    """``out`` (made like ``model``) laid out as a concrete ``model`` over
+    several devices, as JAX's full_like: when it keeps the model's shape, or
+    the model is replicated, and is not weakly typed (optax's zeros_like of
+    sharded parameters stays sharded)."""
+    if (type(model) is ShardedArrayImpl and not weak
+            and (shape == aval.shape or model.sharding.is_fully_replicated)):
+        return place(out, model.sharding)
+    return out
 
 
 def zeros_like_array(x):

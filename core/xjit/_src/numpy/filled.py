@@ -11,8 +11,7 @@ import numpy as np
 from .. import core, dtypes
 from ..core import Tracer
 from xjit._src.lax import lax
-from xjit._src.sharded_array import ShardedArrayImpl
-from xjit._src.sharding import canonicalize_sharding, place
+from xjit._src.sharding import canonicalize_sharding
 from . import util
 
 
@@ -74,12 +73,7 @@ def _full_like(x, fill_value, dtype, shape, out_sharding=None):
     if sharding is None and shape == aval.shape:  # laid out as the model
         sharding = getattr(aval, "_sharding", None)
     out = lax.full(shape, fill, sharding=sharding) if shape else lax.asarray_device(fill)
-    if (sharding is None and type(x) is ShardedArrayImpl and not weak
-            and (shape == aval.shape or x.sharding.is_fully_replicated)):
-        # a concrete model over several devices lends the result its layout,
-        # as JAX's (optax's zeros_like of sharded parameters stays sharded)
-        out = place(out, x.sharding)
-    return out
+    return lax.lend_layout(out, x, aval, shape, weak) if sharding is None else out
 
 
 def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
