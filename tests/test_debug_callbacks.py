@@ -149,7 +149,9 @@ def test_callbacks_in_programs_over_many_devices():
         p = subprocess.run([sys.executable, "-c", _SHARDED_CALLBACKS], env=env,
                            capture_output=True, text=True, timeout=300)
         assert p.returncode == 0 and "terminate" not in p.stderr, p.stderr[-3000:]
-        lines = sorted(p.stdout.splitlines())
-        assert lines == sorted(["P('x',)", "sum 120.0", "whole (16,)", "block [0. 1.]",
-                                "block [2. 3.]", "block [4. 5.]", "block [6. 7.]",
-                                "[1. 2. 3. 4. 5. 6. 7. 8.]"]), p.stdout
+        # callbacks print from XLA's threads: whole lines, in any order, and a
+        # line may land between another's text and its newline
+        for line in ["P('x',)", "sum 120.0", "whole (16,)", "block [0. 1.]", "block [2. 3.]",
+                     "block [4. 5.]", "block [6. 7.]", "[1. 2. 3. 4. 5. 6. 7. 8.]"]:
+            assert p.stdout.count(line) == 1, (line, p.stdout)
+        assert p.stdout.count("sum") == 1 and p.stdout.count("block") == 4, p.stdout
