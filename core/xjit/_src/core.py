@@ -476,7 +476,7 @@ def mapped_aval(size, axis, aval):
     assert aval.shape[axis] == size, (aval, axis, size)
     spec = getattr(aval, "spec", None)
     if spec is not None:
-        parts = _spec_parts(aval)
+        parts = spec_parts(aval)
         return aval.update(shape=aval.shape[:axis] + aval.shape[axis + 1:],
                            sharding=aval._sharding.update(spec=aval.spec.update(
                                partitions=parts[:axis] + parts[axis + 1:])))
@@ -489,14 +489,15 @@ def unmapped_aval(size, axis, aval, explicit_mesh_axis=None):
         return aval
     spec = getattr(aval, "spec", None)
     if spec is not None:  # the new axis is sharded over ``explicit_mesh_axis`` (or not)
-        parts = _spec_parts(aval)
+        parts = spec_parts(aval)
         return aval.update(shape=aval.shape[:axis] + (size,) + aval.shape[axis:],
                            sharding=aval._sharding.update(spec=aval.spec.update(
                                partitions=parts[:axis] + (explicit_mesh_axis,) + parts[axis:])))
     return aval.update(shape=aval.shape[:axis] + (size,) + aval.shape[axis:])
 
 
-def _spec_parts(aval) -> tuple:
+def spec_parts(aval) -> tuple:
+    """An aval's explicit layout, one entry a dimension (all None when untyped)."""
     parts = tuple(aval.spec) if aval.spec is not None else ()
     return parts + (None,) * (len(aval.shape) - len(parts))
 

@@ -102,7 +102,7 @@ def _type_diffs(tree, avals1, avals2):
 def _layout(aval):
     """The explicit mesh axes of each dimension (None for an untyped value)."""
     spec = getattr(aval, "spec", None)
-    return None if spec is None else core._spec_parts(aval)
+    return None if spec is None else core.spec_parts(aval)
 
 
 def _mat(aval):

@@ -221,7 +221,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     xs_flat, xs_tree = tree_util.tree_flatten(xs)
     xs_avals = [core.aval_of(x) for x in xs_flat]
     length = _leading_length(xs_avals, length)
-    if any(a.spec is not None and core._spec_parts(a)[:1] != (None,) for a in xs_avals):
+    if any(a.spec is not None and core.spec_parts(a)[:1] != (None,) for a in xs_avals):
         raise ValueError("0th dimension of all xs should be replicated. Got "
                          + ", ".join(str(a.sharding.spec) for a in xs_avals))
     if isinstance(unroll, bool):
