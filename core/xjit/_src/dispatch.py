@@ -162,6 +162,11 @@ def scalar_buffer(x, aval):
 _SCALAR_TYPES = (int, float, bool, complex, np.generic)
 
 
+# Flags under which every jitted call goes through the full path (they are all
+# part of ``config.trace_key``, so a fast entry made without them never matches
+# with them).
+CHECKED_FLAGS = ("jax_disable_jit", "jax_debug_nans", "jax_debug_infs", "jax_debug_key_reuse")
+
 # A small int naming the current ``config.trace_key``, for the hot paths'
 # cache keys: hashing the flag tuple itself costs more than the rest of a key.
 _trace_tokens: dict = {}
@@ -236,7 +241,7 @@ lowering.default_platform = backend.default_backend
 
 def _runtime_error(e, args):
     for x in args:
-        if type(x) is ArrayImpl and x.is_deleted():
+        if isinstance(x, ArrayImpl) and x.is_deleted():
             return RuntimeError(f"Array has been deleted with shape={x.aval.str_short(False)}.")
     return errors.JaxRuntimeError(str(e))
 

@@ -154,6 +154,7 @@ def _hashable_static(v):
 class TraceEntry:
     """One traced signature: its jaxpr and, once compiled, its executable."""
 
+    array_type = ArrayImpl  # what the fast path wraps each output buffer in
     __slots__ = ("closed", "out_tree", "executable", "donated", "trace_s", "lower_s",
                  "compile_s", "text", "in_avals", "name", "fid", "single_out", "ref_consts",
                  "execute", "handlers", "out_avals", "float0")
@@ -464,9 +465,10 @@ class PjitFunction:
                         outs = entry.execute(bufs).consume_with_handlers(entry.handlers)
                     except dispatch._jax.JaxRuntimeError as e:
                         raise dispatch._runtime_error(e, leaves) from None
+                    wrap = entry.array_type
                     if entry.single_out:
-                        return ArrayImpl(outs[0], entry.out_avals[0])
-                    return entry.out_tree.unflatten(map(ArrayImpl, outs, entry.out_avals))
+                        return wrap(outs[0], entry.out_avals[0])
+                    return entry.out_tree.unflatten(map(wrap, outs, entry.out_avals))
             return self._call(args, kwargs)
         except Exception as e:  # the API boundary: hand the user a traceback without xjit
             traceback_util.filter_exception(e, sys._getframe())
@@ -497,6 +499,10 @@ class PjitFunction:
             if t is ArrayImpl:
                 avals.append(x.aval)
                 bufs.append(x._buf)
+            elif t is ShardedArrayImpl:  # its layout joins the signature (see remember_spmd)
+                avals.append(x.aval)
+                avals.append(x._buf._sharding)
+                bufs.append(x._buf)
             elif t in _PY_SCALARS:
                 avals.append(core.aval_of(x))
                 scalars = True
@@ -526,6 +532,16 @@ class PjitFunction:
                *((static_key,) if static_key else ()))
         seen = [s for s in self._fast.get(key, ()) if s[0] != avals]
         self._fast[key] = (*seen[-_SIGNATURES_PER_TREE + 1:], (avals, entry))
+
+    def remember_spmd(self, dyn, static_key, sig, entry):
+        """Serve later calls over many devices like this one from ``_fast``:
+        ``sig`` lists each argument's aval followed by its sharding, as
+        ``_fast_tree`` reads them; ``entry`` is pxla's ``SpmdEntry``."""
+        if len(self._fast) >= _FAST_CACHE_SIZE:
+            self._fast.clear()
+        key = (dispatch.trace_token, _flatten(dyn)[1], *((static_key,) if static_key else ()))
+        seen = [s for s in self._fast.get(key, ()) if s[0] != sig]
+        self._fast[key] = (*seen[-_SIGNATURES_PER_TREE + 1:], (sig, entry))
 
     def _call(self, args, kwargs):
         if _flags["jax_disable_jit"]:
@@ -560,7 +576,8 @@ class PjitFunction:
             entry.compile()
         if _flags["jax_debug_key_reuse"] and check_key_reuse is not None:  # never on the fast path
             check_key_reuse(entry.closed, leaves)
-        elif entry.float0 is None and not kwargs and not any(_flags[f] for f in _CHECKED_FLAGS) \
+        elif entry.float0 is None and not kwargs \
+                and not any(_flags[f] for f in dispatch.CHECKED_FLAGS) \
                 and all(type(x) is ArrayImpl or type(x) in _PY_SCALARS for x in leaves):
             self._remember_fast(args, dyn, static_key, leaves, avals, entry)
         if entry.float0 is not None:  # float0 values: never the fast path (see Float0Plan)
@@ -662,9 +679,6 @@ _PY_SCALARS = frozenset((int, float, bool, complex))
 _flatten = tree_util.flatten
 _FAST_CACHE_SIZE = 256  # signatures per function; past it the fast cache starts over
 _SIGNATURES_PER_TREE = 16  # fast-cache signatures per argument structure (the newest kept)
-# Flags under which every call goes through ``_call`` (they are all part of
-# ``config.trace_key``, so a fast entry made without them never matches with them).
-_CHECKED_FLAGS = ("jax_disable_jit", "jax_debug_nans", "jax_debug_infs", "jax_debug_key_reuse")
 
 
 def _buffers(leaves, avals, entry):

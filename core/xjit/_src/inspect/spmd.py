@@ -229,7 +229,7 @@ def _spmd_program(jf, key):
     found = None
     for call_key, hit in list(jf.__dict__.get("_spmd_calls", {}).items()):
         if call_key[0] == key:  # (signature, the arguments' shardings, meshes)
-            found = hit
+            found = hit[:2]  # (and the fast path's view of them)
     return found
 
 
