@@ -350,5 +350,28 @@ def _in_abstract(a):
         return jax.reshard(a, P('A', None)) * 2
 '''
 
+PRELUDE += '''
+AUTO = jax.make_mesh((4, 2), ('X', 'Y'), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+MIXED = jax.make_mesh((4, 2), ('X', 'Y'), axis_types=(jax.sharding.AxisType.Explicit,
+                                                       jax.sharding.AxisType.Auto))
+
+def under(m, f):
+    with jax.set_mesh(m):
+        return f()
+'''
+
+CASES.update({
+    # -- out_info names a sharding only when every axis of the type's mesh is Explicit
+    "eval_shape_auto_mesh": "str(under(AUTO, lambda: jax.eval_shape(lambda: jnp.ones((8, 4)))))",
+    "eval_shape_auto_constraint": "str(under(AUTO, lambda: jax.eval_shape(lambda: "
+                                  "jax.lax.with_sharding_constraint(jnp.ones((8, 4)), P('X')))))",
+    "eval_shape_mixed_mesh": "str(under(MIXED, lambda: jax.eval_shape(lambda: "
+                             "jax.reshard(jnp.ones((8, 4)), P('X')))))",
+    "trace_out_info_auto": "str(under(AUTO, lambda: jax.jit(lambda a: a * 2).trace("
+                           "jnp.ones(4)).out_info))",
+    "eval_shape_explicit_no_context": "str(under(AUTO, lambda: jax.eval_shape(lambda: jax.reshard("
+                                      "jnp.ones((8, 4)), jax.NamedSharding(mesh, P('X', 'Y'))))))",
+})
+
 test_matches_jax, test_every_case_recorded, test_records_match_live_jax = multi_device.tests(
     "explicit_sharding", "test_explicit_sharding", CASES)

@@ -73,10 +73,13 @@ class ShapeDtypeStruct:
 
 
 def _type_sharding(aval):
-    """The sharding ``out_info`` reports: the type's, over the mesh in context
-    (None with no mesh), as JAX's."""
+    """The sharding ``out_info`` reports: the type's when its mesh's axes are
+    all Explicit; None otherwise (no mesh, or any Auto axis: XLA decides), as
+    JAX's."""
     sharding = getattr(aval, "sharding", None)
-    return sharding if sharding is not None and sharding.mesh.axis_names else None
+    if sharding is None or not sharding.mesh.axis_names:
+        return None
+    return sharding if sharding.mesh.are_all_axes_explicit else None
 
 
 class Traced:
