@@ -369,6 +369,19 @@ CASES.update({
                              "jax.reshard(jnp.ones((8, 4)), P('X')))))",
     "trace_out_info_auto": "str(under(AUTO, lambda: jax.jit(lambda a: a * 2).trace("
                            "jnp.ones(4)).out_info))",
+    # -- on a mesh with Auto axes, XLA may split a typed value further over them
+    "mixed_jit_elementwise": "under(MIXED, lambda: ty(jax.jit(lambda a: jnp.sin(a) * 2)("
+                             "jax.device_put(np.arange(32.).reshape(8, 4), P('X', 'Y')))))",
+    "mixed_jit_binary": "under(MIXED, lambda: ty(jax.jit(lambda a, b: a + b)("
+                        "jax.device_put(np.arange(32.).reshape(8, 4), P('X', 'Y')), "
+                        "jax.device_put(np.ones((8, 4)), P('X', None)))))",
+    "mixed_auto_constraint": "under(MIXED, lambda: ty(jax.jit(lambda a: "
+                             "jax.lax.with_sharding_constraint(a * 2, P(None, 'Y')))("
+                             "jax.device_put(np.arange(32.).reshape(8, 4), P('X', None)))))",
+    "mixed_reduce": "under(MIXED, lambda: ty(jax.jit(lambda a: a.sum(0))("
+                    "jax.device_put(np.arange(32.).reshape(8, 4), P('X', 'Y')))))",
+    "mixed_values": "under(MIXED, lambda: np.asarray(jax.jit(lambda a: (a * a.sum(0)).sum(1) + a[:, 0])("
+                    "jax.device_put(np.arange(32.).reshape(8, 4), P('X', 'Y')))).tolist())",
     "eval_shape_explicit_no_context": "str(under(AUTO, lambda: jax.eval_shape(lambda: jax.reshard("
                                       "jnp.ones((8, 4)), jax.NamedSharding(mesh, P('X', 'Y'))))))",
 })

@@ -37,15 +37,20 @@ def sdy_axes(axes) -> str:
     return "{" + ", ".join(f'"{a}"' for a in axes) + "}"
 
 
-def sdy_sharding(sharding: NamedSharding, ndim: int) -> str:
-    """``#sdy.sharding<@mesh, [{"x"}, {}]>``: the axes each dimension is split over."""
+def sdy_sharding(sharding: NamedSharding, ndim: int, open_dims: bool = False) -> str:
+    """``#sdy.sharding<@mesh, [{"x"}, {}]>``: the axes each dimension is split
+    over; with ``open_dims`` each dimension is open to further (Auto) axes
+    XLA may add: ``[{"x", ?}, {?}]``."""
     dims = []
     for d in range(ndim):
         p = sharding.spec.partitions[d] if d < len(sharding.spec) else None
         if p is PartitionSpec.UNCONSTRAINED:
             dims.append("{?}")
-        else:
-            dims.append(sdy_axes(() if p is None else p if isinstance(p, tuple) else (p,)))
+            continue
+        axes = sdy_axes(() if p is None else p if isinstance(p, tuple) else (p,))
+        if open_dims:
+            axes = "{?}" if axes == "{}" else axes[:-1] + ", ?}"
+        dims.append(axes)
     return f"#sdy.sharding<@mesh, [{', '.join(dims)}]>"
 
 
@@ -70,7 +75,10 @@ class SpmdModule:
         """The ``sdy.sharding`` an explicitly sharded type names, over this
         program's mesh (None for an unsharded extended type)."""
         s = _on(self.mesh, type_layout(self.mesh, aval))
-        return sdy_sharding(s, len(_physical(aval).shape))
+        # on a mesh with Auto axes the type fixes only its Explicit axes: XLA
+        # is free to split each dimension further, as JAX lowers it
+        return sdy_sharding(s, len(_physical(aval).shape),
+                            open_dims=not aval._sharding.mesh.are_all_axes_explicit)
 
     def arg_attr(self, i, attr):
         s = self._in[i]
