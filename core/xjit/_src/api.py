@@ -19,6 +19,9 @@ from .sharding import PartitionSpec, _named as sharding_of_spec
 
 
 def device_put(x, device=None, *, donate=False, may_alias=None):
+    from .layout import Format
+    if isinstance(device, Format):  # xjit keeps XLA's default layouts: place by the sharding
+        device = device.sharding
     if isinstance(device, PartitionSpec):  # over the mesh in context (set_mesh)
         device = sharding_of_spec(device, "device_put")
     if isinstance(device, _jax.Sharding):

@@ -24,6 +24,7 @@ class _State:
 
 
 _state = _State()
+global_state = _state  # JAX's name for it (orbax reads global_state.client / .process_id)
 
 
 def initialize(coordinator_address=None, num_processes=None, process_id=None,

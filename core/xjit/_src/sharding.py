@@ -186,6 +186,7 @@ class SingleDeviceSharding(backend.Sharding):
     is_fully_addressable = property(lambda self: True)
     addressable_devices = property(lambda self: {self._device})
     _device_assignment = property(lambda self: (self._device,))
+    _addressable_device_assignment = _device_assignment
 
     def __eq__(self, other):
         return (isinstance(other, backend.Sharding) and not isinstance(other, NamedSharding)
@@ -472,9 +473,9 @@ sharding_in_types.DuplicateSpecError = DuplicateSpecError
 sharding_in_types._context_mesh = mesh_lib.get_abstract_mesh
 
 
-def make_single_device_sharding(device):
+def make_single_device_sharding(device, *, memory_kind=None):
     """``jax.sharding.make_single_device_sharding``: the whole array on ``device``."""
-    return SingleDeviceSharding(device)
+    return SingleDeviceSharding(device, memory_kind=memory_kind)
 
 
 # -- sharding operations --------------------------------------------------
