@@ -24,8 +24,27 @@ from . import dtypes
 
 
 class AbstractValue:
-    """Base of abstract values (what a tracer knows about its value)."""
+    """Base of abstract values (what a tracer knows about its value).
+
+    The hijax interface's low end: an ordinary type lowers to itself, so a
+    high type's ``lo_ty``/``lower_val``/``raise_val`` can recurse into the
+    types of its parts uniformly (flax's hijax Variable does)."""
     __slots__ = ()
+    is_high = False
+    has_qdd = False
+
+    def lo_ty(self):
+        return [self]
+
+    def lower_val(self, val):
+        return [val]
+
+    def raise_val(self, val):
+        return val
+
+    def normalize(self):
+        strip = getattr(self, "strip_weak_type", None)
+        return self if strip is None else strip()
 
 
 class ManualAxisType:

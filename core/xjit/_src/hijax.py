@@ -7,14 +7,15 @@ operations, which is also how it lowers), and optionally ``impl``, ``jvp`` and
 tables, so it runs eagerly and under ``jit``, ``grad`` and ``make_jaxpr``.
 
 "High" types -- values whose abstract type is a ``HiType``/``MutableHiType``
-that lowers to several ordinary arrays -- need tracing and lowering support
-this engine does not have yet. ``register_hitype`` records the class (flax
-registers its hijax variables at import; using them is off by default).
-Eagerly a high-typed value is an ordinary Python object: ``cur_qdd`` gives
-its own state and HiPrimitives bound on it run their ``impl`` (flax's hijax
-variables work outside transformations); under a transformation ``cur_qdd``
-raises ``NotImplementedError`` saying high types are unsupported, and a
-registered high-typed value passed to one is rejected as any non-array value is.
+that lowers to several ordinary arrays, such as flax's hijax Variables -- are
+registered with ``register_hitype``. Eagerly a high-typed value is an ordinary
+Python object: ``cur_qdd`` gives its own state and HiPrimitives bound on it run
+their ``impl``. Under ``jit``, ``grad``, ``scan``, ``eval_shape`` and the other
+transformations their primitives are lowered where the trace meets them
+(``interpreters/hijax_lowering.py``), and ``jit``/``scan`` carry the state of
+mutable ones in and out. Not supported (``NotImplementedError``): high-typed
+values as tracers (``vmap`` or differentiation *over* them, returning them
+from ``jit``), and writing to one from outside under ``cond``/``while_loop``.
 """
 from __future__ import annotations
 
@@ -24,12 +25,9 @@ import dataclasses
 from xjit._src import core
 from xjit._src.core import AbstractValue, ShapedArray  # noqa: F401
 from xjit._src.interpreters import ad
+from xjit._src.interpreters import hijax_lowering
 from xjit._src.interpreters import mlir
 from xjit._src.interpreters.ad import Zero, instantiate_zeros, is_undefined_primal  # noqa: F401
-
-_NO_HIGH_TYPES = ("xjit does not support hijax high types yet (values whose type is a "
-                  "HiType/MutableHiType lowered to several arrays); use ordinary arrays")
-
 
 class _EffectTypeSet:
     """The effect types allowed in control flow (``add_type``/``contains``)."""
@@ -69,6 +67,7 @@ class HiPrimitive(core.Primitive):
             ad.jvp_rules[self] = self.jvp
         if type(self).transpose is not HiPrimitive.transpose:
             ad.transpose_rules[self] = self.transpose
+        hijax_lowering.register_primitive(self)
 
     def _avals_only(self, *avals, **params):
         return self._effectful_abstract_eval(*avals, **params)[0]
@@ -107,10 +106,8 @@ class HiType(AbstractValue):
     lowers to, ``lower_val``/``raise_val`` convert between the two."""
 
     __slots__ = ()
+    is_high = True
     has_qdd = False
-
-    def is_high(self) -> bool:
-        return True
 
     def lo_ty(self):
         raise NotImplementedError(type(self).__name__ + ".lo_ty")
@@ -130,10 +127,8 @@ class MutableHiType(AbstractValue):
     program runs."""
 
     __slots__ = ()
+    is_high = True
     has_qdd = True
-
-    def is_high(self) -> bool:
-        return True
 
     def lo_ty_qdd(self, qdd):
         raise NotImplementedError(type(self).__name__ + ".lo_ty_qdd")
@@ -174,19 +169,16 @@ aval_property = collections.namedtuple("aval_property", ["fget"])
 aval_method = collections.namedtuple("aval_method", ["fun"])
 
 
-registered_hitypes: dict[type, object] = {}
+registered_hitypes = hijax_lowering.registered_hitypes
 
 
 def register_hitype(val_cls, typeof_fn) -> None:
-    """Declare ``val_cls`` a high-typed value whose type ``typeof_fn`` gives
-    (recorded; see the module docstring for what is supported)."""
+    """Declare ``val_cls`` a high-typed value whose type ``typeof_fn`` gives."""
     registered_hitypes[val_cls] = typeof_fn
 
 
 def cur_qdd(x):
     """The current quasi-dynamic data of a mutable high-typed value: outside
-    any transformation, the value's own (``x.cur_qdd()``); under one, high
-    types are not supported (see the module docstring)."""
-    if core.trace_ctx.trace is core.eval_trace and not isinstance(x, core.Tracer):
-        return x.cur_qdd()
-    raise NotImplementedError(_NO_HIGH_TYPES + f"; got a value of type {type(x).__name__}")
+    any transformation the value's own (``x.cur_qdd()``), under one that of
+    the trace's stand-in for it."""
+    return hijax_lowering.cur_qdd(x)

@@ -18,7 +18,7 @@ import weakref
 import numpy as np
 
 from xjit._src import api_util, core, dispatch, dtypes, monitoring, pxla, traceback_util, tree_util
-from xjit._src.interpreters import batching, mlir as lowering
+from xjit._src.interpreters import batching, hijax_lowering as _hi, mlir as lowering
 from xjit._src.array import ArrayImpl
 from xjit._src.sharded_array import ShardedArrayImpl
 from xjit._src.float0_plan import Float0Plan
@@ -29,6 +29,7 @@ from xjit._src.state.types import AbstractRef
 from xjit._src.monitoring import observing as _observing
 from xjit._src.interpreters.partial_eval import (
     DebugInfo,
+    HiTrace,
     arg_names_of,
     close_jaxpr,
     trace_to_jaxpr,
@@ -380,7 +381,9 @@ class PjitFunction:
         debug = DebugInfo(fun, traced_for, names)
         debug.fun = None  # cached jaxprs must not keep the (weakly cached) function alive
         t0 = time.perf_counter()
-        jaxpr, consts = trace_to_jaxpr(flat_fun, avals, debug, check_leaks=True)
+        jaxpr, consts = trace_to_jaxpr(flat_fun, avals, debug, check_leaks=True, hi_writes=[])
+        if debug.hi:  # hijax values from outside: their state goes in and out (hijax_lowering)
+            raise HiTrace
         state_utils.check_traced(jaxpr, leaves, debug)
         dt = time.perf_counter() - t0
         if monitoring.has_duration_listeners():
@@ -549,17 +552,22 @@ class PjitFunction:
         dyn, dkw, static_key = self._split(args, kwargs)
         leaves, treedef = tree_util.tree_flatten((dyn, dkw))
         try:
-            avals = [x.aval if type(x) is ArrayImpl else core.aval_of(x) for x in leaves]
+            avals = [x.aval if type(x) is ArrayImpl else _leaf_aval(x) for x in leaves]
         except TypeError:
             raise self._invalid_argument(dyn, dkw, leaves) from None
+        except HiTrace:
+            return _hi.jit_call(self, jit_p, args, kwargs)
         key = (treedef, static_key, _context_key(), *avals)
         trace = core.trace_ctx.trace
         if trace is core.eval_trace and pxla.needs_spmd(self, leaves):  # many devices
             out = pxla.call(self, key, dyn, dkw, static_key, leaves, treedef, avals)
             if out is not None:
                 return out
-        entry, tracer_consts, ref_consts = self._entry(key, dyn, dkw, static_key, leaves,
-                                                       treedef, avals)
+        try:
+            entry, tracer_consts, ref_consts = self._entry(key, dyn, dkw, static_key, leaves,
+                                                           treedef, avals)
+        except HiTrace:
+            return _hi.jit_call(self, jit_p, args, kwargs)
         if trace is not core.eval_trace and self._inline:  # the body joins the enclosing trace
             outs = core.eval_jaxpr(entry.closed.jaxpr, entry.closed.consts, *tracer_consts,
                                    *leaves, *ref_consts)
@@ -632,9 +640,13 @@ class PjitFunction:
         from xjit._src.stages import Traced
         dyn, dkw, static_key = self._split(args, kwargs)
         leaves, treedef = tree_util.tree_flatten((dyn, dkw))
-        avals = [core.aval_of(x) for x in leaves]
-        key = (treedef, static_key, _context_key(), *avals)
-        entry, _, _ = self._entry(key, dyn, dkw, static_key, leaves, treedef, avals)
+        try:
+            avals = [_leaf_aval(x) for x in leaves]
+            key = (treedef, static_key, _context_key(), *avals)
+            entry, _, _ = self._entry(key, dyn, dkw, static_key, leaves, treedef, avals)
+        except HiTrace:
+            raise NotImplementedError("xjit does not support jit(...).trace/lower of a function "
+                                      "using hijax values; call it or use eval_shape") from None
         return Traced(self, entry, treedef)
 
     @traceback_util.api_boundary
@@ -651,7 +663,15 @@ class PjitFunction:
             return ShapeDtypeStruct(x.shape, x.dtype, weak_type=getattr(x, "weak_type", False),
                                     sharding=getattr(x, "sharding", None))
         args, kwargs = tree_util.tree_map(spec, (args, kwargs))
-        return self.trace(*args, **kwargs).out_info
+        try:
+            if any(map(_hi.is_hi, tree_util.tree_leaves((args, kwargs)))):
+                raise HiTrace
+            return self.trace(*args, **kwargs).out_info
+        except (HiTrace, NotImplementedError) as e:
+            if isinstance(e, NotImplementedError) and not isinstance(e.__context__, HiTrace):
+                raise
+            return _hi.jit_call(self, jit_p, args, kwargs, eval_shape=lambda a: ShapeDtypeStruct(
+                a.shape, a.dtype, weak_type=a.weak_type))
 
     def clear_cache(self):
         self._cache.clear()
@@ -676,6 +696,13 @@ def _shared_caches(fun, options):
 
 
 _PY_SCALARS = frozenset((int, float, bool, complex))
+
+
+def _leaf_aval(x):
+    """A leaf's aval; a hijax value (it would pass for its array) takes the hijax path."""
+    if type(x) in _hi.registered_hitypes:
+        raise HiTrace
+    return core.aval_of(x)
 _flatten = tree_util.flatten
 _FAST_CACHE_SIZE = 256  # signatures per function; past it the fast cache starts over
 _SIGNATURES_PER_TREE = 16  # fast-cache signatures per argument structure (the newest kept)

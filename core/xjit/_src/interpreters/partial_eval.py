@@ -21,10 +21,11 @@ from xjit._src.core import JaxprEqn, Literal, ShapedArray, Tracer, Var
 class DebugInfo:
     """What the user's function was: for error messages and the inspect layer."""
 
-    __slots__ = ("fun_name", "location", "arg_names", "traced_for", "fun")
+    __slots__ = ("fun_name", "location", "arg_names", "traced_for", "fun", "hi")
 
     def __init__(self, fun, traced_for="jit", arg_names=None):
         self.fun = fun
+        self.hi = False  # the trace met hijax values (its jaxpr holds their state)
         self.fun_name = getattr(fun, "__name__", type(fun).__name__)
         self.traced_for = traced_for
         self.arg_names = arg_names
@@ -81,8 +82,23 @@ class DynamicJaxprTracer(Tracer):
         self.aval = var.aval
 
 
+# Hijax primitives (``hijax_lowering`` registers them): under a JaxprTrace such
+# a primitive on high-typed values runs its ``to_lojax`` at once, so jaxprs
+# hold only ordinary types. ``rule(trace, primitive, args, params)``.
+hi_rules: dict = {}
+# ``(trace) -> [(value, aval, qdd, lo_values)]``: the mutable high-typed values
+# from outside a trace that it wrote to, with their final state.
+hi_finish = None
+
+
+class HiTrace(Exception):
+    """Raised by ``jit``'s ordinary path when its trace met hijax values: the
+    call goes again through the path that carries their state in and out."""
+
+
 class JaxprTrace(core.Trace):
     tracer_name = "JitTracer"
+    hi_scope = None  # hijax_lowering's stand-ins for high-typed values from outside
 
     def __init__(self, parent, debug_info: DebugInfo | None = None):
         self.parent = parent
@@ -136,7 +152,22 @@ class JaxprTrace(core.Trace):
             self.const_order.append(v)
         return v
 
+    def fresh_const(self, x) -> DynamicJaxprTracer:
+        """A tracer for ``x`` as a constant of its own, never shared with
+        other uses of ``x`` (nor a literal): a high-typed value's state read
+        in from outside, which a caller may turn into a loop carry."""
+        v = Var(core.aval_of(x))
+        self.const_vals.append(x)
+        self.const_order.append(v)
+        return DynamicJaxprTracer(self, v)
+
     def process_primitive(self, primitive, args, params):
+        if primitive in hi_rules:
+            return hi_rules[primitive](self, primitive, args, params)
+        return self.stage(primitive, args, params)
+
+    def stage(self, primitive, args, params):
+        """Record one equation applying ``primitive`` to ``args``."""
         if not self.active:
             raise errors.UnexpectedTracerError("a trace was used after its transformation ended")
         atoms = [x.var if type(x) is DynamicJaxprTracer and x._trace is self else self.to_atom(x)
@@ -224,10 +255,14 @@ class JaxprTrace(core.Trace):
         return jaxpr, self.const_vals
 
 
-def trace_to_jaxpr(fun, in_avals, debug_info=None, check_leaks=False):
+def trace_to_jaxpr(fun, in_avals, debug_info=None, check_leaks=False, hi_writes=None):
     """Stage ``fun(*flat_args) -> flat_outs`` out into a jaxpr.
 
     Returns ``(jaxpr, consts)``; consts may include tracers of enclosing traces.
+    Mutable hijax values from outside that ``fun`` writes to: a caller that can
+    write them back passes a list as ``hi_writes``, which gets
+    ``(value, aval, qdd, n)`` per value while their ``n`` final low values
+    join the outputs; for any other caller that is an error.
     """
     parent = core.trace_ctx.trace
     trace = JaxprTrace(parent, debug_info)
@@ -236,6 +271,8 @@ def trace_to_jaxpr(fun, in_avals, debug_info=None, check_leaks=False):
     try:                                                         # at each staged jaxpr, as JAX's
         with core.set_current_trace(trace):
             outs = fun(*args)
+            if trace.hi_scope is not None:
+                outs = _hi_outputs(trace, outs, hi_writes, debug_info)
             jaxpr, consts = trace.to_jaxpr(outs)
     finally:
         trace.active = False
@@ -248,6 +285,25 @@ def trace_to_jaxpr(fun, in_avals, debug_info=None, check_leaks=False):
 
 
 _flags = config._values
+
+
+def _hi_outputs(trace, outs, hi_writes, debug_info):
+    if debug_info is not None:
+        debug_info.hi = True  # its constants are a hijax value's state now: not cacheable
+    written = hi_finish(trace)
+    if not written:
+        return outs
+    if hi_writes is None:
+        what = debug_info.traced_for if debug_info is not None else "this transformation"
+        raise NotImplementedError(
+            f"xjit does not support writing to a hijax value (e.g. a flax hijax Variable) "
+            f"created outside a function traced for {what}; jit and scan support it, "
+            f"or pass the value in and return its new state")
+    outs = list(outs)
+    for value, aval, qdd, lo in written:
+        hi_writes.append((value, aval, qdd, len(lo)))
+        outs.extend(lo)
+    return outs
 
 
 def convert_constvars_jaxpr(jaxpr: core.Jaxpr) -> core.Jaxpr:

@@ -47,12 +47,14 @@ class _OutLeaf:
 _traced_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def trace_fun(fun, in_tree, in_avals, traced_for, args_for_names=None):
+def trace_fun(fun, in_tree, in_avals, traced_for, args_for_names=None, hi_writes=None):
     """Stage ``fun(*unflatten(in_tree, args))`` into a jaxpr; returns the
     Traced and the function's output (its leaves are tracers, or stand-ins
-    carrying their types when the trace came from the cache)."""
-    if core.trace_ctx.trace is not core.eval_trace:
-        return _trace_fun(fun, in_tree, in_avals, traced_for, args_for_names)
+    carrying their types when the trace came from the cache). ``hi_writes``:
+    see ``trace_to_jaxpr`` (a trace using hijax values is never cached: its
+    constants are their current state)."""
+    if core.trace_ctx.trace is not core.eval_trace or hi_writes is not None:
+        return _trace_fun(fun, in_tree, in_avals, traced_for, args_for_names, hi_writes)
     key = (in_tree, tuple(in_avals), traced_for, dispatch.trace_token)
     try:
         per_fun = _traced_cache.get(fun)
@@ -61,6 +63,8 @@ def trace_fun(fun, in_tree, in_avals, traced_for, args_for_names=None):
         return _trace_fun(fun, in_tree, in_avals, traced_for, args_for_names)
     if traced is None:
         traced, out = _trace_fun(fun, in_tree, in_avals, traced_for, args_for_names)
+        if traced.debug.hi:
+            return traced, out
         if per_fun is None:
             per_fun = _traced_cache[fun] = {}
         per_fun[key] = traced
@@ -69,7 +73,7 @@ def trace_fun(fun, in_tree, in_avals, traced_for, args_for_names=None):
                                             [_OutLeaf(a) for a in traced.out_avals])
 
 
-def _trace_fun(fun, in_tree, in_avals, traced_for, args_for_names):
+def _trace_fun(fun, in_tree, in_avals, traced_for, args_for_names, hi_writes=None):
     names = arg_names_of(fun, args_for_names, {}) if args_for_names is not None else None
     debug = DebugInfo(fun, traced_for, names)
     store = []
@@ -80,7 +84,7 @@ def _trace_fun(fun, in_tree, in_avals, traced_for, args_for_names):
         store.append((out, tree))
         return leaves
 
-    jaxpr, consts = trace_to_jaxpr(flat_fun, in_avals, debug)
+    jaxpr, consts = trace_to_jaxpr(flat_fun, in_avals, debug, hi_writes=hi_writes)
     jaxpr = core.Jaxpr([], jaxpr.constvars + jaxpr.invars, jaxpr.outvars, jaxpr.eqns, debug)
     return Traced(jaxpr, list(consts), store[0][1], debug), store[0][0]
 

@@ -32,7 +32,7 @@ from xjit._src import core, dtypes, tree_util
 from xjit._src.ad_jit import transpose_jaxpr
 from xjit._src.config import config
 from xjit._src.core import ShapedArray, Tracer
-from xjit._src.interpreters import ad, batching, mlir as lowering
+from xjit._src.interpreters import ad, batching, hijax_lowering as _hi, mlir as lowering
 from xjit._src.interpreters.ad import Zero, is_undefined_primal
 from xjit._src.interpreters.mlir import i64_array, lower_jaxpr, ttype
 from xjit._src.interpreters.partial_eval import is_staging
@@ -219,6 +219,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     if not callable(f):
         raise TypeError("scan: f argument should be a callable.")
     xs_flat, xs_tree = tree_util.tree_flatten(xs)
+    _hi.check_no_hi(xs_flat + tree_util.tree_leaves(init), "as a scan carry or scanned-over value")
     xs_avals = [core.aval_of(x) for x in xs_flat]
     length = _leading_length(xs_avals, length)
     if any(a.spec is not None and core.spec_parts(a)[:1] != (None,) for a in xs_avals):
@@ -234,13 +235,20 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     x_avals = [core.mapped_aval(length, 0, a) for a in xs_avals]  # a slice keeps its layout
     in_tree = tree_util.treedef_tuple([init_tree, xs_tree])
 
+    hi_writes = []
+
     def stage(init_flat):
         avals = [core.aval_of(x) for x in init_flat]
-        t, out = trace_fun(f, in_tree, avals + x_avals, "scan", (init, xs))
+        t, out = trace_fun(f, in_tree, avals + x_avals, "scan", (init, xs), hi_writes)
+        if hi_writes:  # it writes to hijax values from outside: carry their state
+            return t, None, None
         carry_tree = errs.check_scan_output(t, out, len(init_flat))
         return t, avals, carry_tree
 
     t, carry_avals, carry_tree = stage(init_flat)
+    if hi_writes:
+        return _scan_threading_hi([w[0] for w in hi_writes], f, init, xs, length, reverse,
+                                  unroll)
     nc = len(init_flat)
     init_flat, changed = _promote_weak_inputs(init_flat, carry_avals, t.out_avals[:nc])
     if changed:
@@ -290,6 +298,28 @@ def _scan_threading_refs(t, refs, init, xs, length, reverse, unroll):
     (carry, values), ys = scan(body2, (init, [r[...] for r in refs]), xs, length=length,
                                reverse=reverse, unroll=unroll)
     write_back(refs, values)
+    return carry, ys
+
+
+def _scan_threading_hi(values, f, init, xs, length, reverse, unroll):
+    """A scan whose body writes to mutable hijax values from outside: their
+    state joins the carry and is written back after the loop."""
+    avals = [_hi.hi_aval(v) for v in values]
+    states = [_hi.read_state(core.trace_ctx.trace, v, a) for v, a in zip(values, avals)]
+    qdds = [q for q, _ in states]
+
+    def body(state, x):
+        carry, lo = state
+        proxies = _hi.thread_in(values, avals, qdds, [v for vs in lo for v in vs])
+        carry, y = f(carry, x)
+        new_qdds, lo = _hi.read_out(proxies, avals)
+        if new_qdds != qdds:
+            raise TypeError("scan body changed the type of a hijax value it writes to: "
+                            f"{qdds} before, {new_qdds} after")
+        return (carry, lo), y
+    (carry, lo), ys = scan(body, (init, [lo for _, lo in states]), xs, length=length,
+                           reverse=reverse, unroll=unroll)
+    _hi.write_back(values, avals, qdds, lo)
     return carry, ys
 
 
