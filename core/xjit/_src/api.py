@@ -19,9 +19,15 @@ from .sharding import PartitionSpec, _named as sharding_of_spec
 
 
 def device_put(x, device=None, *, donate=False, may_alias=None):
-    from .layout import Format
-    if isinstance(device, Format):  # xjit keeps XLA's default layouts: place by the sharding
-        device = device.sharding
+    if device is not None and not isinstance(device, (_jax.Device, _jax.Sharding, PartitionSpec)):
+        from .layout import Format
+        if isinstance(device, Format):  # xjit keeps XLA's default layouts: place by sharding
+            device = device.sharding
+        elif not tree_util.all_leaves([device]):
+            # a pytree of targets, a prefix of x's (JAX's device_put(tree, sharding_tree))
+            return tree_util.tree_map(
+                lambda d, v: device_put(v, d, donate=donate, may_alias=may_alias), device, x,
+                is_leaf=lambda d: d is None)
     if isinstance(device, PartitionSpec):  # over the mesh in context (set_mesh)
         device = sharding_of_spec(device, "device_put")
     if isinstance(device, _jax.Sharding):

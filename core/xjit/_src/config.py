@@ -100,6 +100,12 @@ class Config:
                     continue
                 value = not negated
             self.update(name, value)
+        try:  # JAX's parse also marks absl's flags parsed (tests read FLAGS.test_tmpdir)
+            import absl.flags
+        except ImportError:
+            return
+        if not absl.flags.FLAGS.is_parsed():
+            absl.flags.FLAGS([""], known_only=True)
 
     def add_listener(self, callback):
         """Called as ``callback(name, value)`` after every update."""

@@ -99,6 +99,9 @@ class ShardedArrayImpl(ArrayImpl):
 
     @property
     def device(self):
+        devices = self.sharding.device_set  # a one-device mesh has its device, as in JAX
+        if len(devices) == 1:
+            return next(iter(devices))
         raise ValueError("Length of devices is greater than 1. Please use `.devices()`.")
 
     def devices(self):
