@@ -157,8 +157,10 @@ def register_primitive(primitive) -> None:
     pe.hi_rules[primitive] = _lower_rule
 
 
-def _finish(trace):
+def _finish(trace, outs):
     """The captured values ``trace`` wrote to: ``(value, aval, qdd, lo)``."""
+    d = trace.debug_info
+    check_no_hi(outs, f"returned from a function traced for {d.traced_for if d else 'jit'}")
     written = []
     for x, aval, qdd0, proxy, vars0 in trace.hi_scope.captures:
         qdd, lo = read_state(trace, proxy, aval)
@@ -266,7 +268,6 @@ def _jit_traced(pjf, jit_p, leaves, treedef, static_key, threaded, writes, eval_
         a, k = pjf._merge(a, k, static_key)
         out = pjf._fun(*a, **k)
         out_leaves, out_tree = tree_util.tree_flatten(out)
-        check_no_hi(out_leaves, "returned from a jitted function")
         fqs, los = read_out(proxies, avals_hi)
         store.append((out_tree, len(out_leaves), fqs, [len(lo) for lo in los]))
         return list(out_leaves) + [v for lo in los for v in lo]

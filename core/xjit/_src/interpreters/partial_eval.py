@@ -86,8 +86,8 @@ class DynamicJaxprTracer(Tracer):
 # a primitive on high-typed values runs its ``to_lojax`` at once, so jaxprs
 # hold only ordinary types. ``rule(trace, primitive, args, params)``.
 hi_rules: dict = {}
-# ``(trace) -> [(value, aval, qdd, lo_values)]``: the mutable high-typed values
-# from outside a trace that it wrote to, with their final state.
+# ``(trace, outs) -> [(value, aval, qdd, lo_values)]``: the mutable high-typed
+# values from outside a trace that it wrote to, with their final state.
 hi_finish = None
 
 
@@ -290,7 +290,7 @@ _flags = config._values
 def _hi_outputs(trace, outs, hi_writes, debug_info):
     if debug_info is not None:
         debug_info.hi = True  # its constants are a hijax value's state now: not cacheable
-    written = hi_finish(trace)
+    written = hi_finish(trace, outs)
     if not written:
         return outs
     if hi_writes is None:

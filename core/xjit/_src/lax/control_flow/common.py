@@ -53,16 +53,16 @@ def trace_fun(fun, in_tree, in_avals, traced_for, args_for_names=None, hi_writes
     carrying their types when the trace came from the cache). ``hi_writes``:
     see ``trace_to_jaxpr`` (a trace using hijax values is never cached: its
     constants are their current state)."""
-    if core.trace_ctx.trace is not core.eval_trace or hi_writes is not None:
+    if core.trace_ctx.trace is not core.eval_trace:
         return _trace_fun(fun, in_tree, in_avals, traced_for, args_for_names, hi_writes)
     key = (in_tree, tuple(in_avals), traced_for, dispatch.trace_token)
     try:
         per_fun = _traced_cache.get(fun)
         traced = None if per_fun is None else per_fun.get(key)
     except TypeError:  # a function that cannot be weakly referenced or hashed
-        return _trace_fun(fun, in_tree, in_avals, traced_for, args_for_names)
+        return _trace_fun(fun, in_tree, in_avals, traced_for, args_for_names, hi_writes)
     if traced is None:
-        traced, out = _trace_fun(fun, in_tree, in_avals, traced_for, args_for_names)
+        traced, out = _trace_fun(fun, in_tree, in_avals, traced_for, args_for_names, hi_writes)
         if traced.debug.hi:
             return traced, out
         if per_fun is None:
