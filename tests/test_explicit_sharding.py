@@ -382,6 +382,16 @@ CASES.update({
                     "jax.device_put(np.arange(32.).reshape(8, 4), P('X', 'Y')))))",
     "mixed_values": "under(MIXED, lambda: np.asarray(jax.jit(lambda a: (a * a.sum(0)).sum(1) + a[:, 0])("
                     "jax.device_put(np.arange(32.).reshape(8, 4), P('X', 'Y')))).tolist())",
+    # -- grad's seed over a mesh with Explicit axes: a reshard of the literal
+    "grad_seed_jaxpr": "str(jax.make_jaxpr(jax.grad(lambda a: jnp.sin(a).sum()))(A))",
+    "value_and_grad_seed_jaxpr": "str(jax.make_jaxpr(jax.value_and_grad("
+                                 "lambda a: (a * 2).mean()))(A))",
+    "grad_seed_mixed_jaxpr": "under(MIXED, lambda: str(jax.make_jaxpr(jax.grad("
+                             "lambda a: jnp.sin(a).sum()))(jax.device_put(np.ones((8, 4)), "
+                             "P('X', 'Y')))))",
+    "grad_seed_auto_jaxpr": "under(AUTO, lambda: str(jax.make_jaxpr(jax.grad("
+                            "lambda a: jnp.sin(a).sum()))(jax.device_put(np.ones((8, 4)), "
+                            "P('X', 'Y')))))",
     "eval_shape_explicit_no_context": "str(under(AUTO, lambda: jax.eval_shape(lambda: jax.reshard("
                                       "jnp.ones((8, 4)), jax.NamedSharding(mesh, P('X', 'Y'))))))",
 })

@@ -464,8 +464,17 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
 
 
 def _one(aval):
-    lax = core.lax_ops
-    return lax.host_convert(1, aval.dtype, aval.weak_type)
+    """The seed cotangent. Of a value typed over a mesh with Explicit axes,
+    traced: JAX's ``reshard`` of the literal to the mesh, unsplit (it shows
+    in printed jaxprs)."""
+    one = core.lax_ops.host_convert(1, aval.dtype, aval.weak_type)
+    s = getattr(aval, "sharding", None)  # the type's, over the mesh in context
+    if s is None or s.mesh.empty or not s.mesh._any_axis_explicit \
+            or core.trace_ctx.trace is core.eval_trace:
+        return one
+    from xjit._src.reshard import reshard_p
+    from xjit._src.sharding import PartitionSpec
+    return reshard_p.bind(one, dst_sharding=s.update(spec=PartitionSpec()), concrete_mesh=None)
 
 
 def _ct_out(ct, primal):
