@@ -19,6 +19,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 
 import numpy as np
 import pytest
@@ -149,6 +150,66 @@ def test_object_lives_with_its_wrapper():
     # The class travelled by value (a local class), so its copy's events list
     # is the executor's; the object is gone with the wrapper either way.
     del value
+
+
+def test_calls_with_known_out_specs_run_concurrently():
+    # State shared with the executor lives on a module (pickled by reference),
+    # as in JAX's tests; a closure's cells would travel as copies.
+    x = jax.device_put(np.array(1), _cpu0())
+
+    @cp.colocated_python
+    def wait(x):
+        cp._testing_barrier.wait(timeout=10)
+        return x
+
+    wait = wait.specialize(out_specs_fn=lambda x: x)
+    cp._testing_barrier = threading.Barrier(3)
+    errors = []
+
+    def call():
+        try:
+            jax.block_until_ready(wait(x))
+        except Exception as e:  # noqa: BLE001  (reported below)
+            errors.append(e)
+
+    try:
+        threads = [threading.Thread(target=call) for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        del cp._testing_barrier
+    assert errors == []
+
+
+def test_object_made_at_first_call_and_dropped_with_wrapper():
+    @cp.colocated_python_class
+    class Tracked:
+        def __init__(self):
+            cp._testing_made = True
+
+        def __del__(self):
+            cp._testing_dropped = True
+
+        def echo(self, x):
+            return x
+
+    def state():
+        return (getattr(cp, "_testing_made", False), getattr(cp, "_testing_dropped", False))
+
+    try:
+        obj = Tracked()
+        del obj
+        assert state() == (False, False)  # never called: never made
+        obj = Tracked()
+        jax.block_until_ready(obj.echo(jax.device_put(np.array(1), _cpu0())))
+        assert state() == (True, False)
+        del obj
+        assert state() == (True, True)
+    finally:
+        for name in ("_testing_made", "_testing_dropped"):
+            cp.__dict__.pop(name, None)
 
 
 def test_serialization_roundtrips_meshes_and_shardings():

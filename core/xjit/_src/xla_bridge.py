@@ -121,6 +121,15 @@ class Backends:
     def __len__(self):
         return len(self.clients)
 
+    def keys(self):
+        return self.clients.keys()
+
+    def values(self):  # orbax's colocated transport walks every backend's devices
+        return self.clients.values()
+
+    def items(self):
+        return self.clients.items()
+
 
 _backends: Backends | None = None
 _backends_lock = threading.Lock()
