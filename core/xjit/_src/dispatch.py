@@ -36,6 +36,9 @@ def compile_text(text: str, device=None, compiler_options=None):
     as ``Lowered.compile`` takes them: a bad one is XLA's JaxRuntimeError."""
     device = device or backend.default_device()
     options = xc.CompileOptions()
+    if device.id != 0:  # the replica runs there (XLA's default assignment is device 0)
+        options.device_assignment = xc.DeviceAssignment.create(
+            np.array([[device.id]], dtype=np.int64))
     if compiler_options:
         options.env_option_overrides = list(compiler_options.items())
     client = device.client
