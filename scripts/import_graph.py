@@ -39,7 +39,8 @@ LAYERS = [
                   "xjit._src.api_util", "xjit._src.dlpack", "xjit._src.profiler",
                   "xjit._src.ad_api", "xjit._src.sharded_array", "xjit._src.pxla",
                   "xjit._src.sharding_visualization", "xjit._src.distributed",
-                  "xjit._src.reshard", "xjit._src.layout", "xjit._src.float0_plan"]),
+                  "xjit._src.reshard", "xjit._src.layout", "xjit._src.float0_plan",
+                  "xjit._src.placement", "xjit._src.trace_entry"]),
     ("lax", ["xjit._src.lax", "xjit.lax", "xjit._src.prng", "xjit._src.key_reuse",
              "xjit._src.state"]),  # ref_get/ref_set/... and their discharge (built on lax)
     ("libraries", ["xjit._src.numpy", "xjit._src.random", "xjit._src.random_continuous",

@@ -17,7 +17,7 @@ import numpy as np
 from jaxlib import _jax
 from jaxlib import xla_client as xc
 
-from xjit._src import xla_bridge as backend, compiler, core, dtypes, errors
+from xjit._src import xla_bridge as backend, compiler, core, dtypes, errors, placement
 from xjit._src.interpreters import mlir as lowering
 from .array import ArrayImpl
 from .sharded_array import ShardedArrayImpl
@@ -69,19 +69,39 @@ def intern_aval(aval):
 
 
 class Executable:
-    """A loaded executable with one result handler per output."""
+    """A loaded executable with one result handler per output: ``handlers``
+    make uncommitted arrays, ``committed_handlers`` committed ones (the
+    results of a call with a committed argument)."""
 
-    __slots__ = ("exe", "handlers", "out_avals", "text", "device")
+    __slots__ = ("exe", "handlers", "committed_handlers", "out_avals", "text", "device",
+                 "options", "_elsewhere")
 
-    def __init__(self, exe, out_avals, text, device):
+    def __init__(self, exe, out_avals, text, device, options=None):
         check_allocations(out_avals, device)
         out_avals = [intern_aval(a) for a in out_avals]
         self.exe, self.out_avals, self.text, self.device = exe, out_avals, text, device
+        self.options = options  # XLA's compiler options it was compiled with
         self.handlers = [backend.result_handler(a, device) for a in out_avals]
+        self.committed_handlers = [backend.result_handler(a, device, True) for a in out_avals]
+        self._elsewhere = None  # device -> this program compiled there
 
-    def run(self, bufs):
-        outs = self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)
+    def run(self, bufs, committed=False):
+        outs = self.exe.execute_sharded(bufs).consume_with_handlers(
+            self.committed_handlers if committed else self.handlers)
         return [ArrayImpl(b, a) for b, a in zip(outs, self.out_avals)]
+
+    def on(self, device):
+        """The same program compiled for ``device`` (once)."""
+        if device == self.device:
+            return self
+        if self._elsewhere is None:
+            self._elsewhere = {}
+        exe = self._elsewhere.get(device)
+        if exe is None:
+            exe = self._elsewhere[device] = Executable(
+                compile_text(self.text, device, self.options), self.out_avals, self.text,
+                device, self.options)
+        return exe
 
 
 @functools.cache
@@ -107,7 +127,7 @@ def check_allocations(avals, device):
 
 
 def to_buffer(x, aval=None, device=None):
-    """The device buffer for an argument (transferring host values)."""
+    """The device buffer for an argument (transferring host values, uncommitted)."""
     if type(x) is ArrayImpl:
         return x._buf
     if type(x) is ShardedArrayImpl and x.sharding.is_fully_replicated:
@@ -204,10 +224,15 @@ def apply_primitive(prim, *args, **params):
         return apply_sharded(prim, args, params)
     avals = []
     bufs = []
+    here = backend.default_sharding
+    placed = False  # an argument committed, or elsewhere than the default device
     for x in args:
         if type(x) is ArrayImpl:
             avals.append(x.aval)
-            bufs.append(x._buf)
+            b = x._buf
+            if b._sharding is not here:
+                placed = True
+            bufs.append(b)
         else:
             a = core.aval_of(x)
             avals.append(a)
@@ -227,7 +252,12 @@ def apply_primitive(prim, *args, **params):
         if key is not None:
             _prim_cache[key] = exe
     try:
-        outs = exe.run(bufs)
+        if placed:
+            exe, bufs, committed = placement.place(
+                exe, bufs, lambda: (prim.name, [f"args[{i}]" for i in range(len(args))], avals))
+            outs = exe.run(bufs, committed)
+        else:
+            outs = exe.run(bufs)
     except _jax.JaxRuntimeError as e:
         raise _runtime_error(e, args) from None
     if (_flags["jax_debug_nans"] or _flags["jax_debug_infs"]) and check_nans is not None:
@@ -261,16 +291,22 @@ def _compile_primitive(prim, avals, params):
 
 
 def device_put(x, device=None):
-    """Copy a host value to a device (a no-op for arrays already there); an
-    explicit transfer for the transfer guard."""
+    """Copy a value to ``device``, committing it there; with no device, host
+    values go to the default device uncommitted and arrays stay as they are.
+    An explicit transfer for the transfer guard."""
     if type(x) is ArrayImpl:
-        if device is None or x.device == device:
+        if device is None:
             return x
-        return ArrayImpl(backend.transfer_to_device(x.aval, x._value, device, True), x.aval)
+        buf = x._buf
+        if placement.device_of(buf) != device:
+            buf = backend.copy_to_device(buf, device)
+        # a new array committed to the device, as JAX's (sharing the buffer where it is there)
+        return ArrayImpl(_jax.ArrayImpl(buf.aval, backend.sharding_for(device), [buf],
+                                        committed=True, _skip_checks=True), x.aval)
     if isinstance(x, core.Tracer):
         return x
     if getattr(x, "dtype", None) == dtypes.float0:  # no data, no device type: stays on the host
         return np.zeros(np.shape(x), dtypes.float0)
     aval = intern_aval(core.aval_of(x))
-    return ArrayImpl(backend.transfer_to_device(aval, host_value(x, aval.dtype), device, True),
-                     aval)
+    return ArrayImpl(backend.transfer_to_device(aval, host_value(x, aval.dtype), device, True,
+                                                committed=device is not None), aval)

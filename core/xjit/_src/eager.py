@@ -19,8 +19,9 @@ one compiled executable. Semantics stay those of the plain eager call:
 from __future__ import annotations
 
 import functools
+import inspect
 
-from xjit._src import core, dispatch, tree_util
+from xjit._src import xla_bridge as backend, core, dispatch, placement, tree_util
 from xjit._src.interpreters import mlir as lowering
 from .array import ArrayImpl
 from .config import config
@@ -60,12 +61,15 @@ def _compile(fn, name, nargs, statics, kwargs, avals):
     return _Fused(exe, store[0])
 
 
-def fastpath(nargs):
+def fastpath(nargs, arg_names=None):
     """Decorate a ``jnp`` function whose first ``nargs`` positional parameters
-    are its array operands; the rest of the call is part of the signature."""
+    are its array operands; the rest of the call is part of the signature.
+    ``arg_names`` (default: the parameters' names) are the operands' names in
+    JAX's error for operands committed to different devices."""
     def wrap(fn):
         cache: dict = {}
         name = fn.__name__
+        names = arg_names or list(inspect.signature(fn).parameters)[:nargs]
 
         @functools.wraps(fn)
         def call(*args, **kwargs):
@@ -75,12 +79,17 @@ def fastpath(nargs):
                 return fn(*args, **kwargs)
             key = [dispatch.trace_token]
             bufs = []
+            here = backend.default_sharding
             for i in range(nargs):
                 x = args[i]
                 t = type(x)
                 if t is ArrayImpl:
+                    b = x._buf
+                    if b._sharding is not here:  # committed or elsewhere: placed per primitive
+                        _check_devices(name, names, args[:nargs])
+                        return fn(*args, **kwargs)
                     key.append(x.aval)
-                    bufs.append(x._buf)
+                    bufs.append(b)
                 elif t in _SCALARS or (t is int and 0 <= x < 128):
                     a = core.aval_of(x)
                     key.append(t)
@@ -120,6 +129,22 @@ def fastpath(nargs):
         call.__wrapped_eager__ = fn
         return call
     return wrap
+
+
+def _check_devices(name, names, operands):
+    """JAX's error for operands committed to different devices, naming them
+    as ``jnp.<name>``'s parameters (the primitives it binds would name theirs)."""
+    device = None
+    for i, x in enumerate(operands):
+        if type(x) is ArrayImpl and x._buf._committed:
+            d = placement.device_of(x._buf)
+            if device is None:
+                device, first = d, i
+            elif d != device:
+                devices = [placement.device_of(x._buf) if type(x) is ArrayImpl else None
+                           for x in operands]
+                raise placement.incompatible_devices(
+                    name, names, [core.aval_of(x) for x in operands], devices, first, i)
 
 
 def key_avals(key, nargs):

@@ -12,16 +12,18 @@ import functools
 import inspect
 import sys
 import time
-import warnings
 import weakref
 
 import numpy as np
 
-from xjit._src import api_util, core, dispatch, dtypes, monitoring, pxla, traceback_util, tree_util
+from xjit._src import (api_util, core, dispatch, dtypes, monitoring, placement, pxla,
+                       traceback_util, tree_util, xla_bridge as backend)
 from xjit._src.interpreters import batching, hijax_lowering as _hi, mlir as lowering
 from xjit._src.array import ArrayImpl
 from xjit._src.sharded_array import ShardedArrayImpl
 from xjit._src.float0_plan import Float0Plan
+from xjit._src.trace_entry import TraceEntry
+from xjit._src.util import fun_qual_name
 from xjit._src.config import config
 from xjit._src.mesh import EMPTY_ABSTRACT_MESH as _EMPTY_MESH, _context as _mesh_context
 from xjit._src.state import utils as state_utils
@@ -101,10 +103,10 @@ def _jit_impl(*args, jaxpr, name, donated_invars=()):
     exe, plan = cached
     if _flags["jax_debug_key_reuse"] and check_key_reuse is not None:
         check_key_reuse(jaxpr, args)
-    if plan is None:
-        outs = exe.run([dispatch.to_buffer(x) for x in args])
-    else:
-        outs = plan.merge(exe.run([dispatch.to_buffer(x) for x in plan.kept(args)]))
+    kept = args if plan is None else plan.kept(args)
+    describe = lambda: (name, None, [core.aval_of(x) for x in kept])  # noqa: E731
+    outs = placement.run(exe, [dispatch.to_buffer(x) for x in kept], describe)
+    outs = outs if plan is None else plan.merge(outs)
     if _flags["jax_debug_nans"] or _flags["jax_debug_infs"]:
         from xjit._src.inspect import nans
         if nans.check_jit_outputs(name, _on_device(outs)):
@@ -150,93 +152,6 @@ def _hashable_static(v):
             "Non-hashable static arguments are not supported. An error occurred while trying to "
             f"hash an object of type {type(v)}, {v}. The error was:\nTypeError: {e}\n") from None
     return v
-
-
-class TraceEntry:
-    """One traced signature: its jaxpr and, once compiled, its executable."""
-
-    array_type = ArrayImpl  # what the fast path wraps each output buffer in
-    __slots__ = ("closed", "out_tree", "executable", "donated", "trace_s", "lower_s",
-                 "compile_s", "text", "in_avals", "name", "fid", "single_out", "ref_consts",
-                 "execute", "handlers", "out_avals", "float0")
-
-    def __init__(self, closed, out_tree, donated, trace_s, in_avals, name):
-        self.closed, self.out_tree, self.donated = closed, out_tree, donated
-        self.single_out = tree_util.treedef_is_leaf(out_tree) and out_tree.num_leaves == 1
-        self.trace_s, self.in_avals, self.name = trace_s, in_avals, name
-        self.executable = None
-        self.lower_s = self.compile_s = 0.0
-        self.text = None
-        self.fid = 0
-        self.ref_consts = ()  # closed-over refs, passed after the arguments
-        self.float0 = Float0Plan.of(closed, donated)  # None for nearly every program
-
-    def compile(self):
-        if self.executable is None:
-            t0 = time.perf_counter()
-            if self.text is None:  # ``lower()`` may have made it already
-                self.text = self.lower_text()
-                self.lower_s = time.perf_counter() - t0
-            t1 = time.perf_counter()
-            self._warn_unusable_donations()
-            device = dispatch.backend.default_device()
-            self._install(dispatch.Executable(dispatch.compile_text(self.text, device),
-                                              self.program().out_avals, self.text, device))
-            self.compile_s = time.perf_counter() - t1
-            if monitoring.has_duration_listeners():
-                monitoring.record_event_duration_secs(monitoring.LOWER_DURATION, self.lower_s,
-                                                      fun_name=self.name)
-                monitoring.record_event_duration_secs(monitoring.COMPILE_DURATION,
-                                                      self.compile_s, fun_name=self.name)
-            observer = monitoring.jit_observer
-            if observer is not None and self.fid:
-                observer.compiled(self.fid, self)
-        return self.executable
-
-    def _install(self, exe):
-        # what a call reads, one attribute away
-        self.execute, self.handlers = exe.exe.execute_sharded, exe.handlers
-        self.out_avals = exe.out_avals
-        self.executable = exe
-
-    def compiled_with(self, compiler_options):
-        """This signature compiled with XLA options, as a new entry
-        (``Lowered.compile(compiler_options=...)``); the jit's cached
-        executable is left as it is."""
-        other = TraceEntry(self.closed, self.out_tree, self.donated, self.trace_s,
-                           self.in_avals, self.name)
-        other.text = self.text if self.text is not None else self.lower_text()
-        other.ref_consts = self.ref_consts
-        device = dispatch.backend.default_device()
-        other._install(dispatch.Executable(
-            dispatch.compile_text(other.text, device, compiler_options),
-            other.program().out_avals, other.text, device))
-        return other
-
-    def program(self):
-        """The closed jaxpr the executable computes (float0 values left out)."""
-        return self.closed if self.float0 is None else self.float0.closed
-
-    def lower_text(self):
-        donated = self.donated if self.float0 is None else self.float0.donated
-        return lowering.lower_module(self.name, self.program(), donated)
-
-    def run(self, bufs):
-        """Execute on the buffers of the arguments the executable takes;
-        every result, float0 ones included."""
-        if self.float0 is None:
-            return self.executable.run(bufs)
-        return self.float0.merge(self.executable.run(bufs))
-
-    def _warn_unusable_donations(self):
-        if not any(self.donated):
-            return
-        aliases = lowering._donation_aliases(self.in_avals, self.closed.out_avals, self.donated)
-        unused = [a.str_short(False) for i, (a, d) in enumerate(zip(self.in_avals, self.donated))
-                  if d and i not in aliases]
-        if unused:
-            warnings.warn(f"Some donated buffers were not usable: {', '.join(unused)}.\n"
-                          "See an explanation at https://docs.jax.dev/en/latest/faq.html#buffer-donation.")
 
 
 class PjitFunction:
@@ -445,21 +360,31 @@ class PjitFunction:
         try:  # free until something raises (Python 3.11's zero-cost try)
             if not kwargs and core.trace_ctx.trace is core.eval_trace:
                 leaves = args
+                # placed: an argument is committed or not on the default device
                 if len(args) == 1 and type(x := args[0]) is ArrayImpl:  # the commonest call
                     entry = self._fast.get((dispatch.trace_token, x.aval))
-                    bufs = [x._buf]
+                    b = x._buf
+                    bufs = [b]
+                    placed = b._sharding is not backend.default_sharding
                 else:
                     key = [dispatch.trace_token]
                     bufs = []
+                    here = backend.default_sharding
+                    placed = False
                     for x in args:  # a loop beats flattening and mapping for a few arrays
                         if type(x) is not ArrayImpl:
-                            entry, leaves, bufs = self._fast_tree(args)
+                            entry, leaves, bufs, placed = self._fast_tree(args)
                             break
                         key.append(x.aval)
-                        bufs.append(x._buf)
+                        b = x._buf
+                        if b._sharding is not here:
+                            placed = True
+                        bufs.append(b)
                     else:
                         entry = self._fast.get(tuple(key))
                 if entry is not None:
+                    if placed:
+                        return self._execute(entry, leaves, bufs, args, kwargs)
                     if _observing.per_call and self._fid:  # inspected: count the call
                         if _observing.timed:
                             return self._execute_observed(entry, leaves, bufs, args, kwargs)
@@ -488,7 +413,7 @@ class PjitFunction:
         sa = self._static_argnums
         if sa:  # static positional arguments join the key by value, as ``_split`` makes it
             if len(args) <= sa[-1]:  # one left to its default: the full path
-                return None, args, None
+                return None, args, None, False
             leaves, treedef = _flatten(tuple([a for i, a in enumerate(args) if i not in sa]))
             key = (dispatch.trace_token, treedef, (tuple([args[i] for i in sa]), ()))
         else:
@@ -496,12 +421,16 @@ class PjitFunction:
             key = (dispatch.trace_token, treedef)
         avals = []
         bufs = []
-        scalars = False
+        scalars = placed = False
+        here = backend.default_sharding
         for x in leaves:
             t = type(x)
             if t is ArrayImpl:
                 avals.append(x.aval)
-                bufs.append(x._buf)
+                b = x._buf
+                if b._sharding is not here:
+                    placed = True
+                bufs.append(b)
             elif t is ShardedArrayImpl:  # its layout joins the signature (see remember_spmd)
                 avals.append(x.aval)
                 avals.append(x._buf._sharding)
@@ -510,16 +439,19 @@ class PjitFunction:
                 avals.append(core.aval_of(x))
                 scalars = True
             else:
-                return None, leaves, None
+                return None, leaves, None, False
         try:
             seen = self._fast.get(key)
         except TypeError:  # an unhashable static argument: the full path raises JAX's error
-            return None, leaves, None
+            return None, leaves, None, False
         if seen is not None:
             for sig, entry in seen:
                 if sig == avals:
-                    return entry, leaves, _buffers(leaves, avals, entry) if scalars else bufs
-        return None, leaves, None
+                    if placed and type(entry) is not TraceEntry:  # over many devices: pxla's
+                        return None, leaves, None, False
+                    return (entry, leaves, _buffers(leaves, avals, entry) if scalars else bufs,
+                            placed)
+        return None, leaves, None, False
 
     def _remember_fast(self, args, dyn, static_key, leaves, avals, entry):
         """Serve later calls like this one from ``_fast``, under the key that
@@ -596,11 +528,19 @@ class PjitFunction:
         return self._execute(entry, leaves, bufs, args, kwargs)
 
     def _execute(self, entry, leaves, bufs, args, kwargs):
-        """Run a compiled entry on device buffers and rebuild the output tree."""
+        """Run a compiled entry on device buffers, where the committed ones
+        live, and rebuild the output tree."""
         if _observing.per_call or _flags["jax_debug_nans"] or _flags["jax_debug_infs"]:
             return self._execute_observed(entry, leaves, bufs, args, kwargs)
+        execute, handlers = entry.execute, entry.handlers
+        here = backend.default_sharding
+        if any(b._sharding is not here for b in bufs):
+            exe, bufs, committed = placement.place(entry.executable, bufs,
+                                                   lambda: self._describe(entry, args, kwargs))
+            execute = exe.exe.execute_sharded
+            handlers = exe.committed_handlers if committed else exe.handlers
         try:  # the common case, with Executable.run inlined
-            outs = entry.execute(bufs).consume_with_handlers(entry.handlers)
+            outs = execute(bufs).consume_with_handlers(handlers)
         except dispatch._jax.JaxRuntimeError as e:
             raise dispatch._runtime_error(e, leaves) from None
         if entry.single_out:
@@ -615,7 +555,7 @@ class PjitFunction:
         if observer is not None:
             t0 = time.perf_counter()
         try:
-            outs = entry.run(bufs)
+            outs = entry.run(bufs, lambda: self._describe(entry, args, kwargs))
         except dispatch._jax.JaxRuntimeError as e:
             raise dispatch._runtime_error(e, leaves) from None
         if observer is not None:
@@ -633,6 +573,17 @@ class PjitFunction:
         if entry.single_out:
             return outs[0]
         return tree_util.tree_unflatten(entry.out_tree, outs)
+
+    def _describe(self, entry, args, kwargs):
+        """(name, argument names, avals) of the arguments the executable takes,
+        for JAX's error on arguments committed to different devices."""
+        dyn, dkw, _ = self._split(args, kwargs)
+        names = self._dyn_arg_names(dyn, dkw)
+        avals = [core.aval_of(x) for x in tree_util.tree_leaves((dyn, dkw))]
+        if entry.float0 is not None:
+            names, avals = names and entry.float0.kept(names), entry.float0.kept(avals)
+        renamed = self._name != getattr(self._fun, "__name__", None)  # by jit_named
+        return self._name if renamed else fun_qual_name(self._fun), names, avals
 
     # -- stages
     @traceback_util.api_boundary

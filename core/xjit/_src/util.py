@@ -62,6 +62,15 @@ def fun_name(fun, default_name="<unnamed function>"):
     return fun_name(fun.func) if isinstance(fun, functools.partial) else default_name
 
 
+def fun_qual_name(fun):
+    """``fun.__qualname__``, looking through ``functools.partial`` (how JAX's
+    errors name a jitted function)."""
+    name = getattr(fun, "__qualname__", None)
+    if name is not None:
+        return name
+    return fun_qual_name(fun.func) if isinstance(fun, functools.partial) else fun_name(fun)
+
+
 def wraps(wrapped):
     """Like ``functools.wraps`` for a transformation's result, but as JAX's
     ``util.wraps``: attributes copied in order and the first one the wrapped

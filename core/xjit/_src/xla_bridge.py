@@ -147,6 +147,7 @@ def backends() -> Backends:
             if _backends is None:
                 _backends = Backends()
                 config_module.backends_initialized = True
+                _update_default_sharding()
             b = _backends
     return b
 
@@ -195,10 +196,33 @@ def default_device():
 
 @functools.cache
 def sharding_for(device) -> Sharding:
-    """The ``jax.sharding.SingleDeviceSharding`` of arrays placed on ``device``
-    (one per device: it is asked for on every transfer)."""
+    """The ``jax.sharding.SingleDeviceSharding`` of arrays committed to
+    ``device`` (one per device: it is asked for on every transfer)."""
     from xjit._src.sharding import SingleDeviceSharding
     return SingleDeviceSharding(device)
+
+
+@functools.cache
+def uncommitted_sharding(device) -> Sharding:
+    """The sharding of arrays on ``device`` that are not committed to it: equal
+    to ``sharding_for(device)`` but another object, so that the dispatch fast
+    paths tell "uncommitted, on the default device" by one identity check."""
+    from xjit._src.sharding import SingleDeviceSharding
+    return SingleDeviceSharding(device)
+
+
+# ``uncommitted_sharding(default_device())``, kept current for the hot paths;
+# an object no buffer carries until the backends exist.
+default_sharding = object()
+
+
+def _update_default_sharding(name=None, value=None):
+    global default_sharding
+    if _backends is not None and name in (None, "jax_default_device"):
+        default_sharding = uncommitted_sharding(default_device())
+
+
+config.add_listener(_update_default_sharding)
 
 
 @functools.cache
@@ -235,23 +259,34 @@ def _guard_transfer(aval, device, explicit):
     logging.getLogger("xjit").warning(what)
 
 
-def transfer_to_device(aval, value: np.ndarray, device=None, explicit=False):
-    """Copy a host array to ``device``; returns jaxlib's ArrayImpl."""
+def transfer_to_device(aval, value: np.ndarray, device=None, explicit=False, committed=False):
+    """Copy a host array to ``device``; returns jaxlib's ArrayImpl, committed
+    to the device only when asked (``device_put(x, device)``)."""
     device = device or default_device()
     if _h2d_guard is not None:
         _guard_transfer(aval, device, explicit)
-    return _jax.batched_device_put(aval, sharding_for(device), [value], [device],
+    sharding = sharding_for(device) if committed else uncommitted_sharding(device)
+    return _jax.batched_device_put(aval, sharding, [value], [device], committed=committed,
                                    enable_x64=config.jax_enable_x64)
 
 
-def result_handler(aval, device=None):
+def copy_to_device(buf, device):
+    """A device buffer's copy on ``device`` (uncommitted): how an uncommitted
+    argument joins a computation that runs elsewhere."""
+    return _jax.batched_copy_array_to_devices_with_sharding(
+        [buf], [device_list(device)], [uncommitted_sharding(device)],
+        [_jax.ArrayCopySemantics.ALWAYS_COPY])[0]
+
+
+def result_handler(aval, device=None, committed=False):
     if getattr(aval.dtype, "extended", False):  # key arrays hold their physical data
         aval = aval.dtype.physical_aval(aval)
-    sharding = sharding_for(device or default_device())
+    device = device or default_device()
+    sharding = sharding_for(device) if committed else uncommitted_sharding(device)
     try:
-        return _jax.array_result_handler(aval, sharding, True, _skip_checks=True)
+        return _jax.array_result_handler(aval, sharding, committed, _skip_checks=True)
     except TypeError:  # jaxlib versions without the _skip_checks keyword
-        return _jax.array_result_handler(aval, sharding, True)
+        return _jax.array_result_handler(aval, sharding, committed)
 
 
 Device = _jax.Device

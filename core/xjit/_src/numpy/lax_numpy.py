@@ -207,12 +207,12 @@ def identity(n, dtype=None):
 # -- elementwise
 
 
-def _one_to_one_binop(lax_fn, name, promote=promote_args):
+def _one_to_one_binop(lax_fn, name, promote=promote_args, arg_names=("x", "y")):
     def fn(x1, x2, /):
         x1, x2 = promote(name, x1, x2)
         return lax_fn(x1, x2)
     fn.__name__ = fn.__qualname__ = name
-    return fastpath(2)(fn)
+    return fastpath(2, arg_names)(fn)
 
 
 def _one_to_one_unop(lax_fn, name, inexact=False, numeric=False):
@@ -237,7 +237,7 @@ def _bool_or(lax_fn, bool_fn, name):
         x1, x2 = promote_args(name, x1, x2)
         return (bool_fn if util_dtype(x1) == np.bool_ else lax_fn)(x1, x2)
     fn.__name__ = fn.__qualname__ = name
-    return fastpath(2)(fn)
+    return fastpath(2, ("x", "y"))(fn)
 
 
 add = _bool_or(lax.add, lax.bitwise_or, "add")
@@ -276,11 +276,11 @@ def _multiply(x1, x2, /):
     return (lax.bitwise_and if util_dtype(x1) == np.bool_ else lax.mul)(x1, x2)
 
 
-multiply = fastpath(2)(_multiply)
-multiply.__name__ = "multiply"
+_multiply.__name__ = "multiply"
+multiply = fastpath(2, ("x", "y"))(_multiply)
 maximum = _one_to_one_binop(lax.max, "maximum")
 minimum = _one_to_one_binop(lax.min, "minimum")
-arctan2 = _one_to_one_binop(lax.atan2, "arctan2", promote_args_inexact)
+arctan2 = _one_to_one_binop(lax.atan2, "arctan2", promote_args_inexact, ("x1", "x2"))
 equal = _one_to_one_binop(lax.eq, "equal")
 not_equal = _one_to_one_binop(lax.ne, "not_equal")
 
@@ -303,7 +303,7 @@ greater_equal = _one_to_one_binop(_complex_ordered(lax.ge), "greater_equal")
 bitwise_and = _one_to_one_binop(lax.bitwise_and, "bitwise_and")
 bitwise_or = _one_to_one_binop(lax.bitwise_or, "bitwise_or")
 bitwise_xor = _one_to_one_binop(lax.bitwise_xor, "bitwise_xor")
-def _shift(signed_fn, unsigned_fn, name):
+def _shift(signed_fn, unsigned_fn, name, arg_names=("x", "y")):
     """Shifts of booleans shift int32s; unsigned right shifts are logical."""
     def fn(x1, x2, /):
         x1, x2 = promote_args(name, x1, x2)
@@ -311,11 +311,12 @@ def _shift(signed_fn, unsigned_fn, name):
             x1, x2 = lax._convert(x1, np.int32, False), lax._convert(x2, np.int32, False)
         return (unsigned_fn if util_dtype(x1).kind == "u" else signed_fn)(x1, x2)
     fn.__name__ = fn.__qualname__ = name
-    return fastpath(2)(fn)
+    return fastpath(2, arg_names)(fn)
 
 
 left_shift = _shift(lax.shift_left, lax.shift_left, "left_shift")
-right_shift = _shift(lax.shift_right_arithmetic, lax.shift_right_logical, "right_shift")
+right_shift = _shift(lax.shift_right_arithmetic, lax.shift_right_logical, "right_shift",
+                     ("x1", "x2"))
 
 
 def _to_bool(x):
@@ -333,7 +334,7 @@ def _logical_binop(lax_fn, name):
         x1, x2 = promote_args(name, x1, x2)
         return lax_fn(_to_bool(x1), _to_bool(x2))
     fn.__name__ = fn.__qualname__ = name
-    return fastpath(2)(fn)
+    return fastpath(2, ("x", "y"))(fn)
 
 
 def util_dtype(x):
