@@ -297,6 +297,7 @@ def device_put(x, device=None):
     if type(x) is ArrayImpl:
         if device is None:
             return x
+        x._check_alive()
         buf = x._buf
         if placement.device_of(buf) != device:
             buf = backend.copy_to_device(buf, device)

@@ -272,7 +272,10 @@ def transfer_to_device(aval, value: np.ndarray, device=None, explicit=False, com
 
 def copy_to_device(buf, device):
     """A device buffer's copy on ``device`` (uncommitted): how an uncommitted
-    argument joins a computation that runs elsewhere."""
+    argument joins a computation that runs elsewhere. (jaxlib's copy of a
+    deleted buffer crashes the process: JAX's error instead.)"""
+    if buf.is_deleted():
+        raise RuntimeError(f"Array has been deleted with shape={buf.aval.str_short(False)}.")
     return _jax.batched_copy_array_to_devices_with_sharding(
         [buf], [device_list(device)], [uncommitted_sharding(device)],
         [_jax.ArrayCopySemantics.ALWAYS_COPY])[0]
