@@ -74,12 +74,13 @@ class Executable:
     results of a call with a committed argument)."""
 
     __slots__ = ("exe", "handlers", "committed_handlers", "out_avals", "text", "device",
-                 "options", "_elsewhere")
+                 "home", "options", "_elsewhere")
 
     def __init__(self, exe, out_avals, text, device, options=None):
         check_allocations(out_avals, device)
         out_avals = [intern_aval(a) for a in out_avals]
         self.exe, self.out_avals, self.text, self.device = exe, out_avals, text, device
+        self.home = backend.uncommitted_sharding(device)  # its uncommitted arguments' sharding
         self.options = options  # XLA's compiler options it was compiled with
         self.handlers = [backend.result_handler(a, device) for a in out_avals]
         self.committed_handlers = [backend.result_handler(a, device, True) for a in out_avals]

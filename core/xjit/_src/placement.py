@@ -27,8 +27,12 @@ def device_of(buf):
 def run(exe, bufs, describe):
     """``exe.run`` where the committed buffers among ``bufs`` live (see ``place``)."""
     here = backend.default_sharding
-    if exe.device == getattr(here, "_device", None) and all(b._sharding is here for b in bufs):
-        return exe.run(bufs)
+    if exe.home is here:  # compiled for the default device
+        for b in bufs:
+            if b._sharding is not here:
+                break
+        else:
+            return exe.run(bufs)
     exe, bufs, committed = place(exe, bufs, describe)
     return exe.run(bufs, committed)
 

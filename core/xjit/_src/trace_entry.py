@@ -84,10 +84,12 @@ class TraceEntry:
         """Execute on the buffers of the arguments the executable takes, where
         the committed ones live; every result, float0 ones included.
         ``describe`` names the arguments for a device mismatch (placement.place)."""
-        describe = describe or (lambda: (self.name, None, self.in_avals if self.float0 is None
-                                         else self.float0.kept(self.in_avals)))
-        outs = placement.run(self.executable, bufs, describe)
+        outs = placement.run(self.executable, bufs, describe or self._describe)
         return outs if self.float0 is None else self.float0.merge(outs)
+
+    def _describe(self):
+        return self.name, None, (self.in_avals if self.float0 is None
+                                 else self.float0.kept(self.in_avals))
 
     def _warn_unusable_donations(self):
         if not any(self.donated):
