@@ -170,6 +170,37 @@ out["device_put_identity"] = [jax.device_put(x) is x, jax.device_put(x, d[1]) is
 case("device_get", lambda: jax.device_get(x + 1))
 out["printing"] = [str(x + 1), repr(jnp.sum(x))]
 
+# creation functions: device=, and *_like of a committed array
+case("zeros_like", lambda: jnp.zeros_like(x))
+case("full_like", lambda: jnp.full_like(x, 3))
+case("ones_like_weak", lambda: jnp.ones_like(jax.device_put(2.0, d[1])))
+case("zeros_like_shape", lambda: jnp.zeros_like(x, shape=(2,)))
+case("ones_device", lambda: jnp.ones(3, device=d[1]))
+case("zeros_device_add", lambda: jnp.zeros(3, device=d[2]) + 1)
+case("full_device", lambda: jnp.full((2,), 3.0, device=d[2]))
+case("zeros_like_device", lambda: jnp.zeros_like(x, device=d[2]))
+case("asarray_device", lambda: jnp.asarray(np.ones(2), device=d[2]))
+case("arange_device", lambda: jnp.arange(3, device=d[3]))
+case("linspace_device", lambda: jnp.linspace(0, 1, 3, device=d[3]))
+case("eye_device", lambda: jnp.eye(2, device=d[3]))
+case("fftfreq_device", lambda: jnp.fft.fftfreq(4, device=d[1]))
+case("ones_sharding", lambda: jnp.ones(2, device=jax.sharding.SingleDeviceSharding(d[2])))
+
+# more computations on device 1
+case("aot", lambda: jax.jit(lambda v: v * 2).lower(x).compile()(x))
+case("copy", lambda: x.copy())
+case("inv", lambda: jnp.linalg.inv(jax.device_put(np.eye(2, dtype=np.float32) * 2, d[1])))
+case("sort", lambda: jnp.sort(-x))
+case("while", lambda: jax.lax.while_loop(lambda v: v[0] < 5, lambda v: v + 1, x))
+case("jvp", lambda: jax.jvp(jnp.sin, (x,), (jnp.ones(4),)))
+case("jacfwd", lambda: jax.jacfwd(jnp.sin)(x))
+case("checkpoint_grad", lambda: jax.grad(jax.checkpoint(lambda v: jnp.sin(v).sum()))(x))
+case("matmul", lambda: x @ x)
+_cb = lambda v: jax.pure_callback(lambda w: np.asarray(w) * 2,
+                                  jax.ShapeDtypeStruct((4,), np.float32), v)
+case("pure_callback", lambda: _cb(x))
+case("pure_callback_jit", lambda: jax.jit(_cb)(x))
+
 # jax.default_device
 with jax.default_device(d[3]):
     case("ctx_new", lambda: jnp.ones(2))
@@ -278,6 +309,11 @@ CASES = [
     "key", "normal", "split", "uniform_jit", "old_style_key", "key_mismatch",
     "device_put_moves", "device_put_commits", "device_put_no_target", "device_put_sharding",
     "device_put_identity", "device_get", "printing",
+    "zeros_like", "full_like", "ones_like_weak", "zeros_like_shape", "ones_device",
+    "zeros_device_add", "full_device", "zeros_like_device", "asarray_device", "arange_device",
+    "linspace_device", "eye_device", "fftfreq_device", "ones_sharding",
+    "aot", "copy", "inv", "sort", "while", "jvp", "jacfwd", "checkpoint_grad", "matmul",
+    "pure_callback", "pure_callback_jit",
     "ctx_new", "ctx_uncommitted_moves", "ctx_committed_stays", "ctx_committed_default",
     "ctx_jit", "ctx_array_outside", "ctx_device_put",
     "device_put_deleted", "deleted_uncommitted_operand", "deleted_uncommitted_jit", "donation",

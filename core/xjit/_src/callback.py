@@ -12,7 +12,7 @@ import traceback
 
 import numpy as np
 
-from xjit._src import xla_bridge as backend, core, dtypes, errors, tree_util
+from xjit._src import xla_bridge as backend, core, dtypes, errors, placement, tree_util
 from xjit._src.interpreters import ad, batching, mlir as lowering
 from xjit._src.array import ArrayImpl
 from xjit._src.interpreters.mlir import ttype
@@ -65,6 +65,10 @@ def _make_callback_prim(name, has_side_effect):
         return list(result_avals)
 
     def impl(*args, callback, result_avals, **_):
+        from xjit._src.dispatch import device_put
+        # the results live where the committed arguments do, as a compiled call's
+        bufs = [a._buf for a in args if type(a) is ArrayImpl]
+        device = placement.committed_device(bufs, lambda: (name, None, [b.aval for b in bufs]))
         try:
             outs = _check_results(name, callback(*map(_host, args)), result_avals)
         except Exception as e:
@@ -72,8 +76,7 @@ def _make_callback_prim(name, has_side_effect):
             # reports what the callback raised as this error (jit's path here as well)
             raise errors.JaxRuntimeError("INTERNAL: CpuCallback error calling callback: "
                                          + traceback.format_exc().rstrip()) from e
-        from xjit._src.dispatch import device_put
-        return [device_put(o) for o in outs]
+        return [device_put(o, device) for o in outs]
 
     def lower(ctx, avals_in, avals_out, *args, callback, result_avals, **_):
         def host_fn(*flat):

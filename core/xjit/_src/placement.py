@@ -43,6 +43,18 @@ def place(exe, bufs, describe):
     the others copied there. ``describe()`` gives ``(function name, argument
     names, avals)`` aligned with ``bufs``, for JAX's error when two committed
     buffers are on different devices."""
+    device = committed_device(bufs, describe)
+    committed = device is not None
+    if not committed:
+        device = backend.default_device()
+    bufs = [b if b._committed or device_of(b) == device else backend.copy_to_device(b, device)
+            for b in bufs]
+    return exe.on(device), bufs, committed
+
+
+def committed_device(bufs, describe):
+    """The device of the committed buffers among ``bufs``, or None when none
+    is committed; JAX's error (see ``place``) when they are on different devices."""
     device = first = None
     for i, b in enumerate(bufs):
         if b._committed:
@@ -51,12 +63,7 @@ def place(exe, bufs, describe):
                 device, first = d, i
             elif d != device:
                 raise incompatible_devices(*describe(), [device_of(b) for b in bufs], first, i)
-    committed = device is not None
-    if not committed:
-        device = backend.default_device()
-    bufs = [b if b._committed or device_of(b) == device else backend.copy_to_device(b, device)
-            for b in bufs]
-    return exe.on(device), bufs, committed
+    return device
 
 
 def incompatible_devices(fun_name, names, avals, devices, i, j, api_name="jit"):

@@ -604,9 +604,11 @@ def lend_layout(out, model, aval, shape, weak):
     """``out`` (made like ``model``) laid out as a concrete ``model`` over
     several devices, as JAX's full_like: when it keeps the model's shape, or
     the model is replicated, and is not weakly typed (optax's zeros_like of
-    sharded parameters stays sharded)."""
+    sharded parameters stays sharded); committed to a committed model's device."""
     if (type(model) is ShardedArrayImpl and not weak
             and (shape == aval.shape or model.sharding.is_fully_replicated)):
+        return place(out, model.sharding)
+    if type(model) is ArrayImpl and not weak and model._buf._committed:  # on its device
         return place(out, model.sharding)
     return out
 

@@ -56,7 +56,7 @@ _CMPS = {"eq": ln.equal, "ne": ln.not_equal, "lt": ln.less, "le": ln.less_equal,
 
 
 def _astype(self, dtype, copy=False, device=None):
-    return ln.astype(self, dtype)
+    return ln.astype(self, dtype, device=device)
 
 
 def _reshape(self, *args, order="C", **kw):

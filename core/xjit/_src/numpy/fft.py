@@ -154,6 +154,7 @@ def ihfft(a, n=None, axis=-1, norm=None):
     return lax.conj(rfft(a, n, axis, _SWAP_NORM[norm]))
 
 
+@util.takes_device
 def fftfreq(n, d=1.0, *, dtype=None, device=None):
     dtypes.check_user_dtype_supported(dtype, "fftfreq")
     dt = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
@@ -163,6 +164,7 @@ def fftfreq(n, d=1.0, *, dtype=None, device=None):
     return lax.div(lax.sub(k, float(n // 2)), float(n * d))
 
 
+@util.takes_device
 def rfftfreq(n, d=1.0, *, dtype=None, device=None):
     dtypes.check_user_dtype_supported(dtype, "rfftfreq")
     dt = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())

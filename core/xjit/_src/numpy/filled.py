@@ -43,7 +43,8 @@ def _full(shape, fill, dtype, name, device=None, out_sharding=None):
     shape = core.canonicalize_shape(shape, lax._BCAST_NEGATIVE)
     dtypes.check_user_dtype_supported(dtype, name)
     dt = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
-    return lax.full(shape, fill, dt, sharding=canonicalize_sharding(out_sharding, name))
+    out = lax.full(shape, fill, dt, sharding=canonicalize_sharding(out_sharding, name))
+    return util.on_device(out, device)
 
 
 def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
@@ -52,8 +53,9 @@ def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
     dtypes.check_user_dtype_supported(dtype, "full")
     sharding = canonicalize_sharding(out_sharding, "full")
     if util.ndim_of(fill_value) == 0:
-        return lax.full(shape, fill_value, dtype, sharding=sharding)
-    return util.broadcast_to(asarray(fill_value, dtype=dtype), shape, sharding)
+        return util.on_device(lax.full(shape, fill_value, dtype, sharding=sharding), device)
+    return util.on_device(util.broadcast_to(asarray(fill_value, dtype=dtype), shape, sharding),
+                          device)
 
 
 def _full_like(x, fill_value, dtype, shape, out_sharding=None):
@@ -78,17 +80,17 @@ def _full_like(x, fill_value, dtype, shape, out_sharding=None):
 
 def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     _check_device(device, out_sharding)
-    return _full_like(a, 0, dtype, shape, out_sharding)
+    return util.on_device(_full_like(a, 0, dtype, shape, out_sharding), device)
 
 
 def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     _check_device(device, out_sharding)
-    return _full_like(a, 1, dtype, shape, out_sharding)
+    return util.on_device(_full_like(a, 1, dtype, shape, out_sharding), device)
 
 
 def empty_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     _check_device(device, out_sharding)
-    return _full_like(a, 0, dtype, shape, out_sharding)
+    return util.on_device(_full_like(a, 0, dtype, shape, out_sharding), device)
 
 
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
@@ -96,9 +98,10 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_shardin
     _check_device(device, out_sharding)
     dtypes.check_user_dtype_supported(dtype, "full_like")
     if util.ndim_of(fill_value):  # an array fill is broadcast to the shape
-        return util.broadcast_to(asarray(fill_value, dtype=dtype or util_dtype(a)),
-                                 util.shape_of(a) if shape is None else shape,
-                                 canonicalize_sharding(out_sharding, "full_like"))
-    return _full_like(a, fill_value, dtype, shape, out_sharding)
+        return util.on_device(util.broadcast_to(
+            asarray(fill_value, dtype=dtype or util_dtype(a)),
+            util.shape_of(a) if shape is None else shape,
+            canonicalize_sharding(out_sharding, "full_like")), device)
+    return util.on_device(_full_like(a, fill_value, dtype, shape, out_sharding), device)
 
 

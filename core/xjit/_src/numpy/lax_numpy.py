@@ -33,11 +33,13 @@ def _is_array(x):
 
 
 def asarray(a, dtype=None, order=None, *, copy=None, device=None):
-    return _array(a, dtype, False, order, 0, "asarray")
+    out = _array(a, dtype, False, order, 0, "asarray")
+    return out if device is None else util.on_device(out, device)
 
 
 def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
-    return _array(object, dtype, copy, order, ndmin, "array")
+    out = _array(object, dtype, copy, order, ndmin, "array")
+    return out if device is None else util.on_device(out, device)
 
 
 def _array(object, dtype, copy, order, ndmin, name):
@@ -116,6 +118,7 @@ from .filled import (  # noqa: E402,F401
     _full_like, empty, empty_like, full, full_like, ones, ones_like, zeros, zeros_like)
 
 
+@util.takes_device
 def arange(start, stop=None, step=None, dtype=None, *, device=None):
     start_name = "stop" if stop is None and step is None else "start"
     for name, v in ((start_name, start), ("stop", stop), ("step", step)):
@@ -173,6 +176,7 @@ def _linspace_impl(start, stop, num, endpoint, dtype):
 _linspace = jit_named("_linspace", static_argnums=(2, 3, 4))(_linspace_impl)
 
 
+@util.takes_device
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
     num = core.concrete_or_error(operator.index, num, "'num' argument of jnp.linspace")
     if num < 0:
@@ -187,6 +191,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     return out
 
 
+@util.takes_device
 def eye(N, M=None, k=0, dtype=None, *, device=None):
     dtypes.check_user_dtype_supported(dtype, "eye")
     dt = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
@@ -669,7 +674,7 @@ def astype(x, dtype, /, *, copy=False, device=None):
     x = util.jax_array_of(x)
     if isinstance(x, (np.generic, complex)):
         x = np.asarray(x)  # an array, as JAX's asarray makes it: it converts as XLA does
-    return lax.convert_element_type(x, dtypes.canonicalize_dtype(dtype))
+    return util.on_device(lax.convert_element_type(x, dtypes.canonicalize_dtype(dtype)), device)
 
 
 def real(x, /):

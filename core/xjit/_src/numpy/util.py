@@ -314,3 +314,27 @@ def broadcast_sharding(*args):
 
 
 __all__ = ["broadcast_shapes_binary"]
+
+
+def on_device(out, device):
+    """``out`` committed to ``device`` (a Device or a Sharding), as the
+    ``device=`` argument of JAX's array-creating functions places it."""
+    if device is None:
+        return out
+    if isinstance(out, tuple):  # linspace(..., retstep=True)
+        return tuple(on_device(o, device) for o in out)
+    from jaxlib import _jax
+    from ..sharding import place
+    from ..dispatch import device_put
+    return place(out, device) if isinstance(device, _jax.Sharding) else device_put(out, device)
+
+
+def takes_device(fn):
+    """``fn``, whose keyword-only ``device`` parameter it leaves alone, with
+    its result committed to that device."""
+    import functools
+
+    @functools.wraps(fn)
+    def placed(*args, **kwargs):
+        return on_device(fn(*args, **kwargs), kwargs.get("device"))
+    return placed
