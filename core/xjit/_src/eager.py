@@ -80,14 +80,15 @@ def fastpath(nargs, arg_names=None):
             key = [dispatch.trace_token]
             bufs = []
             here = backend.default_sharding
+            placed = False  # an operand committed or elsewhere: run where placement says
             for i in range(nargs):
                 x = args[i]
                 t = type(x)
                 if t is ArrayImpl:
                     b = x._buf
-                    if b._sharding is not here:  # committed or elsewhere: placed per primitive
-                        _check_devices(name, names, args[:nargs])
-                        return fn(*args, **kwargs)
+                    if b._sharding is not here and not placed:
+                        _check_devices(name, names, args[:nargs])  # (jnp's names, not lax's)
+                        placed = True
                     key.append(x.aval)
                     bufs.append(b)
                 elif t in _SCALARS or (t is int and 0 <= x < 128):
@@ -118,7 +119,14 @@ def fastpath(nargs, arg_names=None):
             if fused is _PLAIN:
                 return fn(*args, **kwargs)
             try:
-                outs = fused.exe.exe.execute_sharded(bufs).consume_with_handlers(fused.handlers)
+                if placed:
+                    exe, bufs, committed = placement.place(
+                        fused.exe, bufs, lambda: (name, names, key_avals(key, nargs)))
+                    handlers = exe.committed_handlers if committed else exe.handlers
+                    outs = exe.exe.execute_sharded(bufs).consume_with_handlers(handlers)
+                else:
+                    outs = fused.exe.exe.execute_sharded(bufs).consume_with_handlers(
+                        fused.handlers)
             except dispatch._jax.JaxRuntimeError as e:
                 raise dispatch._runtime_error(e, args[:nargs]) from None
             if fused.single:
