@@ -194,3 +194,31 @@ val("linalg-grad-eigvecs-optin", "jax.grad(lambda a: (jnp.abs(lax.linalg.eig(a, 
     f"({_A})")
 val("linalg-grad-eigvecs-error", f"jax.grad(lambda a: jnp.linalg.eig(a)[1].real.sum())({_A})")
 val("generic-rw-grad-of-jit", f"jax.grad(lambda x: jax.jit({_GEN})(x).sum())({_X})")
+
+
+# -- Jacobians: the basis traced as jnp.eye traces it, split (not sliced) into
+# blocks per leaf, converted where JAX converts (printed jaxprs are JAX's)
+_P = "{'w': jnp.ones((3, 2)) * 0.5, 'b': jnp.arange(2.0)}"
+_JACS = {
+    "fwd": "jax.jacfwd(lambda x: jnp.sin(x) * 2)",
+    "rev": "jax.jacrev(lambda x: jnp.sin(x) * 2)",
+    "hess": "jax.hessian(lambda x: jnp.sin(x).sum())",
+    "fwd-argnums": "jax.jacfwd(lambda x, y: (x * y, x + 1.0), argnums=(0, 1))",
+    "rev-argnums": "jax.jacrev(lambda x, y: (x * y, x + 1.0), argnums=(0, 1))",
+    "fwd-aux": "jax.jacfwd(lambda x: (jnp.sin(x) * 2, x.sum()), has_aux=True)",
+    "rev-aux": "jax.jacrev(lambda x: (jnp.sin(x) * 2, x.sum()), has_aux=True)",
+    "rev-tree": "jax.jacrev(lambda p: {'a': p['w'] @ p['b'], 'b': jnp.tanh(p['b']).sum()})",
+    "rev-f16": "jax.jacrev(lambda x: x * 2)",
+}
+_JAC_ARGS = {"fwd-argnums": f"{_W}[:2], jnp.ones(2)", "rev-argnums": f"{_W}[:2], jnp.ones(2)",
+             "rev-tree": _P, "rev-f16": "jnp.ones(2, jnp.float16)"}
+for name, fn in _JACS.items():
+    args = _JAC_ARGS.get(name, _V)
+    jaxpr(f"jac-{name}", f"{fn})({args}")
+    val(f"jac-{name}", f"{fn}({args})")
+val("jac-fwd-bfloat16-arg", "jax.jacfwd(lambda x, y: x * y.astype(jnp.float32), argnums=(0, 1))("
+    "jnp.ones(2), jnp.ones(2, jnp.bfloat16))")
+val("jac-rev-int-arg", "jax.jacrev(lambda x, n: x * n, allow_int=True, argnums=(0, 1))("
+    "jnp.ones(2), jnp.arange(2))")
+val("jac-fwd-scalar-weak", "jax.jacfwd(lambda x: x * 3.0)(2.0)")
+val("jac-hess-tree", f"jax.hessian(lambda p: jnp.tanh(p['b']).sum() + (p['w'] ** 2).sum())({_P})")

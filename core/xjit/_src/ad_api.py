@@ -503,14 +503,44 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, redu
 
 
 def _std_basis(leaves):
-    sizes = [int(np.prod(core.aval_of(x).shape, dtype=np.int64)) for x in leaves]
-    n = sum(sizes)
-    dt = dtypes.result_type(*[core.aval_of(x).dtype for x in leaves]) if leaves else np.float32
-    eye = np.eye(n, dtype=dt)
-    out, start = [], 0
-    for x, s in zip(leaves, sizes):
-        out.append(_to_device(eye[:, start:start + s].reshape((n,) + core.aval_of(x).shape)))
-        start += s
+    """The tangents of a Jacobian: the identity, made as ``jnp.eye`` makes it
+    (traced under a trace, as JAX's), split into one block per leaf."""
+    lax = core.lax_ops
+    avals = [core.aval_of(x) for x in leaves]
+    n = sum(int(np.prod(a.shape, dtype=np.int64)) for a in avals)
+    dt = dtypes.result_type(*leaves) if leaves else np.dtype(np.float32)
+    rows, cols = (lax.broadcasted_iota(np.int32, (n, n), d) for d in (0, 1))
+    eye = lax.convert_element_type_p.bind(lax.eq(lax.add(rows, np.int32(0)), cols),
+                                          new_dtype=dt, weak_type=False, sharding=None)
+    return _unravel(eye, 1, avals, leaves, staged=True)
+
+
+def _unravel(arr, axis, avals, examples, staged=False):
+    """``arr`` split along ``axis`` into one block per aval (JAX's
+    ``_unravel_array_into_pytree``): each reshaped to that aval's shape there
+    and converted to its example's dtype and weak type. JAX's trace forwards
+    a conversion that changes nothing, except the basis's (``staged``), whose
+    sharding argument never equals the type's."""
+    lax = core.lax_ops
+    shape = core.aval_of(arr).shape
+    axis %= len(shape)
+    sizes = tuple(np.int64(np.prod(a.shape, dtype=np.int64)) for a in avals)
+    if core.aval_of(arr).dtype == dtypes.float0:  # integer inputs' (allow_int): zeros
+        return [lax.full(shape[:axis] + a.shape + shape[axis + 1:], 0, core.aval_of(ex).dtype)
+                for a, ex in zip(avals, examples)]
+    parts = lax.split_p.bind(arr, sizes=sizes, axis=axis)
+    out = []
+    for part, a, example in zip(parts, avals, examples):
+        part = lax.reshape(part, shape[:axis] + a.shape + shape[axis + 1:])
+        ex = core.aval_of(example)
+        if part.dtype.kind == "c" and ex.dtype.kind != "c":
+            part = lax.real(part)
+        a = core.aval_of(part)
+        if (a.dtype, a.weak_type) != (ex.dtype, ex.weak_type) or (
+                staged and core.trace_ctx.trace is not core.eval_trace):
+            part = lax.convert_element_type_p.bind(part, new_dtype=ex.dtype,
+                                                   weak_type=ex.weak_type, sharding=None)
+        out.append(part)
     return out
 
 
@@ -523,7 +553,7 @@ def _jac_dyn(fun, argnums, args, kwargs, what, holomorphic, allow_int):
     for x in leaves:
         _check_valid_arg(x)
         dt = core.aval_of(x).dtype
-        if what == "jacfwd" and not holomorphic and dt.kind != "f":
+        if what == "jacfwd" and not holomorphic and not dtypes.issubdtype(dt, np.floating):
             raise TypeError("jacfwd requires real-valued inputs (input dtype that is a sub-dtype "
                             f"of np.floating), but got {dt.name}. For holomorphic differentiation, "
                             "pass holomorphic=True. For differentiation of non-holomorphic "
@@ -565,22 +595,19 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     @util.wraps(fun)
     def jacfun(*args, **kwargs):
         leaves, in_tree, f_dyn = _jac_dyn(fun, argnums, args, kwargs, "jacfwd", holomorphic, False)
-        store = []
+        in_avals = [core.aval_of(x) for x in leaves]
 
         def pushfwd(*tangents):
-            res = jvp(f_dyn, tuple(leaves), tuple(tangents), has_aux=has_aux)
-            store.append(res[0])
-            return res[1:] if has_aux else res[1]
+            return jvp(f_dyn, tuple(leaves), tuple(tangents), has_aux=has_aux)
 
-        out = vmap(pushfwd, out_axes=(-1, None) if has_aux else -1)(*_std_basis(leaves))
-        jac, aux = out if has_aux else (out, None)
-        jac_leaves, out_tree = tree_util.tree_flatten(jac)
-        per_out = []
-        for j in jac_leaves:
-            blocks = _unravel_last(j, core.aval_of(j).shape[:-1], leaves)
-            per_out.append(tree_util.tree_unflatten(in_tree, blocks))
+        out_axes = (None, -1, None) if has_aux else (None, -1)
+        y, jac, *aux = vmap(pushfwd, out_axes=out_axes)(*_std_basis(leaves))
+        y_leaves, out_tree = tree_util.tree_flatten(y)
+        jac_leaves = out_tree.flatten_up_to(jac)
+        per_out = [tree_util.tree_unflatten(in_tree, _unravel(j, -1, in_avals, [yl] * len(leaves)))
+                   for yl, j in zip(y_leaves, jac_leaves)]
         result = tree_util.tree_unflatten(out_tree, per_out)
-        return (result, aux) if has_aux else result
+        return (result, aux[0]) if has_aux else result
 
     return jacfun
 
@@ -589,7 +616,6 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     """The Jacobian of ``fun`` by reverse mode (a vmapped ``vjp``)."""
     _check_callable(fun)
     from xjit._src.interpreters.batching import vmap
-    lax = core.lax_ops
 
     @util.wraps(fun)
     def jacfun(*args, **kwargs):
@@ -600,17 +626,10 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
         y_leaves, y_tree = tree_util.tree_flatten(y)
         basis = _std_basis(y_leaves)
         cts = vmap(lambda *b: pullback(tree_util.tree_unflatten(y_tree, list(b))))(*basis)
-        per_out, start = [], 0
-        for yl in y_leaves:
-            ys = core.aval_of(yl).shape
-            s = int(np.prod(ys, dtype=np.int64))
-            blocks = []
-            for c in cts:
-                cs = core.aval_of(c).shape
-                blk = lax.slice(c, (start,) + (0,) * (len(cs) - 1), (start + s,) + cs[1:])
-                blocks.append(lax.reshape(blk, ys + cs[1:]))
-            per_out.append(tree_util.tree_unflatten(in_tree, blocks))
-            start += s
+        y_avals = [core.aval_of(yl) for yl in y_leaves]
+        by_input = [_unravel(c, 0, y_avals, [x] * len(y_leaves)) for c, x in zip(cts, leaves)]
+        per_out = [tree_util.tree_unflatten(in_tree, [blocks[i] for blocks in by_input])
+                   for i in range(len(y_leaves))]
         result = tree_util.tree_unflatten(y_tree, per_out)
         return (result, res[2]) if has_aux else result
 

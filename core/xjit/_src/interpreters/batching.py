@@ -36,7 +36,7 @@ import threading
 
 import numpy as np
 
-from xjit._src import core, traceback_util, tree_util, util
+from xjit._src import core, dtypes, traceback_util, tree_util, util
 from xjit._src.core import Tracer
 
 not_mapped = None
@@ -278,8 +278,11 @@ def moveaxis(x, src, dst):
 
 def broadcast(x, size, axis):
     """Insert a new axis of length ``size`` at ``axis``."""
-    shape = list(core.aval_of(x).shape)
+    aval = core.aval_of(x)
+    shape = list(aval.shape)
     shape.insert(axis, size)
+    if aval.dtype == dtypes.float0:  # no data to broadcast: float0 zeros live on the host
+        return np.zeros(shape, dtypes.float0)
     dims = tuple(np.delete(np.arange(len(shape)), axis))
     return core.lax_ops.broadcast_in_dim(x, shape, dims)
 

@@ -629,7 +629,9 @@ def _iter_leading(x):
 core.lax_ops.register(iter_leading=_iter_leading, host_convert=host_convert, full=full,
                       transpose=transpose, broadcast_in_dim=broadcast_in_dim,
                       expand_dims=expand_dims, slice=slice, squeeze=squeeze,
-                      asarray_device=asarray_device, reshape=reshape, reduce_sum=reduce_sum)
+                      asarray_device=asarray_device, reshape=reshape, reduce_sum=reduce_sum,
+                      broadcasted_iota=broadcasted_iota, add=add, eq=eq, real=real,
+                      split_p=st.split_p, convert_element_type_p=st.convert_element_type_p)
 
 # The jnp functions a few lax rules reuse, as JAX's rules do: approx_top_k's
 # JVP gathers with ``take_along_axis``, cumlogsumexp combines with ``logaddexp``
