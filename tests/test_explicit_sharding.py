@@ -392,6 +392,13 @@ CASES.update({
     "grad_seed_auto_jaxpr": "under(AUTO, lambda: str(jax.make_jaxpr(jax.grad("
                             "lambda a: jnp.sin(a).sum()))(jax.device_put(np.ones((8, 4)), "
                             "P('X', 'Y')))))",
+    # -- jit equations traced under a mesh record it (ctx_mesh), as do their derivatives'
+    "jit_ctx_mesh_jaxpr": "str(jax.make_jaxpr(lambda a: jax.jit(lambda b: jnp.sin(b) * 2)(a) + 1)"
+                          "(A))",
+    "grad_jit_ctx_mesh_jaxpr": "str(jax.make_jaxpr(jax.grad(lambda a: jax.jit("
+                               "lambda b: jnp.sin(b) * 2)(a).sum()))(A))",
+    "jit_ctx_mesh_auto_jaxpr": "under(AUTO, lambda: str(jax.make_jaxpr(lambda a: jax.jit("
+                               "lambda b: b * 2)(a))(jnp.ones(8))))",
     "eval_shape_explicit_no_context": "str(under(AUTO, lambda: jax.eval_shape(lambda: jax.reshard("
                                       "jnp.ones((8, 4)), jax.NamedSharding(mesh, P('X', 'Y'))))))",
 })

@@ -59,7 +59,22 @@ def _jit_abstract_eval(*avals, jaxpr, **_):
 
 
 core.abstract_eval_rules[jit_p] = _jit_abstract_eval
-core.pp_param_rules[jit_p] = lambda p: {"name": p["name"], "jaxpr": p["jaxpr"]}
+core.pp_param_rules[jit_p] = lambda p: {
+    "name": p["name"], **({"ctx_mesh": p["ctx_mesh"]} if "ctx_mesh" in p else {}),
+    "jaxpr": p["jaxpr"]}
+
+
+def ctx_mesh():
+    """The mesh a jit equation records as traced under (JAX's ``ctx_mesh``):
+    the concrete mesh in context, else an abstract one with Explicit axes;
+    none (no parameter) otherwise."""
+    mesh = _mesh_context.concrete
+    if mesh is not None and not mesh.empty:
+        return {"ctx_mesh": mesh}
+    abstract = _mesh_context.abstract
+    if abstract is not _EMPTY_MESH and not abstract.empty and abstract._any_axis_explicit:
+        return {"ctx_mesh": abstract}
+    return {}
 
 
 def _jit_batcher(axis_data, args, dims, *, jaxpr, name, donated_invars=(), **params):
@@ -84,7 +99,7 @@ check_key_reuse = None
 run_with_refs = None
 
 
-def _jit_impl(*args, jaxpr, name, donated_invars=()):
+def _jit_impl(*args, jaxpr, name, donated_invars=(), ctx_mesh=None):
     """Run a jit equation eagerly: compile its jaxpr once and execute it
     (over the devices of its arguments when they span several)."""
     if any(type(a) is AbstractRef for a in jaxpr.in_avals):  # the body's writes reach the refs
@@ -506,7 +521,8 @@ class PjitFunction:
             return tree_util.tree_unflatten(entry.out_tree, outs)
         if (trace is not core.eval_trace or tracer_consts or ref_consts
                 or any(type(a) is AbstractRef for a in avals)):  # refs: jit_p writes them back
-            outs = jit_p.bind(*tracer_consts, *leaves, *ref_consts, jaxpr=entry.closed,
+            outs = jit_p.bind(*tracer_consts, *leaves, *ref_consts, **ctx_mesh(),
+                              jaxpr=entry.closed,
                               name=self._name, donated_invars=entry.donated)
             return tree_util.tree_unflatten(entry.out_tree, outs)
         if entry.executable is None:

@@ -105,6 +105,7 @@ def _discharge_eqn(eqn, ins):
         inner = discharge_state(params["jaxpr"])
         vals = [x.value if type(x) is _Cell else x for x in ins]
         outs = jit_p.bind(*vals, jaxpr=inner, name=params["name"],
+                          **{k: params[k] for k in ("ctx_mesh",) if k in params},
                           donated_invars=(False,) * len(vals))
         n = len(params["jaxpr"].out_avals)
         for cell, new in zip([x for x in ins if type(x) is _Cell], outs[n:]):
