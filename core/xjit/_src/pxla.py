@@ -115,8 +115,10 @@ class SpmdExecutable:
             if mesh.are_all_axes_explicit:  # JAX names it by the type: one entry a dim
                 spec = PartitionSpec(*spec, *[None] * (len(aval.shape) - len(spec)))
             self.out_shardings.append(intern(NamedSharding(mesh, spec)))
-        # the arrays' types: from the shardings they come back with
-        self.out_avals = [typed_aval(a, s) for a, s in zip(out_avals, self.out_shardings)]
+        # the arrays' types: from the shardings they come back with (interned, so a
+        # later call's signature matches them by identity: see SpmdEntry.signature)
+        self.out_avals = [dispatch.intern_aval(typed_aval(a, s))
+                          for a, s in zip(out_avals, self.out_shardings)]
         self.handlers = [_jax.array_result_handler(_physical(a), s, True, _skip_checks=True)
                          for a, s in zip(out_avals, self.out_shardings)]
 
@@ -300,7 +302,7 @@ class SpmdEntry:
         (interned) object, which the outputs of an earlier step carry too."""
         sig = []
         for x, s in zip(leaves, self.in_shardings):
-            sig.append(x.aval)
+            sig.append(dispatch.intern_aval(x.aval))
             sig.append(s)
         return sig
 
