@@ -45,36 +45,74 @@ _pending_lock = threading.Lock()
 _MAX_PENDING = 256
 
 
-class CallbackExecutable:
-    """A loaded executable whose program calls back into Python (debug.print,
+class TrackedExecutable:
+    """A loaded executable whose runs are tracked by their tokens.
+
+    ``callbacks``: its program calls back into Python (debug.print,
     callbacks): each run keeps its token until ``wait_for_callbacks``, so
     ``effects_barrier`` and the interpreter's exit wait for callbacks whose
     results nobody holds (one still running while Python finalizes aborts the
-    process: "terminate called without an active exception")."""
+    process: "terminate called without an active exception").
 
-    __slots__ = ("_exe",)
+    ``serialized``: a CPU program with collectives over several devices. Each
+    run first waits for the previous such run: XLA's CPU collectives meet on
+    one shared thread pool, and with two runs in flight (a training loop
+    that never waits) the pool's threads can all block in one run's
+    rendezvous while the other's participants wait for a thread; after 40 s
+    XLA aborts the process."""
 
-    def __init__(self, exe):
-        self._exe = exe
+    __slots__ = ("_exe", "_callbacks", "_serialized")
+
+    def __init__(self, exe, callbacks=False, serialized=False):
+        self._exe, self._callbacks, self._serialized = exe, callbacks, serialized
 
     def execute_sharded(self, arguments, with_tokens=False):
-        results = self._exe.execute_sharded(arguments, with_tokens=True)
-        token = results.consume_token()
-        with _pending_lock:
-            _pending.append(token)
-            old = _pending[:-_MAX_PENDING] if len(_pending) > _MAX_PENDING else ()
-            del _pending[:len(old)]
-        for t in old:  # bounded: the oldest runs are waited for here
-            t.block_until_ready()
+        if self._serialized:
+            with _collective_lock:
+                if _last_collective_run:
+                    _last_collective_run.pop().block_until_ready()
+                results = self._exe.execute_sharded(arguments, with_tokens=True)
+                token = results.consume_token()
+                _last_collective_run.append(token)
+        else:
+            results = self._exe.execute_sharded(arguments, with_tokens=True)
+            token = results.consume_token()
+        if self._callbacks:
+            with _pending_lock:
+                _pending.append(token)
+                old = _pending[:-_MAX_PENDING] if len(_pending) > _MAX_PENDING else ()
+                del _pending[:len(old)]
+            for t in old:  # bounded: the oldest runs are waited for here
+                t.block_until_ready()
         return results
 
     def __getattr__(self, name):
         return getattr(self._exe, name)
 
 
-def with_callbacks(exe, host_callbacks):
-    """``exe``, made to keep its runs' tokens when its program has host callbacks."""
-    return CallbackExecutable(exe) if host_callbacks else exe
+_collective_lock = threading.Lock()
+_last_collective_run: list = []  # the token of the latest serialized run, if any
+
+
+def with_callbacks(exe, host_callbacks, serialized=False):
+    """``exe``, made to keep its runs' tokens when its program has host
+    callbacks, and to run after the previous collective run when ``serialized``."""
+    if not host_callbacks and not serialized:
+        return exe
+    return TrackedExecutable(exe, bool(host_callbacks), serialized)
+
+
+_COLLECTIVES = ("all-reduce", "all-gather", "collective-permute", "all-to-all",
+                "reduce-scatter", "collective-broadcast")
+
+
+def needs_serializing(exe, devices) -> bool:
+    """Whether runs of ``exe`` over ``devices`` must not overlap: a CPU
+    program with collectives (see ``TrackedExecutable``)."""
+    if len(devices) < 2 or devices[0].platform != "cpu":
+        return False
+    text = exe.hlo_modules()[0].to_string()
+    return any(op in text for op in _COLLECTIVES)
 
 
 def wait_for_callbacks():

@@ -573,8 +573,9 @@ def compile_spmd(name, closed, donated, mesh, in_shardings, out_shardings):
     callbacks = getattr(text, "host_callbacks", ())
     module = compiler.parse_module(text) if callbacks else text
     try:
-        loaded = compiler.with_callbacks(compiler.backend_compile_and_load(
-            devices[0].client, module, _jax.DeviceList(devices), options, callbacks), callbacks)
+        raw = compiler.backend_compile_and_load(devices[0].client, module,
+                                                _jax.DeviceList(devices), options, callbacks)
+        loaded = compiler.with_callbacks(raw, callbacks, compiler.needs_serializing(raw, devices))
     except _jax.JaxRuntimeError as e:
         raise errors.JaxRuntimeError(f"XLA compilation failed: {e}") from None
     exe = SpmdExecutable(loaded, mesh, in_shardings, closed.in_avals, closed.out_avals, text,
