@@ -222,3 +222,12 @@ val("jac-rev-int-arg", "jax.jacrev(lambda x, n: x * n, allow_int=True, argnums=(
     "jnp.ones(2), jnp.arange(2))")
 val("jac-fwd-scalar-weak", "jax.jacfwd(lambda x: x * 3.0)(2.0)")
 val("jac-hess-tree", f"jax.hessian(lambda p: jnp.tanh(p['b']).sum() + (p['w'] ** 2).sum())({_P})")
+
+# -- complex parts: abs's JVP in the complex domain, real/imag transposed with a
+# scalar zero (JAX's rules; printed as JAX prints them)
+jaxpr("jac-rev-abs-complex", "jax.jacrev(lambda x: jnp.abs(x.astype(jnp.complex64) * (1 + 1j))))"
+      "(jnp.arange(2.0)")
+jaxpr("grad-imag", "jax.grad(lambda x: jnp.imag(x.astype(jnp.complex64) * (2 + 1j)).sum()))"
+      f"({_V}")
+val("grad-abs-complex", "jax.grad(lambda z: jnp.abs(z * (1 + 2j)).sum(), holomorphic=False)("
+    "jnp.array([1 + 1j, 0j, -2 + 0.5j], jnp.complex64))")

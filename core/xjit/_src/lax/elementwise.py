@@ -510,10 +510,11 @@ defjvp(square_p, lambda g, x: lax.mul(g, lax.mul(lax._const(x, 2), x)))
 
 
 def _abs_jvp(g, ans, x):
-    if core.aval_of(x).dtype.kind == "c":
+    if core.aval_of(x).dtype.kind == "c":  # in the complex domain, as JAX's rule
+        xc = lax.conj(x)
+        ans = lax.convert_element_type(ans, core.aval_of(x).dtype)
         safe = lax.select(lax.eq(ans, lax._const(ans, 0)), lax.full_like(ans, 1), ans)
-        return lax.real(lax.mul(g, lax.div(lax.conj(x), lax.convert_element_type(
-            safe, core.aval_of(x).dtype))))
+        return lax.real(lax.mul(g, lax.div(xc, safe)))
     return lax.select(lax.ge(x, lax._const(x, 0)), g, lax.neg(g))
 
 
@@ -533,8 +534,8 @@ defjvp(integer_pow_p, _integer_pow_jvp)
 
 # -- complex parts
 # the zero part is strongly typed, as JAX's: the gradient at a Python complex is strong
-deflinear(real_p, lambda ct: [lax.complex(ct, lax.full_like(ct, 0, core.aval_of(ct).dtype))])
-deflinear(imag_p, lambda ct: [lax.complex(lax.full_like(ct, 0, core.aval_of(ct).dtype), lax.neg(ct))])
+deflinear(real_p, lambda ct: [lax.complex(ct, np.zeros((), core.aval_of(ct).dtype))])
+deflinear(imag_p, lambda ct: [lax.complex(np.zeros((), core.aval_of(ct).dtype), lax.neg(ct))])
 deflinear(complex_p, lambda ct: [lax.real(ct), lax.neg(lax.imag(ct))])
 
 
