@@ -231,3 +231,9 @@ jaxpr("grad-imag", "jax.grad(lambda x: jnp.imag(x.astype(jnp.complex64) * (2 + 1
       f"({_V}")
 val("grad-abs-complex", "jax.grad(lambda z: jnp.abs(z * (1 + 2j)).sum(), holomorphic=False)("
     "jnp.array([1 + 1j, 0j, -2 + 0.5j], jnp.complex64))")
+
+# -- add_any under vmap: the first operand's batch axis moves to the second's
+jaxpr("jac-fwd-matmul-tree", "jax.jacfwd(lambda p: p['w'] @ p['b']))"
+      f"({{'w': jnp.ones((3, 2)) * 0.5, 'b': {_W}[:2]}}")
+jaxpr("vmap-add-any-unbatched", "jax.vmap(lambda x: jax.grad(lambda a, b: (a * b).sum() + "
+      "(a * 2.0).sum())(x, 3.0)))(jnp.ones((4, 2))")

@@ -576,13 +576,16 @@ deflinear2(add_any_p, lambda ct, x, y: [ct, ct])
 
 def _add_any_batcher(args, dims):
     """add_any does not broadcast: an unbatched operand is broadcast to the
-    full batch."""
+    other's batch axis; of two batch axes, the first operand's moves to the
+    second's (as JAX's rule, so the programs are the same)."""
     (x, y), (dx, dy) = args, dims
     if dx == dy:
         return add_any_p.bind(x, y), dx
-    size = next(core.aval_of(a).shape[d] for a, d in zip(args, dims) if d is not None)
-    return add_any_p.bind(batching.bdim_at_front(x, dx, size),
-                          batching.bdim_at_front(y, dy, size)), 0
+    if dx is None:
+        return add_any_p.bind(batching.broadcast(x, core.aval_of(y).shape[dy], dy), y), dy
+    if dy is None:
+        return add_any_p.bind(x, batching.broadcast(y, core.aval_of(x).shape[dx], dx)), dx
+    return add_any_p.bind(batching.moveaxis(x, dx, dy), y), dy
 
 
 batching.batch_rules[add_any_p] = _add_any_batcher
