@@ -109,6 +109,18 @@ with jax.set_mesh(mesh):
     r = g(v)
 record("in_context", [len(calls), np.asarray(r).tolist(), ((xs - 1) * 2).tolist()])
 
+# the fast path while inspect times each call (the notebook's panels)
+import xjit.inspect
+events = []
+sub = xjit.inspect.subscribe(events.append)
+try:
+    timed = step(p, x)
+finally:
+    sub.unsubscribe()
+record("inspected", [float(timed[0]), float((xs * np.asarray(p["w"])).sum()),
+                     str(timed[1]["w"].sharding.spec),
+                     sum(getattr(e, "kind", None) == "execute" for e in events)])
+
 # a loop that never waits keeps many runs with collectives in flight: XLA's CPU
 # collectives share one thread pool and deadlocked (then aborted the process)
 @jax.jit
@@ -179,3 +191,8 @@ def test_a_mesh_in_context_is_not_served_from_calls_outside_it():
 def test_many_runs_with_collectives_in_flight_neither_deadlock_nor_differ():
     unwaited, waited = results()["in_flight"]
     assert unwaited == waited
+
+
+def test_an_inspected_call_on_the_fast_path_is_timed_and_right():
+    got, want, spec, executes = results()["inspected"]
+    assert got == pytest.approx(want) and spec == "P()" and executes == 1

@@ -535,8 +535,8 @@ def _unravel(arr, axis, avals, examples, staged=False):
         ex = core.aval_of(example)
         if part.dtype.kind == "c" and ex.dtype.kind != "c":
             part = lax.real(part)
-        a = core.aval_of(part)
-        if (a.dtype, a.weak_type) != (ex.dtype, ex.weak_type) or (
+        got = core.aval_of(part)
+        if (got.dtype, got.weak_type) != (ex.dtype, ex.weak_type) or (
                 staged and core.trace_ctx.trace is not core.eval_trace):
             part = lax.convert_element_type_p.bind(part, new_dtype=ex.dtype,
                                                    weak_type=ex.weak_type, sharding=None)

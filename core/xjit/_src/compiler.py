@@ -94,7 +94,7 @@ _collective_lock = threading.Lock()
 _last_collective_run: list = []  # the token of the latest serialized run, if any
 
 
-def with_callbacks(exe, host_callbacks, serialized=False):
+def tracked(exe, host_callbacks, serialized=False):
     """``exe``, made to keep its runs' tokens when its program has host
     callbacks, and to run after the previous collective run when ``serialized``."""
     if not host_callbacks and not serialized:

@@ -47,7 +47,7 @@ def compile_text(text: str, device=None, compiler_options=None):
     try:
         if callbacks:  # PJRT takes host callbacks only with a parsed module
             text = compiler.parse_module(text)
-        exe = compiler.with_callbacks(compiler.backend_compile_and_load(
+        exe = compiler.tracked(compiler.backend_compile_and_load(
             client, text, backend.device_list(device), options, callbacks), callbacks)
     except _jax.JaxRuntimeError as e:
         raise errors.JaxRuntimeError(f"XLA compilation failed: {e}") from None

@@ -446,7 +446,7 @@ class PjitFunction:
                 if b._sharding is not here:
                     placed = True
                 bufs.append(b)
-            elif t is ShardedArrayImpl:  # its layout joins the signature (see remember_spmd)
+            elif t is ShardedArrayImpl:  # its layout joins the signature (see remember_tree)
                 avals.append(x.aval)
                 avals.append(x._buf._sharding)
                 bufs.append(x._buf)
@@ -471,22 +471,20 @@ class PjitFunction:
     def _remember_fast(self, args, dyn, static_key, leaves, avals, entry):
         """Serve later calls like this one from ``_fast``, under the key that
         ``__call__`` (flat arrays) or ``_fast_tree`` (anything else) builds."""
-        if len(self._fast) >= _FAST_CACHE_SIZE:
-            self._fast.clear()
         avals = [dispatch.intern_aval(a) for a in avals]
         if not static_key and len(leaves) == len(args) and all(
                 type(x) is ArrayImpl for x in args):
+            if len(self._fast) >= _FAST_CACHE_SIZE:
+                self._fast.clear()
             self._fast[(dispatch.trace_token, *avals)] = entry
             return
-        key = (dispatch.trace_token, _flatten(dyn if static_key else args)[1],
-               *((static_key,) if static_key else ()))
-        seen = [s for s in self._fast.get(key, ()) if s[0] != avals]
-        self._fast[key] = (*seen[-_SIGNATURES_PER_TREE + 1:], (avals, entry))
+        self.remember_tree(dyn if static_key else args, static_key, avals, entry)
 
-    def remember_spmd(self, dyn, static_key, sig, entry):
-        """Serve later calls over many devices like this one from ``_fast``:
-        ``sig`` lists each argument's aval followed by its sharding, as
-        ``_fast_tree`` reads them; ``entry`` is pxla's ``SpmdEntry``."""
+    def remember_tree(self, dyn, static_key, sig, entry):
+        """Serve later calls with the argument structure of ``dyn`` and the
+        signature ``sig`` from ``_fast``, as ``_fast_tree`` reads them: ``sig``
+        lists each leaf's aval (a sharded array's followed by its sharding);
+        ``entry`` is a TraceEntry or pxla's ``SpmdEntry``."""
         if len(self._fast) >= _FAST_CACHE_SIZE:
             self._fast.clear()
         key = (dispatch.trace_token, _flatten(dyn)[1], *((static_key,) if static_key else ()))

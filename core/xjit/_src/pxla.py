@@ -129,12 +129,13 @@ class SpmdExecutable:
             bufs.append(x._buf if type(x) is ShardedArrayImpl and x._buf._sharding is s
                         else _laid_out(x, s, a))
         try:
-            outs = self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)
-        except _jax.JaxRuntimeError as e:
-            for x in leaves:  # a deleted argument: JAX's error for it
-                if isinstance(x, ArrayImpl):
-                    x._check_alive()
+            return self.run_laid_out(bufs)
+        except _jax.JaxRuntimeError as e:  # a deleted argument: JAX's error for it
             raise dispatch._runtime_error(e, leaves) from None
+
+    def run_laid_out(self, bufs):
+        """Execute on buffers already laid out as the program takes them."""
+        outs = self.exe.execute_sharded(bufs).consume_with_handlers(self.handlers)
         return [ShardedArrayImpl(b, a) for b, a in zip(outs, self.out_avals)]
 
 
@@ -269,7 +270,7 @@ def call(jf, key, dyn, dkw, static_key, leaves, treedef, avals, mesh=None):
         hit = fast[fast_key] = (entry, exe, SpmdEntry(entry, exe))
     entry, exe, spmd_entry = hit  # this signature and these arguments' shardings ran before
     if not dkw and _fast_path_ok(leaves, exe):
-        jf.remember_spmd(dyn, static_key, spmd_entry.signature(leaves), spmd_entry)
+        jf.remember_tree(dyn, static_key, spmd_entry.signature(leaves), spmd_entry)
     observer = monitoring.jit_observer if jf._fid else None
     if observer is None:
         outs = exe.run(leaves)
@@ -296,6 +297,7 @@ class SpmdEntry:
         self.donated = entry.donated
         self.execute, self.handlers = exe.exe.execute_sharded, exe.handlers
         self.out_avals, self.in_shardings = exe.out_avals, exe.in_shardings
+        self._exe = exe
 
     def signature(self, leaves):
         """Each argument's aval and then its sharding: the program's own
@@ -306,9 +308,10 @@ class SpmdEntry:
             sig.append(s)
         return sig
 
-    def run(self, bufs):
-        outs = self.execute(bufs).consume_with_handlers(self.handlers)
-        return [ShardedArrayImpl(b, a) for b, a in zip(outs, self.out_avals)]
+    def run(self, bufs, describe=None):
+        """As TraceEntry.run (the calls inspect times): the arguments are laid
+        out already, so there is no device to choose (``describe``)."""
+        return self._exe.run_laid_out(bufs)
 
 
 def _fast_path_ok(leaves, exe) -> bool:
@@ -575,7 +578,7 @@ def compile_spmd(name, closed, donated, mesh, in_shardings, out_shardings):
     try:
         raw = compiler.backend_compile_and_load(devices[0].client, module,
                                                 _jax.DeviceList(devices), options, callbacks)
-        loaded = compiler.with_callbacks(raw, callbacks, compiler.needs_serializing(raw, devices))
+        loaded = compiler.tracked(raw, callbacks, compiler.needs_serializing(raw, devices))
     except _jax.JaxRuntimeError as e:
         raise errors.JaxRuntimeError(f"XLA compilation failed: {e}") from None
     exe = SpmdExecutable(loaded, mesh, in_shardings, closed.in_avals, closed.out_avals, text,
