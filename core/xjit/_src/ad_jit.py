@@ -17,7 +17,7 @@ import weakref
 from xjit._src.interpreters import ad
 from xjit._src import core
 from xjit._src.interpreters.ad import UndefinedPrimal, Zero, is_undefined_primal
-from xjit._src.pjit import jit_p
+from xjit._src.pjit import jit_p, mesh_param
 from xjit._src.interpreters.partial_eval import close_jaxpr, trace_to_jaxpr
 
 _jvp_cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -78,13 +78,13 @@ def _jit_partial_eval(trace, args, params):
     known, fwd = _forward_residuals(known, num_res)
     known_args = [x for x, u in zip(args, unknowns) if not u]
     with core.set_current_trace(trace.parent):
-        kouts = jit_p.bind(*known_args, jaxpr=known, name=name, **_mesh_of(params),
+        kouts = jit_p.bind(*known_args, jaxpr=known, name=name, **mesh_param(params),
                            donated_invars=(False,) * len(known_args))
     n_known = len(out_unknowns) - sum(out_unknowns)
     kit = iter(kouts[n_known:])
     residuals = [known_args[f] if f is not None else next(kit) for f in fwd]
     uargs = residuals + [x for x, u in zip(args, unknowns) if u]
-    uouts = trace.record(jit_p, uargs, {"jaxpr": unknown, "name": name, **_mesh_of(params),
+    uouts = trace.record(jit_p, uargs, {"jaxpr": unknown, "name": name, **mesh_param(params),
                                         "donated_invars": (False,) * len(uargs)})
     kit, uit = iter(kouts[:n_known]), iter(uouts)
     return [next(uit) if u else next(kit) for u in out_unknowns]
@@ -148,14 +148,9 @@ def _jit_transpose(cts, *args, jaxpr, name, donated_invars=(), **params):
         return [Zero(x.aval) if u else None for x, u in zip(args, undefined)]
     t_closed = transpose_jaxpr(jaxpr, undefined, ct_nz)
     targs = [x for x, u in zip(args, undefined) if not u] + [c for c in cts if type(c) is not Zero]
-    outs = iter(jit_p.bind(*targs, jaxpr=t_closed, name=name, **_mesh_of(params),
+    outs = iter(jit_p.bind(*targs, jaxpr=t_closed, name=name, **mesh_param(params),
                            donated_invars=(False,) * len(targs)))
     return [next(outs) if u else None for u in undefined]
-
-
-def _mesh_of(params):
-    """The equation's ``ctx_mesh``, kept by the equations derived from it."""
-    return {"ctx_mesh": params["ctx_mesh"]} if "ctx_mesh" in params else {}
 
 
 ad.jvp_rules[jit_p] = _jit_jvp

@@ -59,9 +59,13 @@ def _jit_abstract_eval(*avals, jaxpr, **_):
 
 
 core.abstract_eval_rules[jit_p] = _jit_abstract_eval
-core.pp_param_rules[jit_p] = lambda p: {
-    "name": p["name"], **({"ctx_mesh": p["ctx_mesh"]} if "ctx_mesh" in p else {}),
-    "jaxpr": p["jaxpr"]}
+core.pp_param_rules[jit_p] = lambda p: {"name": p["name"], **mesh_param(p), "jaxpr": p["jaxpr"]}
+
+
+def mesh_param(params):
+    """A jit equation's ``ctx_mesh`` parameter, if it has one, for the
+    equations derived from it (JVP, partial evaluation, transposition)."""
+    return {"ctx_mesh": params["ctx_mesh"]} if "ctx_mesh" in params else {}
 
 
 def ctx_mesh():

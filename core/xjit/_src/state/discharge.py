@@ -20,7 +20,7 @@ from xjit._src import core
 from xjit._src.interpreters import ad, mlir
 from xjit._src.interpreters import partial_eval as pe
 from xjit._src import pjit
-from xjit._src.pjit import jit_p
+from xjit._src.pjit import jit_p, mesh_param
 from xjit._src.state import primitives as sp
 from xjit._src.state.utils import is_ref
 
@@ -105,7 +105,7 @@ def _discharge_eqn(eqn, ins):
         inner = discharge_state(params["jaxpr"])
         vals = [x.value if type(x) is _Cell else x for x in ins]
         outs = jit_p.bind(*vals, jaxpr=inner, name=params["name"],
-                          **{k: params[k] for k in ("ctx_mesh",) if k in params},
+                          **mesh_param(params),
                           donated_invars=(False,) * len(vals))
         n = len(params["jaxpr"].out_avals)
         for cell, new in zip([x for x in ins if type(x) is _Cell], outs[n:]):
