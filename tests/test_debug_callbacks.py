@@ -121,7 +121,7 @@ x = jax.device_put(np.arange(16.), NamedSharding(mesh, P('x')))
 @jax.jit
 def f(x):
     jax.debug.print("sum {s}", s=x.sum())
-    jax.debug.callback(lambda v: print("whole", v.shape), x * 2)
+    jax.debug.callback(lambda v: print(f"whole {v.shape}"), x * 2)  # one write per text
     return x * 2
 
 @jax.jit
@@ -149,8 +149,8 @@ def test_callbacks_in_programs_over_many_devices():
         p = subprocess.run([sys.executable, "-c", _SHARDED_CALLBACKS], env=env,
                            capture_output=True, text=True, timeout=300)
         assert p.returncode == 0 and "terminate" not in p.stderr, p.stderr[-3000:]
-        # callbacks print from XLA's threads: whole lines, in any order, and a
-        # line may land between another's text and its newline
+        # callbacks print from XLA's threads: each text is one write, in any
+        # order, and a line may land between another's text and its newline
         for line in ["P('x',)", "sum 120.0", "whole (16,)", "block [0. 1.]", "block [2. 3.]",
                      "block [4. 5.]", "block [6. 7.]", "[1. 2. 3. 4. 5. 6. 7. 8.]"]:
             assert p.stdout.count(line) == 1, (line, p.stdout)
