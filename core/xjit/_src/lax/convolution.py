@@ -162,10 +162,9 @@ def _conv_attrs(window_strides, padding, lhs_dilation, rhs_dilation, dnums, fgc,
     n = len(padding)
     pads = ", ".join(f"[{lo}, {hi}]" for lo, hi in padding)
     pad_attr = f"dense<[{pads}]> : tensor<{n}x2xi64>" if n else "dense<> : tensor<0x2xi64>"
-    prec = ""
-    if precision is not None:
-        prec = (", precision_config = [" + ", ".join(
-            f"#stablehlo<precision {getattr(p, 'name', p)}>" for p in precision) + "]")
+    pair = precision if isinstance(precision, tuple) else ("DEFAULT", "DEFAULT")  # as dot_general
+    prec = (", precision_config = [" + ", ".join(
+        f"#stablehlo<precision {getattr(p, 'name', p)}>" for p in pair) + "]")
     return (f"batch_group_count = {bgc} : i64, dimension_numbers = {dn}, "
             f"feature_group_count = {fgc} : i64, lhs_dilation = {i64_array(lhs_dilation)}, "
             f"padding = {pad_attr}, rhs_dilation = {i64_array(rhs_dilation)}, "

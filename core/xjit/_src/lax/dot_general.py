@@ -4,10 +4,11 @@ batched) or a free dimension (one operand batched), never a loop."""
 from __future__ import annotations
 
 import enum
+from typing import NamedTuple
 
 import numpy as np
 
-from xjit._src import core
+from xjit._src import core, dtypes
 from xjit._src.interpreters import ad, batching, mlir as lowering
 from xjit._src.interpreters.ad import Zero, add_any_p, is_undefined_primal
 from xjit._src.interpreters.batching import not_mapped
@@ -64,17 +65,35 @@ def _dot_general_lower(ctx, ai, ao, lhs, rhs, dimension_numbers, precision=None,
                        preferred_element_type=None, out_sharding=None):
     (lc, rc), (lb, rb) = dimension_numbers
     o = ao[0]
-    if ai[0].dtype != o.dtype:
-        lhs = ctx.op("stablehlo.convert", [lhs], [ttype(ai[0])], ttype(ai[0].update(dtype=o.dtype)))
-    if ai[1].dtype != o.dtype:
-        rhs = ctx.op("stablehlo.convert", [rhs], [ttype(ai[1])], ttype(ai[1].update(dtype=o.dtype)))
+    lt, rt, acc = ai[0].dtype, ai[1].dtype, o.dtype
+    attrs = ""
+    if isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)):
+        platform = ctx.module_ctx.platforms[0]
+        if platform == "cpu" and precision not in _CPU_PRESETS:
+            raise ValueError(f"The precision '{precision}' is not supported by dot_general on CPU")
+        lt, rt, acc = algorithm_types(precision, lt, rt, o.dtype)
+        if precision != DotAlgorithmPreset.DEFAULT:
+            attrs = f", algorithm = {_algorithm_attr(precision, lt, rt)}"
+    elif lt != rt and not (_is_fp8(lt) and _is_fp8(rt)):
+        lt = rt = o.dtype  # XLA's CPU and GPU code generators take one operand type
+    if ai[0].dtype != lt:
+        lhs = ctx.op("stablehlo.convert", [lhs], [ttype(ai[0])], ttype(ai[0].update(dtype=lt)))
+    if ai[1].dtype != rt:
+        rhs = ctx.op("stablehlo.convert", [rhs], [ttype(ai[1])], ttype(ai[1].update(dtype=rt)))
     dn = (f"#stablehlo.dot<lhs_batching_dimensions = [{', '.join(map(str, lb))}], "
           f"rhs_batching_dimensions = [{', '.join(map(str, rb))}], "
           f"lhs_contracting_dimensions = [{', '.join(map(str, lc))}], "
           f"rhs_contracting_dimensions = [{', '.join(map(str, rc))}]>")
-    return ctx.op("stablehlo.dot_general", [lhs, rhs],
-                  [ttype(ai[0].update(dtype=o.dtype)), ttype(ai[1].update(dtype=o.dtype))],
-                  ttype(o), attrs=f"dot_dimension_numbers = {dn}")
+    pair = precision if isinstance(precision, tuple) else (Precision.DEFAULT, Precision.DEFAULT)
+    attrs = (f"dot_dimension_numbers = {dn}, precision_config = ["
+             f"#stablehlo<precision {pair[0].name}>, #stablehlo<precision {pair[1].name}>]" + attrs)
+    acc_aval = o.update(dtype=acc)
+    out = ctx.op("stablehlo.dot_general", [lhs, rhs],
+                 [ttype(ai[0].update(dtype=lt)), ttype(ai[1].update(dtype=rt))],
+                 ttype(acc_aval), attrs=attrs)
+    if acc != o.dtype:
+        out = ctx.op("stablehlo.convert", [out], [ttype(acc_aval)], ttype(o))
+    return out
 
 
 def _dot_general_pp(p):
@@ -96,8 +115,34 @@ sit.sharding_rules[dot_general_p] = sharding_rules.dot_general
 DotDimensionNumbers = tuple  # ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))
 
 
+class Precision(enum.Enum):
+    """How many passes an f32 product takes on an accelerator (DEFAULT: one
+    bf16 or tf32 pass; HIGHEST: full f32); CPUs always compute in full."""
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+    @classmethod
+    def _missing_(cls, value):
+        return _PRECISION_NAMES.get(value)
+
+    def __repr__(self):
+        return f"Precision.{self.name}"
+
+    def __str__(self):
+        return self.name
+
+
+_PRECISION_NAMES = {
+    "highest": Precision.HIGHEST, "float32": Precision.HIGHEST,
+    "high": Precision.HIGH, "bfloat16_3x": Precision.HIGH, "tensorfloat32": Precision.HIGH,
+    "default": Precision.DEFAULT, "bfloat16": Precision.DEFAULT, "fastest": Precision.DEFAULT,
+    None: Precision.DEFAULT}
+
+
 class DotAlgorithmPreset(enum.Enum):
-    """Named dot_general algorithms (operand, accumulation and output types)."""
+    """Named dot_general algorithms: ``LHS_RHS_ACCUMULATION`` types, and for
+    ``_Xn`` the number of products that emulate the higher precision."""
     DEFAULT = enum.auto()
     ANY_F8_ANY_F8_F32 = enum.auto()
     ANY_F8_ANY_F8_F32_FAST_ACCUM = enum.auto()
@@ -116,42 +161,110 @@ class DotAlgorithmPreset(enum.Enum):
     F64_F64_F64 = enum.auto()
 
     def __repr__(self):
+        return f"DotAlgorithmPreset.{self.name}"
+
+    def __str__(self):
         return self.name
 
-    __str__ = __repr__
+    @property
+    def supported_lhs_types(self):
+        """The operand types the algorithm reads without converting (None: any)."""
+        name = self.name
+        if name == "DEFAULT" or name.startswith("ANY_F8"):
+            return None
+        if name.startswith("F16_"):
+            return (np.dtype(np.float16),)
+        if name in ("BF16_BF16_BF16", "BF16_BF16_F32"):  # f32 storage is read as is
+            return (np.dtype(dtypes.bfloat16), np.dtype(np.float32))
+        if name == "F64_F64_F64":
+            return (np.dtype(np.float64),)
+        return (np.dtype(np.float32),)
+
+    supported_rhs_types = supported_lhs_types
+
+    @property
+    def accumulation_type(self):
+        name = self.name
+        if name in ("DEFAULT", "ANY_F8_ANY_F8_ANY", "ANY_F8_ANY_F8_ANY_FAST_ACCUM"):
+            return None
+        return np.dtype({"F16_F16_F16": np.float16, "BF16_BF16_BF16": dtypes.bfloat16,
+                         "F64_F64_F64": np.float64}.get(name, np.float32))
+
+    def supported_output_types(self, lhs_dtype, rhs_dtype):
+        name = self.name
+        if name.startswith("ANY_F8_ANY_F8_F32"):
+            return tuple(np.dtype(t) for t in (np.float32, np.float16, dtypes.bfloat16)) + \
+                tuple(d for d in _FP8 if d.name != "float8_e3m4" and d.name != "float8_e4m3"
+                      and d.name != "float8_e8m0fnu")
+        narrow = {"F16_F16_F32": np.dtype(np.float16), "BF16_BF16_F32": np.dtype(dtypes.bfloat16)}
+        if name in narrow:
+            both = np.promote_types(lhs_dtype, rhs_dtype) if lhs_dtype != rhs_dtype else lhs_dtype
+            return (np.dtype(np.float32),) + ((narrow[name],) if both == narrow[name] else ())
+        acc = self.accumulation_type
+        return None if acc is None else (acc,)
 
 
-class DotAlgorithm:
-    """An explicit dot_general algorithm: operand and accumulation types."""
+class DotAlgorithm(NamedTuple):
+    """An explicit dot_general algorithm: operand and accumulation types, how
+    many components each operand is split into, and how many products emulate it."""
+    lhs_precision_type: object
+    rhs_precision_type: object
+    accumulation_type: object
+    lhs_component_count: int = 1
+    rhs_component_count: int = 1
+    num_primitive_operations: int = 1
+    allow_imprecise_accumulation: bool = False
 
-    __slots__ = ("lhs_precision_type", "rhs_precision_type", "accumulation_type",
-                 "lhs_component_count", "rhs_component_count", "num_primitive_operations",
-                 "allow_imprecise_accumulation")
 
-    def __init__(self, lhs_precision_type, rhs_precision_type, accumulation_type,
-                 lhs_component_count=1, rhs_component_count=1, num_primitive_operations=1,
-                 allow_imprecise_accumulation=False):
-        self.lhs_precision_type = np.dtype(lhs_precision_type)
-        self.rhs_precision_type = np.dtype(rhs_precision_type)
-        self.accumulation_type = np.dtype(accumulation_type)
-        self.lhs_component_count = lhs_component_count
-        self.rhs_component_count = rhs_component_count
-        self.num_primitive_operations = num_primitive_operations
-        self.allow_imprecise_accumulation = allow_imprecise_accumulation
+_FP8 = tuple(np.dtype(getattr(dtypes, n)) for n in (
+    "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
+    "float8_e3m4", "float8_e4m3", "float8_e8m0fnu"))
 
-    def _key(self):
-        return tuple(getattr(self, k) for k in self.__slots__)
+# XLA's CPU backend ignores an algorithm it cannot run, so the others are refused
+_CPU_PRESETS = {DotAlgorithmPreset[n] for n in (
+    "DEFAULT", "F16_F16_F16", "F32_F32_F32", "F64_F64_F64", "BF16_BF16_F32", "BF16_BF16_F32_X3",
+    "BF16_BF16_F32_X6")}
 
-    def __eq__(self, other):
-        return isinstance(other, DotAlgorithm) and self._key() == other._key()
 
-    def __hash__(self):
-        return hash(self._key())
+def _is_fp8(dtype):
+    return np.dtype(dtype) in _FP8
 
-    def __repr__(self):
-        return (f"DotAlgorithm(lhs_precision_type={self.lhs_precision_type.name}, "
-                f"rhs_precision_type={self.rhs_precision_type.name}, "
-                f"accumulation_type={self.accumulation_type.name})")
+
+def algorithm_types(algorithm, lhs_dtype, rhs_dtype, out_dtype):
+    """(lhs, rhs, accumulation) types the product computes in under ``algorithm``."""
+    if isinstance(algorithm, DotAlgorithm):
+        return tuple(np.dtype(t) for t in (algorithm.lhs_precision_type,
+                                           algorithm.rhs_precision_type,
+                                           algorithm.accumulation_type))
+
+    def pick(dtype, allowed):
+        return dtype if allowed is None or dtype in allowed else allowed[0]
+    lhs_dtype = pick(lhs_dtype, algorithm.supported_lhs_types)
+    rhs_dtype = pick(rhs_dtype, algorithm.supported_rhs_types)
+    return lhs_dtype, rhs_dtype, pick(out_dtype, algorithm.supported_output_types(lhs_dtype,
+                                                                                  rhs_dtype))
+
+
+def _algorithm_attr(algorithm, lhs_dtype, rhs_dtype):
+    if isinstance(algorithm, DotAlgorithm):
+        lt, rt, acc = (lowering.mlir_dtype(t) for t in algorithm[:3])
+        counts = algorithm[3:6]
+        imprecise = algorithm.allow_imprecise_accumulation
+    else:
+        name = algorithm.name
+        if name.startswith("ANY_F8"):
+            if not (_is_fp8(lhs_dtype) and _is_fp8(rhs_dtype)):
+                raise ValueError(f"The dot algorithm '{algorithm}' requires both inputs to have "
+                                 f"float8 dtypes. Got {lhs_dtype} and {rhs_dtype} instead.")
+            lt, rt, acc = lowering.mlir_dtype(lhs_dtype), lowering.mlir_dtype(rhs_dtype), "f32"
+        else:
+            lt, rt, acc = (t.lower() for t in name.split("_")[:3])
+        counts = (1, 1, int(name.rsplit("_X", 1)[1]) if "_X" in name else 1)
+        imprecise = name == "ANY_F8_ANY_F8_F32_FAST_ACCUM"
+    return (f"#stablehlo.dot_algorithm<lhs_precision_type = {lt}, rhs_precision_type = {rt}, "
+            f"accumulation_type = {acc}, lhs_component_count = {counts[0]}, "
+            f"rhs_component_count = {counts[1]}, num_primitive_operations = {counts[2]}, "
+            f"allow_imprecise_accumulation = {str(bool(imprecise)).lower()}>")
 
 
 # --------------------------------------------------------------------------
