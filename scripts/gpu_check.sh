@@ -14,12 +14,19 @@ XJIT_PATH="$PWD/core:$PWD/widgets:$PWD/kernel_ext"
   PYTHONPATH="$XJIT_PATH" "$PY" - <<'PYEOF'
 import xjit as jax, xjit.numpy as jnp, xjit.inspect
 from xjit._src import xla_bridge
-print("backend:", jax.default_backend(), jax.devices(), "gpu error:", xla_bridge.last_gpu_error)
+import os
+from xjit._src import profiler
+print("backend:", jax.default_backend(), jax.devices(), "gpu error:", xla_bridge.last_gpu_error,
+      "kernels:", xla_bridge.cuda_kernels_error or "registered")
 def f(x):
     y = jnp.sin(x) @ x
     return jnp.tanh(y).sum()
-p = xjit.inspect.device_profile(f, jnp.ones((1024, 1024)))
+x = jnp.ones((1024, 1024))
+p = xjit.inspect.device_profile(f, x)
 print(str(p)[:1500])
+jf = jax.jit(f); jf(x).block_until_ready()
+with open(os.path.join(os.environ.get("OUT", "/tmp"), "xspace.pb"), "wb") as fh:
+    fh.write(profiler.collect_xspace(lambda: jf(x).block_until_ready()))
 PYEOF
   PYTHONPATH="$XJIT_PATH" timeout 300 "$PY" scripts/gpu_check.py run xjit "$OUT/xjit.npz"
   timeout 300 "$PY" scripts/gpu_check.py run jax "$OUT/jax.npz"

@@ -106,8 +106,18 @@ def callback_sharding(module_ctx, avals_out) -> str | None:
     return f"#sdy.sharding_per_value<[{', '.join(per_value)}]>"
 
 
+def _callback_device(module_ctx):
+    """The host callback handler's platform: the process's own backend (a
+    program lowered for another platform has no Python here to call back)."""
+    platform, here = module_ctx.platforms[0], backend.default_backend()
+    if platform != here:
+        raise ValueError(f"the platform for the specified backend {here} is different from the "
+                         f"lowering platform {'cuda' if platform == 'gpu' else platform}")
+    return "gpu" if platform == "gpu" else "cpu"
+
+
 def emit_callback(ctx, idx, args, avals_in, avals_out, has_side_effect):
-    device = "gpu" if backend.default_backend() == "gpu" else "cpu"
+    device = _callback_device(ctx.module_ctx)
     attrs = (f'call_target_name = "xla_ffi_python_{device}_callback", api_version = 4 : i32, '
              f'backend_config = {{index = {idx} : ui64}}')
     if has_side_effect:
@@ -131,8 +141,8 @@ def emit_python_callback(ctx, callback, token, operands, operand_avals, result_a
     def host_fn(*flat):
         return tuple(_check_results("python", list(callback(*flat)), result_avals))
 
+    device = _callback_device(ctx.module_context)
     idx = ctx.module_context.add_host_callback(host_fn)
-    device = "gpu" if backend.default_backend() == "gpu" else "cpu"
     ui64 = ir.IntegerType.get_unsigned(64)
     op = hlo.CustomCallOp(
         [lowering.aval_to_ir_type(a) for a in result_avals], list(operands),

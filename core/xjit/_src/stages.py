@@ -15,6 +15,7 @@ from jaxlib import _jax
 from xjit._src import compiler, dispatch, sharding_in_types, tree_util
 from .array import ArrayImpl
 from . import core
+from .interpreters import mlir as lowering
 
 
 class ShapeDtypeStruct:
@@ -103,11 +104,49 @@ class Traced:
 
     def lower(self, *, lowering_platforms=None):
         e = self._entry
+        if lowering_platforms is not None:
+            platform = _lowering_platform(lowering_platforms)
+            if platform != dispatch.backend.default_backend():
+                return ForeignLowered(e.name, lowering.lower_module(
+                    e.name, e.program(), e.donated if e.float0 is None else e.float0.donated,
+                    platform=platform), platform)
         if e.text is None:
             t0 = time.perf_counter()
             e.text = e.lower_text()
             e.lower_s = time.perf_counter() - t0
         return Lowered(self._jitted, e, self._in_tree)
+
+
+def _lowering_platform(platforms):
+    platforms = tuple(platforms)
+    if len(platforms) != 1:
+        raise NotImplementedError(
+            f"lowering for several platforms at once is not supported, got {platforms}")
+    p = str(platforms[0]).lower()
+    p = "gpu" if p in ("cuda", "gpu") else p
+    if p not in ("cpu", "gpu"):
+        raise ValueError(f"Unknown platform {platforms[0]!r}: xjit lowers for 'cpu' and 'cuda'")
+    return p
+
+
+class ForeignLowered:
+    """A program lowered for another platform than this process runs
+    (``trace(...).lower(lowering_platforms=("cuda",))``): its text can be read
+    or exported, not compiled here."""
+
+    def __init__(self, name, text, platform):
+        self._name, self._text, self.platform = name, text, platform
+
+    def as_text(self, dialect=None, *, debug_info=False):
+        return self._text if debug_info else _pretty_mlir(self._text)
+
+    def compiler_ir(self, dialect=None):
+        return compiler.parse_module(self._text)
+
+    def compile(self, compiler_options=None):
+        raise ValueError(f"{self._name} was lowered for platform '{self.platform}', which this "
+                         f"process does not run (default backend: "
+                         f"'{dispatch.backend.default_backend()}')")
 
 
 class Lowered:

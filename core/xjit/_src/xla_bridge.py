@@ -60,6 +60,45 @@ def _cuda_plugin_library():
 
 
 last_gpu_error: str | None = None
+# why the CUDA plugin's kernels (Python callbacks, cuSOLVER) are missing, if they are
+cuda_kernels_error: str | None = None
+_CUDA_EXTENSIONS = ("jax_cuda13_plugin", "jax_cuda12_plugin")
+
+
+def _register_cuda_kernels(c_api):
+    """Register the CUDA plugin package's FFI handlers with the loaded PJRT
+    plugin, as JAX's CUDA plugin does on initialisation: the Python callback
+    handler (``xla_ffi_python_gpu_callback``) and the cuSOLVER and linear
+    algebra kernels the GPU lowerings of ``lax.linalg`` call."""
+    import importlib
+    global cuda_kernels_error
+    for pkg in _CUDA_EXTENSIONS:
+        try:
+            ext = importlib.import_module(f"{pkg}.cuda_plugin_extension")
+        except ImportError:
+            continue
+        break
+    else:
+        cuda_kernels_error = ("no CUDA plugin package (jax-cuda12-plugin or jax-cuda13-plugin): "
+                              "Python callbacks and linear algebra cannot run on the GPU")
+        return
+    xc.register_custom_call_handler(
+        "CUDA", functools.partial(ext.register_custom_call_target, c_api))
+    if hasattr(ext, "register_custom_type"):
+        xc.register_custom_type_handler("CUDA", functools.partial(ext.register_custom_type, c_api))
+        for name, value in ext.ffi_types().items():
+            xc.register_custom_type(name, value, platform="CUDA")
+    for name, value in ext.ffi_handlers().items():
+        xc.register_custom_call_target(name, value, platform="CUDA", api_version=1)
+    for module in ("_solver", "_linalg"):
+        try:
+            kernels = importlib.import_module(f"{pkg}.{module}").registrations()
+        except (ImportError, AttributeError) as e:
+            cuda_kernels_error = f"{pkg}.{module}: {e}"
+            continue
+        for name, value in kernels.items():  # typed-FFI kernels end in _ffi, or are linalg's
+            api = 1 if name.endswith("_ffi") or module == "_linalg" else 0
+            xc.register_custom_call_target(name, value, platform="CUDA", api_version=api)
 
 
 def _gpu_client():
@@ -72,7 +111,7 @@ def _gpu_client():
         return None
     try:
         if not _jax.pjrt_plugin_loaded("cuda"):
-            _jax.load_pjrt_plugin("cuda", lib, None)
+            _register_cuda_kernels(_jax.load_pjrt_plugin("cuda", lib, None))
         if not _jax.pjrt_plugin_initialized("cuda"):
             _jax.initialize_pjrt_plugin("cuda")
         options = xc.generate_pjrt_gpu_plugin_options() if hasattr(

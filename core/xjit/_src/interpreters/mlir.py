@@ -336,19 +336,21 @@ prepare_rules: list = []
 
 
 def lower_module(name: str, closed: core.ClosedJaxpr, donated=(), arg_names=None,
-                 spmd=None) -> str:
+                 spmd=None, platform=None) -> str:
     """The text of a StableHLO module whose ``main`` computes ``closed``.
 
     ``donated[i]`` marks input i as donated: it is aliased to the first
     not-yet-aliased output with the same type (``tf.aliasing_output``).
     ``spmd`` (``xjit._src.pxla.SpmdModule``) makes it a program over many
     devices: its partition count, mesh declaration and per-argument and
-    per-result sharding attributes."""
+    per-result sharding attributes. ``platform`` ("cpu", "gpu"; None: the
+    default backend's) picks the rules' platform-specific kernels."""
     for rule in prepare_rules:
         closed = rule(closed)
     jaxpr = closed.jaxpr
     ctx = LoweringContext()
     ctx.module_ctx.spmd = spmd
+    ctx.module_ctx.platform = platform
     ctx.module_ctx.op_prefix = f"jit({_mlir_string(name)})/"
     in_avals = [v.aval for v in jaxpr.invars]
     out_avals = [v.aval for v in jaxpr.outvars]

@@ -7,7 +7,6 @@ import functools
 
 import numpy as np
 
-from xjit._src import xla_bridge as backend
 from xjit._src.interpreters import mlir as lowering
 from xjit._src.interpreters.mlir import ttype
 from xjit._src.lax import lax
@@ -37,9 +36,10 @@ _COMPLEX_NAMES = {"orgqr": "ungqr", "ormqr": "unmqr"}
 
 
 def lapack_call(ctx, op, name, operands, in_avals, out_avals, config="", nbatch=None):
-    if backend.default_backend() != "cpu":
+    platform = ctx.module_ctx.platforms[0]
+    if platform != "cpu":
         raise NotImplementedError(f"{op} is implemented with LAPACK and only runs on CPU; no "
-                                  f"lowering for platform '{backend.default_backend()}'")
+                                  f"lowering for platform '{platform}'")
     dt = in_avals[0].dtype
     if dt.name not in _PREFIX:  # 16-bit floats pass the type checks, as in JAX, but LAPACK
         raise NotImplementedError(KeyError(dt.type), f"Unsupported dtype {dt.name}.")

@@ -14,7 +14,7 @@ import numpy as np
 
 from xjit._src import sharding_in_types as sit
 from . import sharding_rules as _sr
-from xjit._src import xla_bridge as backend, dtypes
+from xjit._src import dtypes
 from xjit._src.interpreters import ad, batching, mlir as lowering
 from xjit._src.interpreters.ad import Zero
 from xjit._src.interpreters.batching import bdim_at_front, moveaxis, not_mapped
@@ -23,6 +23,7 @@ from xjit._src.interpreters.mlir import ttype
 from xjit._src.lax import lax
 from xjit._src.lax import slicing as sl
 from xjit._src.lax.lapack import _PREFIX, finite_or_zeros, inline, lapack_call, nan_if_failed
+from xjit._src.lax import cusolver
 
 
 def _check_matrix(name, a, square=True):
@@ -51,10 +52,12 @@ def _cholesky_eval(a, **_):
 
 
 def _cholesky_lower(ctx, ai, ao, a):
-    """LAPACK potrf on CPU, as JAX lowers it there (so factors agree to the
-    bit, e.g. in random.multivariate_normal); stablehlo.cholesky elsewhere."""
+    """LAPACK potrf on CPU and cuSOLVER's on the GPU, as JAX lowers it (so
+    factors agree to the bit, e.g. in random.multivariate_normal)."""
     a_aval = ai[0]
-    if backend.default_backend() != "cpu" or a_aval.dtype.name not in _PREFIX:
+    if ctx.module_ctx.platforms[0] == "gpu" and a_aval.dtype.name in _PREFIX:
+        return cusolver.cholesky(ctx, a_aval, a)  # as JAX: XLA's own is blocked with TF32 dots
+    if ctx.module_ctx.platforms[0] != "cpu" or a_aval.dtype.name not in _PREFIX:
         return ctx.op("stablehlo.cholesky", [a], [ttype(a_aval)], ttype(ao[0]),
                       attrs="lower = true")
     info_aval = ShapedArray(a_aval.shape[:-2], np.int32)
@@ -82,7 +85,7 @@ def _tri_solve_lower(ctx, ai, ao, a, b, *, left_side, lower, transpose_a, conjug
                      unit_diagonal):
     if conjugate_a and not transpose_a and ai[0].dtype.kind == "c":
         a = lowering.rules[_conj_p()](ctx, ai[:1], ai[:1], a, input_dtype=ai[0].dtype)
-    if backend.default_backend() == "cpu" and ai[0].dtype.name in _PREFIX:
+    if ctx.module_ctx.platforms[0] == "cpu" and ai[0].dtype.name in _PREFIX:
         # LAPACK's trsm, as JAX on CPU: XLA's expander multiplies by inverted
         # diagonal blocks, so an infinite pivot gives NaN where trsm gives 0
         trans = (ord("C") if conjugate_a else ord("T")) if transpose_a else ord("N")
@@ -133,6 +136,8 @@ def _pivots_to_permutation(pivots, m):
 
 def _lu_lower(ctx, ai, ao, a):
     a_aval = ai[0]
+    if ctx.module_ctx.platforms[0] == "gpu":
+        return cusolver.lu(ctx, a_aval, ao[2], a)
     *batch, m, n = a_aval.shape
     k = min(m, n)
     info_aval = ShapedArray(tuple(batch), np.int32)
@@ -165,7 +170,12 @@ def _qr_lower(ctx, ai, ao, a, *, pivoting=False, full_matrices=True, use_magma=N
     *batch, m, n = a_aval.shape
     k = min(m, n)
     tau_aval = ShapedArray((*batch, k), a_aval.dtype)
-    if pivoting:  # column-pivoted QR (geqp3): a[..., perm] = q @ r
+    gpu = ctx.module_ctx.platforms[0] == "gpu"
+    if pivoting and gpu:
+        raise NotImplementedError("QR with column pivoting is not implemented on the GPU")
+    if gpu:
+        r, taus = cusolver.geqrf(ctx, a_aval, tau_aval, a)
+    elif pivoting:  # column-pivoted QR (geqp3): a[..., perm] = q @ r
         piv_aval = ShapedArray((*batch, n), np.int32)
         (zeros,) = inline(ctx, lambda: [lax.full(piv_aval.shape, 0, np.int32)], [], [])
         r, jpvt, taus = lapack_call(ctx, "qr", "geqp3", [a, zeros], [a_aval, piv_aval],
@@ -183,7 +193,8 @@ def _qr_lower(ctx, ai, ao, a, *, pivoting=False, full_matrices=True, use_magma=N
         return [lax.pad(r, lax._convert(0, r.dtype, False), cfg)]
 
     (qin,) = inline(ctx, reflectors, [a_aval], [r])
-    (q,) = lapack_call(ctx, "qr", "orgqr", [qin, taus], [q_in_aval, tau_aval], [q_in_aval])
+    (q,) = (cusolver.orgqr(ctx, q_in_aval, tau_aval, qin, taus) if gpu else
+            lapack_call(ctx, "qr", "orgqr", [qin, taus], [q_in_aval, tau_aval], [q_in_aval]))
 
     def upper(r):
         r = lax.slice_along(r, 0, ao[1].shape[-2], axis=r.ndim - 2)
@@ -212,6 +223,8 @@ def _eigh_lower(ctx, ai, ao, a, *, lower=True, sort_eigenvalues=True, subset_by_
     if subset_by_index is not None and tuple(subset_by_index) != (0, ai[0].shape[-1]):
         raise NotImplementedError("subset_by_index not supported on CPU and GPU")
     a_aval = ai[0]
+    if ctx.module_ctx.platforms[0] == "gpu":
+        return cusolver.eigh(ctx, a_aval, ao[1], a, lower=lower, algorithm=algorithm)
     info_aval = ShapedArray(a_aval.shape[:-2], np.int32)
     uplo = ord("L") if lower else ord("U")
     v, w, info = lapack_call(ctx, "eigh", "syevd" if a_aval.dtype.kind != "c" else "heevd", [a],
@@ -245,6 +258,9 @@ def _svd_lower(ctx, ai, ao, a, *, full_matrices=True, compute_uv=True, subset_by
     k = min(m, n)
     if subset_by_index is not None and tuple(subset_by_index) != (0, k):
         raise NotImplementedError("subset_by_index not implemented for CPU and GPU")
+    if ctx.module_ctx.platforms[0] == "gpu":
+        return cusolver.svd(ctx, a_aval, list(ao), a, full_matrices=full_matrices,
+                            compute_uv=compute_uv, algorithm=algorithm)
     kernel = "gesdd"
     if algorithm is not None and getattr(algorithm, "value", algorithm) in ("Jacobi", "polar"):
         raise NotImplementedError("The SVD Jacobi and Polar algorithms are not implemented on "
