@@ -12,7 +12,7 @@ import os
 import threading
 
 import numpy as np
-from jaxlib import _jax
+from jaxlib import _jax, _profiler
 from jaxlib import xla_client as xc
 
 from xjit._src import config as config_module
@@ -111,7 +111,9 @@ def _gpu_client():
         return None
     try:
         if not _jax.pjrt_plugin_loaded("cuda"):
-            _register_cuda_kernels(_jax.load_pjrt_plugin("cuda", lib, None))
+            c_api = _jax.load_pjrt_plugin("cuda", lib, None)
+            _profiler.register_plugin_profiler(c_api)  # its kernels in profiles (CUPTI)
+            _register_cuda_kernels(c_api)
         if not _jax.pjrt_plugin_initialized("cuda"):
             _jax.initialize_pjrt_plugin("cuda")
         options = xc.generate_pjrt_gpu_plugin_options() if hasattr(

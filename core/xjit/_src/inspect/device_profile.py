@@ -398,13 +398,18 @@ def _wait(out):
 def device_profile(fun, *args, repeat: int = 5, **kwargs) -> DeviceProfile:
     """Run ``jit(fun)(*args, **kwargs)`` ``repeat`` times under XLA's
     profiler (after one warm-up call) and attribute the device time to
-    kernels, jaxpr equations and source lines."""
+    kernels, jaxpr equations and source lines. On a GPU the profiled build
+    launches its kernels one by one rather than as a CUDA graph."""
     from xjit._src.pjit import PjitFunction
     if not isinstance(repeat, int) or repeat < 1:
         raise ValueError(f"repeat must be a positive integer, got {repeat!r}")
     jf = fun if isinstance(fun, PjitFunction) else PjitFunction(fun)
     lowered = jf.lower(*args, **kwargs)
-    compiled = lowered.compile()
+    # XLA's GPU backend replays a program's kernels as one CUDA graph, whose
+    # events all name the graph ("command_buffer_1"): profile a build without
+    # graphs, so each kernel names its own HLO instruction
+    gpu = profiler.client_for(None).platform in ("gpu", "cuda")
+    compiled = lowered.compile({"xla_gpu_enable_command_buffer": ""} if gpu else None)
     if not hasattr(compiled, "runtime_executable"):  # a program over many devices
         leaves = tree_util.tree_leaves(jf._split(args, kwargs)[:2])
         if any(compiled._entry.donated):
