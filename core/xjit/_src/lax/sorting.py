@@ -8,6 +8,7 @@ recursive doubling (log n shifted combines), written as lax code.
 """
 from __future__ import annotations
 
+import functools
 import operator
 
 import numpy as np
@@ -247,10 +248,37 @@ def _scan_impl(name):
     return impl
 
 
+def _logaddexp_jax(lax, a, b):  # JAX's window body: bit for bit its cumlogsumexp
+    d = lax.sub(a, b)
+    out = lax.add(lax.max(a, b), lax.log1p(lax.exp(lax.neg(lax.abs(d)))))
+    return lax.select(lax.ne(d, d), lax.add(a, b), out)
+
+
+def _window_impl(name):
+    """Each output the reduction of the window of all elements up to it (from
+    it, reversed): one reduce_window, as JAX lowers the cumulative reductions
+    on every platform (XLA rewrites it to a parallel scan), so sums and
+    products round as JAX's do. Booleans and empty axes scan by doubling."""
+    doubling = _scan_impl(name)
+
+    def impl(x, *, axis, reverse):
+        from xjit._src.lax import lax, windowed
+        n = x.shape[axis]
+        if n == 0 or x.dtype == np.bool_:
+            return doubling(x, axis=axis, reverse=reverse)
+        window, padding = [1] * x.ndim, [(0, 0)] * x.ndim
+        window[axis], padding[axis] = n, ((0, n - 1) if reverse else (n - 1, 0))
+        combine = (functools.partial(_logaddexp_jax, lax) if name == "cumlogsumexp" else
+                   functools.partial(_combine(name), lax))
+        init = np.asarray(_identity(name, x.dtype), x.dtype)[()]
+        return windowed.reduce_window(x, init, combine, window, [1] * x.ndim, padding)
+    return impl
+
+
 def _cum_prim(name):
     p = Primitive(name)
     core.abstract_eval_rules[p] = _cum_eval
-    lowering.rules[p] = lower_fun(_scan_impl(name))
+    lowering.rules[p] = lower_fun(_window_impl(name))
     core.pp_param_rules[p] = lambda params: {"axis": params["axis"], "reverse": params["reverse"]}
     return p
 
