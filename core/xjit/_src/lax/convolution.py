@@ -20,7 +20,7 @@ import numpy as np
 from xjit._src import core, dtypes
 from xjit._src.interpreters import ad, batching, mlir as lowering
 from xjit._src.interpreters.ad import Zero, instantiate_zeros, is_undefined_primal
-from xjit._src.interpreters.batching import moveaxis, not_mapped
+from xjit._src.interpreters.batching import not_mapped
 from ..core import Primitive, ShapedArray
 from xjit._src.interpreters.mlir import i64_array, ttype
 from xjit._src.lax import lax as api
@@ -281,88 +281,100 @@ def conv_with_general_padding(lhs, rhs, window_strides, padding, lhs_dilation, r
                                 preferred_element_type=preferred_element_type)
 
 
-# -- transformation rules, worked out in the canonical layout
-# (batch, feature, *spatial) / (out, in, *spatial); operands are transposed
-# into it and results back, so one derivation serves every layout.
+# The transposes are convolutions too, in the primal's own layouts: the
+# dimension numbers name the cotangent's and kernel's roles anew, so no
+# operand is transposed (a canonical NCHW detour cost XLA extra copies).
 
-def _to_canonical(x, spec):
-    return api.transpose(x, tuple(spec))
-
-
-def _from_canonical(x, spec):
-    return api.transpose(x, tuple(int(i) for i in np.argsort(spec)))
+def _swap_io(spec):
+    """A spec with its first two roles exchanged (batch <-> feature, out <-> in)."""
+    return (spec[1], spec[0]) + tuple(spec[2:])
 
 
-def _canonical_dnums(nd):
-    iota = tuple(range(nd))
-    return ConvDimensionNumbers(iota, iota, iota)
-
-
-def _conv_transpose_lhs(ct, rhs_aval, lhs_aval, rhs, *, window_strides, padding, lhs_dilation,
-                        rhs_dilation, dimension_numbers, feature_group_count, batch_group_count,
-                        precision, preferred_element_type):
-    """d lhs: the cotangent convolved with the spatially flipped kernel, in
-    and out features swapped, strides and lhs dilation exchanged."""
-    if batch_group_count != 1:
-        raise NotImplementedError("transpose of conv_general_dilated with batch_group_count > 1 "
-                                  "with respect to lhs")
-    lspec, rspec, ospec = dimension_numbers
-    nd = lhs_aval.ndim
-    g = feature_group_count
-    ct_c = _to_canonical(ct, ospec)
-    w = _to_canonical(rhs, rspec)  # (O, I, *k)
-    o, i, k = w.shape[0], w.shape[1], w.shape[2:]
-    w = api.reshape(w, (g, o // g, i) + k)
-    w = api.transpose(w, (0, 2, 1) + tuple(range(3, nd + 1)))
-    w = api.reshape(w, (g * i, o // g) + k)
-    w = api.rev(w, tuple(range(2, nd)))
-    in_sp = [lhs_aval.shape[d] for d in lspec[2:]]
-    out_sp = ct_c.shape[2:]
+def _vjp_lhs_padding(in_sp, k, out_sp, padding, window_strides, lhs_dilation, rhs_dilation):
     pads = []
     for n, kk, m, (lo, _), s, ld, rd in zip(in_sp, k, out_sp, padding, window_strides,
                                              lhs_dilation, rhs_dilation):
         k_eff, in_dil, out_dil = _dilate(kk, rd), _dilate(n, ld), _dilate(m, s)
         before = k_eff - lo - 1
         pads.append((before, in_dil + k_eff - 1 - out_dil - before))
+    return tuple(pads)
+
+
+def _vjp_rhs_padding(in_sp, k, out_sp, padding, window_strides, lhs_dilation, rhs_dilation):
+    return tuple((lo, _dilate(m, s) - _dilate(n, ld) + _dilate(kk, rd) - lo - 1)
+                 for n, kk, m, (lo, _), s, ld, rd in zip(in_sp, k, out_sp, padding, window_strides,
+                                                         lhs_dilation, rhs_dilation))
+
+
+def _fold(x, src, dst):
+    """Axis ``src`` of ``x`` folded into axis ``dst`` (numbered without
+    ``src``) as its outer part, by one reshape that reads ``x`` permuted."""
+    shape = core.aval_of(x).shape
+    perm = [i for i in range(len(shape)) if i != src]
+    perm.insert(dst, src)
+    sizes = [d for i, d in enumerate(shape) if i != src]
+    sizes[dst] *= shape[src]
+    return api.reshape(x, tuple(sizes), tuple(perm))
+
+
+def _conv_transpose_lhs(ct, rhs_aval, lhs_aval, rhs, *, window_strides, padding, lhs_dilation,
+                        rhs_dilation, dimension_numbers, feature_group_count, batch_group_count,
+                        precision, preferred_element_type):
+    """d lhs: the cotangent convolved with the spatially flipped kernel, its
+    in and out features exchanged, strides and lhs dilation exchanged. Feature
+    (or batch) groups move from the kernel's out features into its in features."""
+    lspec, rspec, ospec = dimension_numbers
+    groups = feature_group_count
+    if feature_group_count > 1 or batch_group_count > 1:
+        g = max(feature_group_count, batch_group_count)
+        rhs = _fold(_split(rhs, rspec[0], g), rspec[0], rspec[1])
+        groups = g
+    pads = _vjp_lhs_padding([lhs_aval.shape[d] for d in lspec[2:]],
+                            [rhs_aval.shape[d] for d in rspec[2:]],
+                            [core.aval_of(ct).shape[d] for d in ospec[2:]], padding,
+                            window_strides, lhs_dilation, rhs_dilation)
+    w = api.rev(rhs, tuple(rspec[2:]))
+    if core.aval_of(w).dtype != core.aval_of(ct).dtype:
+        w = api._convert(w, core.aval_of(ct).dtype, False)
     out = conv_general_dilated_p.bind(
-        ct_c, w, window_strides=tuple(lhs_dilation), padding=tuple(pads),
+        ct, w, window_strides=tuple(lhs_dilation), padding=pads,
         lhs_dilation=tuple(window_strides), rhs_dilation=tuple(rhs_dilation),
-        dimension_numbers=_canonical_dnums(nd), feature_group_count=g, batch_group_count=1,
-        precision=precision, preferred_element_type=preferred_element_type,
-        out_sharding=_canonical_sharding(lhs_aval, lspec, ct_c, w))
-    return _from_canonical(out, lspec)
-
-
-def _canonical_sharding(aval, spec, *others):
-    """The primal's type in the canonical layout its cotangent is built in
-    (as JAX gives a conv transpose the primal's sharding)."""
-    s = sit.primal_sharding(aval, *map(core.aval_of, others))
-    return None if s is None else s.update(spec=[sit.parts(aval)[d] for d in spec])
+        dimension_numbers=ConvDimensionNumbers(tuple(ospec), _swap_io(rspec), tuple(lspec)),
+        feature_group_count=groups, batch_group_count=1, precision=precision,
+        preferred_element_type=preferred_element_type,
+        out_sharding=sit.primal_sharding(lhs_aval, core.aval_of(ct), core.aval_of(w)))
+    if core.aval_of(out).dtype != lhs_aval.dtype:
+        out = api._convert(out, lhs_aval.dtype, False)
+    if batch_group_count > 1:  # the groups came out in the features: back into the batch
+        out = _fold(_split(out, lspec[1], batch_group_count), lspec[1], lspec[0])
+    return out
 
 
 def _conv_transpose_rhs(ct, lhs, rhs_aval, *, window_strides, padding, lhs_dilation,
                         rhs_dilation, dimension_numbers, feature_group_count, batch_group_count,
                         precision, preferred_element_type):
-    """d rhs: the input correlated with the cotangent, with batch and feature
-    roles exchanged (feature groups become batch groups and vice versa)."""
+    """d rhs: the input correlated with the cotangent, batch and feature roles
+    exchanged (feature groups become batch groups and vice versa)."""
     lspec, rspec, ospec = dimension_numbers
-    nd = rhs_aval.ndim
-    x = _to_canonical(lhs, lspec)
-    ct_c = _to_canonical(ct, ospec)
-    k = [rhs_aval.shape[d] for d in rspec[2:]]
-    pads = []
-    for n, kk, m, (lo, _), s, ld, rd in zip(x.shape[2:], k, ct_c.shape[2:], padding,
-                                             window_strides, lhs_dilation, rhs_dilation):
-        pads.append((lo, _dilate(m, s) - _dilate(n, ld) + _dilate(kk, rd) - lo - 1))
-    swap = (1, 0) + tuple(range(2, nd))
+    ct_aval, lhs_aval = core.aval_of(ct), core.aval_of(lhs)
+    if ct_aval.size == 0:  # a degenerate convolution with empty spatial kernel
+        return Zero(rhs_aval)
+    pads = _vjp_rhs_padding([lhs_aval.shape[d] for d in lspec[2:]],
+                            [rhs_aval.shape[d] for d in rspec[2:]],
+                            [ct_aval.shape[d] for d in ospec[2:]], padding, window_strides,
+                            lhs_dilation, rhs_dilation)
+    if lhs_aval.dtype != ct_aval.dtype:
+        lhs = api._convert(lhs, ct_aval.dtype, False)
     out = conv_general_dilated_p.bind(
-        x, ct_c, window_strides=tuple(rhs_dilation), padding=tuple(pads),
+        lhs, ct, window_strides=tuple(rhs_dilation), padding=pads,
         lhs_dilation=tuple(lhs_dilation), rhs_dilation=tuple(window_strides),
-        dimension_numbers=ConvDimensionNumbers(swap, swap, swap),
+        dimension_numbers=ConvDimensionNumbers(_swap_io(lspec), _swap_io(ospec), _swap_io(rspec)),
         feature_group_count=batch_group_count, batch_group_count=feature_group_count,
         precision=precision, preferred_element_type=preferred_element_type,
-        out_sharding=_canonical_sharding(rhs_aval, rspec, x, ct_c))
-    return _from_canonical(out, rspec)
+        out_sharding=sit.primal_sharding(rhs_aval, lhs_aval, ct_aval))
+    if core.aval_of(out).dtype != rhs_aval.dtype:
+        out = api._convert(out, rhs_aval.dtype, False)
+    return out
 
 
 def _conv_transpose(ct, lhs, rhs, **params):
@@ -376,54 +388,52 @@ def _conv_transpose(ct, lhs, rhs, **params):
     return [None, _conv_transpose_rhs(ct, lhs, rhs.aval, **params)]
 
 
-def _merge(x, src, dst):
-    """Fold axis ``src`` of ``x`` into axis ``dst`` (as its outer part);
-    ``dst`` is numbered as in ``x`` without ``src``."""
-    x = moveaxis(x, src, dst)
-    shape = list(x.shape)
-    shape[dst:dst + 2] = [shape[dst] * shape[dst + 1]]
-    return api.reshape(x, tuple(shape))
-
-
 def _split(x, axis, outer):
-    shape = list(x.shape)
+    """Axis ``axis`` of ``x`` split into (outer, rest)."""
+    shape = list(core.aval_of(x).shape)
     shape[axis:axis + 1] = [outer, shape[axis] // outer]
     return api.reshape(x, tuple(shape))
 
 
 def _conv_batch(args, dims, **params):
-    """vmap: fold the batch into the batch dim (lhs), the output features
-    (rhs), or, when both are batched, into feature groups."""
+    """vmap, in the operands' own layouts: the mapped axis folds into a
+    dimension the convolution already has, so each example gets its own
+    convolution: the batch (lhs mapped), the output features (kernel mapped),
+    or, both mapped, the feature (or batch) groups. Existing groups stay
+    outermost in the dimension they occupy."""
     lhs, rhs = args
     ld, rd = dims
     lspec, rspec, ospec = params["dimension_numbers"]
-    nd = len(lspec)
-    g, bg = params["feature_group_count"], params["batch_group_count"]
-    if bg != 1:
-        raise NotImplementedError("vmap of conv_general_dilated with batch_group_count > 1")
-    x = _to_canonical(moveaxis(lhs, ld, 0), (0,) + tuple(d + 1 for d in lspec)) \
-        if ld is not not_mapped else _to_canonical(lhs, lspec)
-    w = _to_canonical(moveaxis(rhs, rd, 0), (0,) + tuple(d + 1 for d in rspec)) \
-        if rd is not not_mapped else _to_canonical(rhs, rspec)
-    p = dict(params, dimension_numbers=_canonical_dnums(nd))
-    if rd is not_mapped:  # (B, N, C, ...) -> (B*N, C, ...)
-        b = x.shape[0]
-        out = conv_general_dilated_p.bind(_merge(x, 0, 0), w, **p)
-        out = _split(out, 0, b)
-    elif ld is not_mapped:  # kernel (B, O, I, ...) -> (G*B*Og, I, ...)
-        b, o = w.shape[0], w.shape[1]
-        w = api.reshape(w, (b, g, o // g) + w.shape[2:])
-        w = api.reshape(moveaxis(w, 0, 1), (g * b * (o // g),) + w.shape[3:])
-        out = conv_general_dilated_p.bind(x, w, **p)  # (N, G*B*Og, ...)
-        out = api.reshape(out, (out.shape[0], g, b, o // g) + out.shape[2:])
-        out = api.reshape(moveaxis(out, 2, 0), (b, out.shape[0], o) + out.shape[4:])
-    else:  # both: batch becomes extra feature groups
-        b = x.shape[0]
-        x = _merge(x, 0, 1)  # (N, B*C, ...)
-        w = _merge(w, 0, 0)  # (B*O, I, ...)
-        out = conv_general_dilated_p.bind(x, w, **dict(p, feature_group_count=b * g))
-        out = moveaxis(_split(out, 1, b), 1, 0)  # (B, N, O, ...)
-    return _from_canonical(out, (0,) + tuple(d + 1 for d in ospec)), 0
+    fg, bg = params["feature_group_count"], params["batch_group_count"]
+
+    def conv(x, w, fg=fg, bg=bg):
+        return conv_general_dilated_p.bind(x, w, **dict(params, feature_group_count=fg,
+                                                       batch_group_count=bg))
+    if rd is not_mapped:
+        b = core.aval_of(lhs).shape[ld]
+        if bg == 1:
+            out = conv(_fold(lhs, ld, lspec[0]), rhs)
+        else:  # the batch groups stay outermost: the examples go inside each
+            x = _split(lhs, lspec[0] + (ld <= lspec[0]), bg)
+            x = _fold(x, ld + (lspec[0] < ld), lspec[0] + 1)
+            out = conv(_fold(x, lspec[0], lspec[0]), rhs)
+        return _split(out, ospec[0], b), ospec[0]
+    b = core.aval_of(rhs).shape[rd]
+    if ld is not_mapped:
+        if fg == 1 and bg == 1:
+            return _split(conv(lhs, _fold(rhs, rd, rspec[0])), ospec[1], b), ospec[1]
+        groups = fg if fg > 1 else bg  # outermost in the out features, the examples inside
+        w = _split(rhs, rspec[0] + (rd <= rspec[0]), groups)
+        w = _fold(w, rd + (rspec[0] < rd), rspec[0] + 1)
+        out = _split(conv(lhs, _fold(w, rspec[0], rspec[0])), ospec[1], groups)
+        out = _split(out, ospec[1] + 1, b)
+        return _fold(out, ospec[1], ospec[1] + 1), ospec[1]
+    if bg > 1:
+        x, bg = _fold(lhs, ld, lspec[0]), bg * b
+    else:
+        x, fg = _fold(lhs, ld, lspec[1]), fg * b
+    out = conv(x, _fold(rhs, rd, rspec[0]), fg, bg)
+    return _split(out, ospec[1], b), ospec[1]
 
 
 def _conv_jvp(primals, tangents, **params):
