@@ -8,7 +8,6 @@ recursive doubling (log n shifted combines), written as lax code.
 """
 from __future__ import annotations
 
-import functools
 import operator
 
 import numpy as np
@@ -16,8 +15,8 @@ import numpy as np
 from xjit._src import core, dtypes, sharding_in_types as sit
 from xjit._src.interpreters import mlir as lowering
 from ..core import Primitive, ShapedArray
-from xjit._src.interpreters.mlir import ttype
-from . import sharding_rules
+from xjit._src.interpreters.mlir import i64_array, ttype
+from . import reductions as red, sharding_rules
 from xjit._src.interpreters import ad, batching
 from xjit._src.interpreters.ad import Zero
 from xjit._src.interpreters.batching import bdim_at_front, moveaxis, not_mapped
@@ -254,31 +253,48 @@ def _logaddexp_jax(lax, a, b):  # JAX's window body: bit for bit its cumlogsumex
     return lax.select(lax.ne(d, d), lax.add(a, b), out)
 
 
-def _window_impl(name):
+_CUM_OPS = {"cumsum": "stablehlo.add", "cumprod": "stablehlo.multiply",
+            "cummax": "stablehlo.maximum", "cummin": "stablehlo.minimum"}
+
+
+def _cum_lower(name):
     """Each output the reduction of the window of all elements up to it (from
     it, reversed): one reduce_window, as JAX lowers the cumulative reductions
     on every platform (XLA rewrites it to a parallel scan), so sums and
     products round as JAX's do. Booleans and empty axes scan by doubling."""
-    doubling = _scan_impl(name)
+    doubling = lower_fun(_scan_impl(name))
 
-    def impl(x, *, axis, reverse):
-        from xjit._src.lax import lax, windowed
-        n = x.shape[axis]
-        if n == 0 or x.dtype == np.bool_:
-            return doubling(x, axis=axis, reverse=reverse)
-        window, padding = [1] * x.ndim, [(0, 0)] * x.ndim
-        window[axis], padding[axis] = n, ((0, n - 1) if reverse else (n - 1, 0))
-        combine = (functools.partial(_logaddexp_jax, lax) if name == "cumlogsumexp" else
-                   functools.partial(_combine(name), lax))
-        init = np.asarray(_identity(name, x.dtype), x.dtype)[()]
-        return windowed.reduce_window(x, init, combine, window, [1] * x.ndim, padding)
-    return impl
+    def body(ctx, scalar):
+        if name in _CUM_OPS:
+            return red.reduce_region(ctx, _CUM_OPS[name], scalar.dtype)
+        from xjit._src.interpreters.partial_eval import trace_to_jaxpr
+        from xjit._src.lax import lax
+        jaxpr, consts = trace_to_jaxpr(lambda a, b: [_logaddexp_jax(lax, a, b)], [scalar, scalar])
+        return ctx.region([scalar, scalar], lambda a, b: [
+            (o, scalar) for o in lowering.lower_jaxpr(ctx, jaxpr, consts, [a, b])])
+
+    def rule(ctx, ai, ao, x, *, axis, reverse):
+        a = ai[0]
+        n = a.shape[axis]
+        if n == 0 or a.dtype == np.bool_:
+            return doubling(ctx, ai, ao, x, axis=axis, reverse=reverse)
+        scalar = a.update(shape=(), weak_type=False)
+        init = ctx.constant(_identity(name, a.dtype), scalar)
+        window, pads = [1] * a.ndim, [[0, 0] for _ in range(a.ndim)]
+        window[axis], pads[axis] = n, ([0, n - 1] if reverse else [n - 1, 0])
+        ones = [1] * a.ndim
+        attrs = (f"window_dimensions = {i64_array(window)}, window_strides = {i64_array(ones)}, "
+                 f"base_dilations = {i64_array(ones)}, window_dilations = {i64_array(ones)}, "
+                 f"padding = dense<{pads}> : tensor<{a.ndim}x2xi64>")
+        return ctx.op("stablehlo.reduce_window", [x, init], [ttype(a), ttype(scalar)],
+                      ttype(ao[0]), attrs=attrs, regions=[body(ctx, scalar)])
+    return rule
 
 
 def _cum_prim(name):
     p = Primitive(name)
     core.abstract_eval_rules[p] = _cum_eval
-    lowering.rules[p] = lower_fun(_window_impl(name))
+    lowering.rules[p] = _cum_lower(name)
     core.pp_param_rules[p] = lambda params: {"axis": params["axis"], "reverse": params["reverse"]}
     return p
 
