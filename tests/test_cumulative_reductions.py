@@ -53,3 +53,15 @@ def test_lowered_as_one_reduce_window():
     text = jax.jit(lambda x: lax.cumsum(x, 1)).lower(np.ones((3, 4), np.float32)).as_text()
     assert text.count("stablehlo.reduce_window") == 1
     assert "padding = dense<[[0, 0], [3, 0]]>" in text and "window_dimensions = array<i64: 1, 4>" in text
+
+
+def test_booleans_are_refused_as_in_jax():
+    for fn in (lax.cumsum, lax.cumprod, lax.cummax, lax.cummin, lax.cumlogsumexp):
+        with pytest.raises(TypeError, match=f"{fn.__name__} does not accept dtype bool"):
+            fn(np.array([True, False]))
+    # jax.numpy promotes booleans first
+    np.testing.assert_array_equal(jax.numpy.cumsum(np.array([True, False, True])), [1, 1, 2])
+
+
+def test_empty_axis():
+    assert lax.cumsum(np.zeros((0, 3), np.float32), 0).shape == (0, 3)

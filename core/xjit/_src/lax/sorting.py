@@ -8,6 +8,7 @@ recursive doubling (log n shifted combines), written as lax code.
 """
 from __future__ import annotations
 
+import functools
 import operator
 
 import numpy as np
@@ -183,7 +184,10 @@ def top_k(operand, k, *, axis=-1):
 # cumulative reductions
 
 
-def _cum_eval(operand, *, axis, reverse):
+def _cum_eval(operand, *, axis, reverse, name=None):
+    if operand.dtype == np.bool_:
+        raise TypeError(f"{name} does not accept dtype bool. Accepted dtypes are subtypes of "
+                        "number.")
     if not 0 <= axis < max(operand.ndim, 1):
         raise ValueError(f"axis {axis} is out of bounds for array of dimension {operand.ndim}")
     return operand
@@ -194,57 +198,10 @@ def _identity(name, dtype):
         return np.zeros((), dtype)
     if name == "cumprod":
         return np.ones((), dtype)
-    if dtype == np.bool_:
-        return np.array(name == "cummin")
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
         return np.array(info.min if name == "cummax" else info.max, dtype)
     return np.array(np.inf if name == "cummin" else -np.inf, dtype)
-
-
-def _logaddexp(lax, a, b):
-    m = lax.max(a, b)
-    d = lax.neg(lax.abs(lax.sub(a, b)))
-    out = lax.add(m, lax.log1p(lax.exp(d)))
-    return lax.select(lax.ne(d, d), m, out)  # both -inf (or +inf): the max
-
-
-def _combine(name):
-    def fn(lax, a, b):
-        if name == "cumsum":
-            return lax.bitwise_or(a, b) if a.dtype == np.bool_ else lax.add(a, b)
-        if name == "cumprod":
-            return lax.bitwise_and(a, b) if a.dtype == np.bool_ else lax.mul(a, b)
-        if name == "cummax":
-            return lax.max(a, b)
-        if name == "cummin":
-            return lax.min(a, b)
-        return _logaddexp(lax, a, b)
-    return fn
-
-
-def _scan_impl(name):
-    combine = _combine(name)
-
-    def impl(x, *, axis, reverse):
-        """Inclusive scan by recursive doubling: after the step with shift s,
-        each element combines the 2s elements ending at it."""
-        from xjit._src.lax import lax
-        n = x.shape[axis]
-        if reverse:
-            x = lax.rev(x, (axis,))
-        ident = np.asarray(_identity(name, x.dtype), x.dtype)[()]
-        shift = 1
-        while shift < n:
-            start, limit = [0] * x.ndim, list(x.shape)
-            limit[axis] = n - shift
-            head = lax.slice(x, start, limit)
-            cfg = [(0, 0, 0)] * x.ndim
-            cfg[axis] = (shift, 0, 0)
-            x = combine(lax, x, lax.pad(head, ident, cfg))
-            shift *= 2
-        return lax.rev(x, (axis,)) if reverse else x
-    return impl
 
 
 def _logaddexp_jax(lax, a, b):  # JAX's window body: bit for bit its cumlogsumexp
@@ -261,8 +218,7 @@ def _cum_lower(name):
     """Each output the reduction of the window of all elements up to it (from
     it, reversed): one reduce_window, as JAX lowers the cumulative reductions
     on every platform (XLA rewrites it to a parallel scan), so sums and
-    products round as JAX's do. Booleans and empty axes scan by doubling."""
-    doubling = lower_fun(_scan_impl(name))
+    products round as JAX's do."""
 
     def body(ctx, scalar):
         if name in _CUM_OPS:
@@ -276,8 +232,8 @@ def _cum_lower(name):
     def rule(ctx, ai, ao, x, *, axis, reverse):
         a = ai[0]
         n = a.shape[axis]
-        if n == 0 or a.dtype == np.bool_:
-            return doubling(ctx, ai, ao, x, axis=axis, reverse=reverse)
+        if n == 0:
+            return x
         scalar = a.update(shape=(), weak_type=False)
         init = ctx.constant(_identity(name, a.dtype), scalar)
         window, pads = [1] * a.ndim, [[0, 0] for _ in range(a.ndim)]
@@ -293,7 +249,7 @@ def _cum_lower(name):
 
 def _cum_prim(name):
     p = Primitive(name)
-    core.abstract_eval_rules[p] = _cum_eval
+    core.abstract_eval_rules[p] = functools.partial(_cum_eval, name=name)
     lowering.rules[p] = _cum_lower(name)
     core.pp_param_rules[p] = lambda params: {"axis": params["axis"], "reverse": params["reverse"]}
     return p
