@@ -300,15 +300,19 @@ def _guard_transfer(aval, device, explicit):
     logging.getLogger("xjit").warning(what)
 
 
-def transfer_to_device(aval, value: np.ndarray, device=None, explicit=False, committed=False):
+def transfer_to_device(aval, value: np.ndarray, device=None, explicit=False, committed=False,
+                       copy=False):
     """Copy a host array to ``device``; returns jaxlib's ArrayImpl, committed
-    to the device only when asked (``device_put(x, device)``)."""
+    to the device only when asked (``device_put(x, device)``). A CPU device
+    may otherwise keep using ``value``'s own memory (zero-copy, as JAX's
+    ``device_put``); ``copy`` gives the array memory of its own, which a later
+    change to ``value`` cannot reach and a donation can reuse."""
     device = device or default_device()
     if _h2d_guard is not None:
         _guard_transfer(aval, device, explicit)
     sharding = sharding_for(device) if committed else uncommitted_sharding(device)
     return _jax.batched_device_put(aval, sharding, [value], [device], committed=committed,
-                                   enable_x64=config.jax_enable_x64)
+                                   force_copy=copy, enable_x64=config.jax_enable_x64)
 
 
 def copy_to_device(buf, device):

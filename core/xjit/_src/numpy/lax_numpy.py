@@ -95,9 +95,11 @@ def _check_leaves(obj):
 
 
 def device_put_raw(aval, np_val):
+    """``np_val`` on the device, in memory of its own: as in JAX, ``jnp.array``
+    and ``jnp.asarray`` of a NumPy array never see later writes to it."""
     from xjit._src.xla_bridge import transfer_to_device
     with np.errstate(over="ignore"):
-        return transfer_to_device(aval, np.asarray(np_val, dtype=aval.dtype))
+        return transfer_to_device(aval, np.asarray(np_val, dtype=aval.dtype), copy=True)
 
 
 def _contains_array(obj):
