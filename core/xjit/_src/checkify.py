@@ -212,6 +212,12 @@ def _eval_checked(jaxpr, consts, args, errors, sites):
             continue
         if name in ("jit", "pjit") and "jaxpr" in eqn.params:
             outs = _checked_jit_call(eqn.params["jaxpr"], ins, errors, sites)
+        elif name == "scan":
+            outs = _checked_scan(eqn.params, ins, errors, sites)
+        elif any(_has_sites(j, errors) for j in core.jaxprs_in_params(eqn.params)):
+            # binding it as is would miss its failures: a wrong "no error"
+            raise NotImplementedError(f"checkify: checks inside {name} are not supported yet "
+                                      "(jit and scan bodies are)")
         else:
             outs = eqn.primitive.bind(*ins, **eqn.params)
             outs = outs if eqn.primitive.multiple_results else [outs]
@@ -250,6 +256,49 @@ def _checked_jit_call(closed, ins, errors, sites):
         sites.append((pred, list(payloads[start:start + count]), msg))
         start += count
     return list(outs)
+
+
+def _has_sites(jaxpr, errors):
+    """Whether checking ``jaxpr`` (sub-jaxprs included) would add a site."""
+    for e in jaxpr.eqns:
+        name = e.primitive.name
+        if (e.primitive is check_p and FailedCheckError in errors) or \
+                (name == "div" and DivisionByZeroError in errors) or \
+                (name == "dynamic_slice" and OOBError in errors) or \
+                (NaNError in errors and any(dtypes.is_inexact(v.aval.dtype) for v in e.outvars)):
+            return True
+    return any(_has_sites(j, errors) for j in core.subjaxprs(jaxpr))
+
+
+def _checked_scan(params, ins, errors, sites):
+    """A scan checked inside: every iteration's failure flags and payloads
+    leave the loop as per-iteration outputs, and the error is the first
+    failure in execution order (the iteration, then the site), as JAX's
+    carried error would be."""
+    from xjit._src.lax.control_flow.loops import scan
+    jnp = _jnp()
+    body, nc, ncar = params["jaxpr"], params["num_consts"], params["num_carry"]
+    consts, init, xs = ins[:nc], ins[nc:nc + ncar], ins[nc + ncar:]
+    layout = []
+
+    def step(carry, x):
+        local = []
+        outs = _eval_checked(body.jaxpr, body.consts, [*consts, *carry, *x], errors, local)
+        layout[:] = [msg for _, _, msg in local]
+        return outs[:ncar], (outs[ncar:], [jnp.asarray(pred) for pred, _, _ in local],
+                             [list(payload) for _, payload, _ in local])
+    carry, (ys, preds, payloads) = scan(step, list(init), list(xs), length=params["length"],
+                                        reverse=params["reverse"], unroll=params["unroll"])
+    if preds:
+        fails = jnp.stack(preds)  # (sites, iterations)
+        per_iter = jnp.any(fails, axis=0)
+        n = per_iter.shape[0]
+        first = n - 1 - jnp.argmax(per_iter[::-1]) if params["reverse"] else jnp.argmax(per_iter)
+        site = jnp.argmax(fails[:, first])
+        failed = jnp.any(per_iter)
+        for j, (msg, payload) in enumerate(zip(layout, payloads)):
+            sites.append((jnp.logical_and(failed, site == j), [v[first] for v in payload], msg))
+    return [*carry, *ys]
 
 
 def _add_sites(eqn, ins, outs, errors, sites, jnp):
