@@ -214,10 +214,12 @@ def _eval_checked(jaxpr, consts, args, errors, sites):
             outs = _checked_jit_call(eqn.params["jaxpr"], ins, errors, sites)
         elif name == "scan":
             outs = _checked_scan(eqn.params, ins, errors, sites)
+        elif name == "cond" and any(_has_sites(b.jaxpr, errors) for b in eqn.params["branches"]):
+            outs = _checked_cond(eqn.params["branches"], ins, errors, sites)
         elif any(_has_sites(j, errors) for j in core.jaxprs_in_params(eqn.params)):
             # binding it as is would miss its failures: a wrong "no error"
             raise NotImplementedError(f"checkify: checks inside {name} are not supported yet "
-                                      "(jit and scan bodies are)")
+                                      "(jit, scan and cond bodies are)")
         else:
             outs = eqn.primitive.bind(*ins, **eqn.params)
             outs = outs if eqn.primitive.multiple_results else [outs]
@@ -299,6 +301,52 @@ def _checked_scan(params, ins, errors, sites):
         for j, (msg, payload) in enumerate(zip(layout, payloads)):
             sites.append((jnp.logical_and(failed, site == j), [v[first] for v in payload], msg))
     return [*carry, *ys]
+
+
+def _checked_cond(branches, ins, errors, sites):
+    """A cond checked inside: every branch returns the flags and payloads of
+    all branches' sites (those of the branches not taken false and zero), so
+    the error is the taken branch's first failure, as JAX's."""
+    from xjit._src.api import eval_shape
+    from xjit._src.lax.control_flow.conditionals import switch
+    jnp = _jnp()
+    index, *ops = ins
+    layouts = []  # per branch: [(message, payload avals)] in site order
+
+    def checked(k):
+        def run(*args):
+            local = []
+            outs = _eval_checked(branches[k].jaxpr, branches[k].consts, args, errors, local)
+            return outs, local
+        return run
+    for k in range(len(branches)):
+        found = []
+
+        def shapes(*args, k=k, found=found):
+            outs, local = checked(k)(*args)
+            found[:] = [msg for _, _, msg in local]
+            return [jnp.asarray(pred) for pred, _, _ in local], [list(p) for _, p, _ in local]
+        preds, payloads = eval_shape(shapes, *ops)
+        layouts.append(list(zip(found, payloads)))
+
+    def branch(k):
+        def run(*args):
+            outs, local = checked(k)(*args)
+            flags, values = [], []
+            for j, lay in enumerate(layouts):
+                for i, (_, avals) in enumerate(lay):
+                    if j == k:
+                        flags.append(jnp.asarray(local[i][0]))
+                        values.append(list(local[i][1]))
+                    else:
+                        flags.append(jnp.asarray(False))
+                        values.append([jnp.zeros(a.shape, a.dtype) for a in avals])
+            return outs, flags, values
+        return run
+    outs, flags, values = switch(index, [branch(k) for k in range(len(branches))], *ops)
+    messages = [msg for lay in layouts for msg, _ in lay]
+    sites.extend(zip(flags, values, messages))
+    return list(outs)
 
 
 def _add_sites(eqn, ins, outs, errors, sites, jnp):
