@@ -216,10 +216,14 @@ def _eval_checked(jaxpr, consts, args, errors, sites):
             outs = _checked_scan(eqn.params, ins, errors, sites)
         elif name == "cond" and any(_has_sites(b.jaxpr, errors) for b in eqn.params["branches"]):
             outs = _checked_cond(eqn.params["branches"], ins, errors, sites)
-        elif any(_has_sites(j, errors) for j in core.jaxprs_in_params(eqn.params)):
-            # binding it as is would miss its failures: a wrong "no error"
-            raise NotImplementedError(f"checkify: checks inside {name} are not supported yet "
-                                      "(jit, scan and cond bodies are)")
+        elif name == "while" and any(_has_sites(eqn.params[k].jaxpr, errors)
+                                     for k in ("cond_jaxpr", "body_jaxpr")):
+            outs = _checked_while(eqn.params, ins, errors, sites)
+        elif any(_has_sites(j, {FailedCheckError}) for j in core.jaxprs_in_params(eqn.params)):
+            # a user check there cannot be staged; (automatic checks are made
+            # on such an equation's outputs, as before)
+            raise NotImplementedError(f"checkify: a check inside {name} is not supported yet "
+                                      "(jit, scan, cond and while bodies are)")
         else:
             outs = eqn.primitive.bind(*ins, **eqn.params)
             outs = outs if eqn.primitive.multiple_results else [outs]
@@ -347,6 +351,63 @@ def _checked_cond(branches, ins, errors, sites):
     messages = [msg for lay in layouts for msg, _ in lay]
     sites.extend(zip(flags, values, messages))
     return list(outs)
+
+
+def _checked_while(params, ins, errors, sites):
+    """A while loop checked inside: the loop carries whether a check failed,
+    which site and its payload; the first failure (the predicate's checks
+    before each iteration, then the body's) is kept, as JAX's carried error."""
+    from xjit._src.api import eval_shape
+    from xjit._src.lax.control_flow.loops import while_loop
+    jnp = _jnp()
+    cj, bj = params["cond_jaxpr"], params["body_jaxpr"]
+    nc, nb = params["cond_nconsts"], params["body_nconsts"]
+    cconsts, bconsts, init = ins[:nc], ins[nc:nc + nb], list(ins[nc + nb:])
+
+    def pred_checked(carry):
+        local = []
+        (pred,) = _eval_checked(cj.jaxpr, cj.consts, [*cconsts, *carry], errors, local)
+        return pred, local
+
+    def body_checked(carry):
+        local = []
+        return _eval_checked(bj.jaxpr, bj.consts, [*bconsts, *carry], errors, local), local
+    messages, counts = [], []  # the predicate's sites, then the body's
+
+    def shapes(carry):
+        _, before = pred_checked(carry)
+        _, inside = body_checked(carry)
+        messages[:], counts[:] = [msg for _, _, msg in before + inside], [len(before)]
+        return [list(p) for _, p, _ in before + inside]
+    layout = list(zip(messages, eval_shape(shapes, init)))
+    n_pred = counts[0]
+
+    def record(state, local, offset):
+        failed, site, payloads = state
+        for i, (pred, payload, _) in enumerate(local):
+            new = jnp.logical_and(jnp.logical_not(failed), jnp.asarray(pred))
+            site = jnp.where(new, offset + i, site)
+            payloads = [[jnp.where(new, v, old) for v, old in zip(payload, olds)]
+                        if j == offset + i else olds for j, olds in enumerate(payloads)]
+            failed = jnp.logical_or(failed, new)
+        return failed, site, payloads
+
+    state = (jnp.asarray(False), jnp.asarray(-1, np.int32),
+             [[jnp.zeros(a.shape, a.dtype) for a in p] for _, p in layout])
+
+    def cond_fun(c):
+        return pred_checked(c[0])[0]
+
+    def body_fun(c):
+        carry, st = c
+        carry, inside = body_checked(carry)
+        st = record(st, inside, n_pred)
+        return carry, record(st, pred_checked(carry)[1], 0)
+    st0 = record(state, pred_checked(init)[1], 0)
+    carry, (failed, site, payloads) = while_loop(cond_fun, body_fun, (init, st0))
+    for j, ((msg, _), payload) in enumerate(zip(layout, payloads)):
+        sites.append((jnp.logical_and(failed, site == j), payload, msg))
+    return list(carry)
 
 
 def _add_sites(eqn, ins, outs, errors, sites, jnp):
