@@ -171,3 +171,20 @@ def test_checks_in_a_while_predicate_and_dynamic_fori():
     fori = checkify.checkify(lambda n: jax.lax.fori_loop(
         0, n, lambda i, c: (checkify.check(c < 2, "c {c} at {i}", c=c, i=i), c + 1.)[1], 0.))
     assert fori(5)[0].get() == "c 2.0 at 2 (`check` failed)"
+
+
+def test_batched_checks_report_the_last_failing_example_as_jax():
+    """JAX reduces a batched error to its last failing example (inner vmap
+    first); xjit reported the first."""
+    f = lambda v: (checkify.check(v > 0, "vm {v}", v=v), v * 2)[1]  # noqa: E731
+    err, out = checkify.checkify(jax.vmap(f))(jnp.array([1., -1., -2.]))
+    assert err.get() == "vm -2.0 (`check` failed)"
+    np.testing.assert_array_equal(out, [2., -2., -4.])
+    g = lambda v: (checkify.check(v > 0, "a {v}", v=v), checkify.check(v < 5, "b {v}", v=v), v)[2]  # noqa: E731
+    assert [checkify.checkify(jax.vmap(g))(jnp.array(a))[0].get() for a in
+            ([1., 7., -1.], [7., 8., 1.], [-1., 9., -3.])] == [
+        "a -1.0 (`check` failed)", "b 8.0 (`check` failed)", "a -3.0 (`check` failed)"]
+    assert checkify.checkify(jax.vmap(jax.vmap(f)))(jnp.array([[1., -1.], [-2., 3.]]))[0].get() \
+        == "vm -2.0 (`check` failed)"
+    assert checkify.checkify(lambda x: jax.lax.scan(lambda c, v: (c, jax.vmap(f)(v)), 0., x))(
+        jnp.array([[1., 2.], [-2., -3.]]))[0].get() == "vm -3.0 (`check` failed)"

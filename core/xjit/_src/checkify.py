@@ -17,6 +17,7 @@ import numpy as np
 from . import core, dtypes, tree_util
 from .array import ArrayImpl
 from .callback import debug_effect_rules
+from .interpreters import batching
 
 
 class JaxRuntimeError(ValueError):
@@ -125,6 +126,26 @@ def _check_impl(pred, *fmt_args, msg, fmt_tree):
 core.abstract_eval_rules[check_p] = _check_abstract_eval
 core.impl_rules[check_p] = _check_impl
 debug_effect_rules(check_p)
+
+
+def _check_batch(args, dims, *, msg, fmt_tree):
+    """A batched check is one check: it fails if any example fails, with the
+    payload of the last failing example, as JAX reduces a batched error
+    (nested vmaps reduce the inner axis first)."""
+    jnp = _jnp()
+    n = next(core.aval_of(x).shape[d] for x, d in zip(args, dims) if d is not batching.not_mapped)
+
+    def front(x, d):
+        return jnp.broadcast_to(x, (n, *core.aval_of(x).shape)) if d is batching.not_mapped \
+            else jnp.moveaxis(x, d, 0)
+    fail = jnp.logical_not(front(args[0], dims[0]))
+    last = n - 1 - jnp.argmax(fail[::-1])
+    fmt = [x if d is batching.not_mapped else front(x, d)[last] for x, d in zip(args[1:], dims[1:])]
+    check_p.bind(jnp.logical_not(jnp.any(fail)), *fmt, msg=msg, fmt_tree=fmt_tree)
+    return [], []
+
+
+batching.batch_rules[check_p] = _check_batch
 
 
 class _SiteMessage:
@@ -307,11 +328,16 @@ def _checked_scan(params, ins, errors, sites):
     return [*carry, *ys]
 
 
+def _shapes_of(fun, *args):
+    """The shapes and dtypes ``fun(*args)`` returns, traced, not run."""
+    from xjit._src.pjit import make_jaxpr
+    return make_jaxpr(fun, return_shape=True)(*args)[1]
+
+
 def _checked_cond(branches, ins, errors, sites):
     """A cond checked inside: every branch returns the flags and payloads of
     all branches' sites (those of the branches not taken false and zero), so
     the error is the taken branch's first failure, as JAX's."""
-    from xjit._src.api import eval_shape
     from xjit._src.lax.control_flow.conditionals import switch
     jnp = _jnp()
     index, *ops = ins
@@ -330,7 +356,7 @@ def _checked_cond(branches, ins, errors, sites):
             outs, local = checked(k)(*args)
             found[:] = [msg for _, _, msg in local]
             return [jnp.asarray(pred) for pred, _, _ in local], [list(p) for _, p, _ in local]
-        preds, payloads = eval_shape(shapes, *ops)
+        preds, payloads = _shapes_of(shapes, *ops)
         layouts.append(list(zip(found, payloads)))
 
     def branch(k):
@@ -357,7 +383,6 @@ def _checked_while(params, ins, errors, sites):
     """A while loop checked inside: the loop carries whether a check failed,
     which site and its payload; the first failure (the predicate's checks
     before each iteration, then the body's) is kept, as JAX's carried error."""
-    from xjit._src.api import eval_shape
     from xjit._src.lax.control_flow.loops import while_loop
     jnp = _jnp()
     cj, bj = params["cond_jaxpr"], params["body_jaxpr"]
@@ -379,7 +404,7 @@ def _checked_while(params, ins, errors, sites):
         _, inside = body_checked(carry)
         messages[:], counts[:] = [msg for _, _, msg in before + inside], [len(before)]
         return [list(p) for _, p, _ in before + inside]
-    layout = list(zip(messages, eval_shape(shapes, init)))
+    layout = list(zip(messages, _shapes_of(shapes, init)))
     n_pred = counts[0]
 
     def record(state, local, offset):
