@@ -139,13 +139,18 @@ def _check_batch(args, dims, *, msg, fmt_tree):
         return jnp.broadcast_to(x, (n, *core.aval_of(x).shape)) if d is batching.not_mapped \
             else jnp.moveaxis(x, d, 0)
     fail = jnp.logical_not(front(args[0], dims[0]))
-    last = n - 1 - jnp.argmax(fail[::-1])
+    last = _last_true(fail)
     fmt = [x if d is batching.not_mapped else front(x, d)[last] for x, d in zip(args[1:], dims[1:])]
     check_p.bind(jnp.logical_not(jnp.any(fail)), *fmt, msg=msg, fmt_tree=fmt_tree)
     return [], []
 
 
 batching.batch_rules[check_p] = _check_batch
+
+
+def _last_true(flags):
+    """The index of the last True of a 1-d array of flags (0 if none is)."""
+    return flags.shape[0] - 1 - _jnp().argmax(flags[::-1])
 
 
 class _SiteMessage:
@@ -319,8 +324,7 @@ def _checked_scan(params, ins, errors, sites):
     if preds:
         fails = jnp.stack(preds)  # (sites, iterations)
         per_iter = jnp.any(fails, axis=0)
-        n = per_iter.shape[0]
-        first = n - 1 - jnp.argmax(per_iter[::-1]) if params["reverse"] else jnp.argmax(per_iter)
+        first = _last_true(per_iter) if params["reverse"] else jnp.argmax(per_iter)
         site = jnp.argmax(fails[:, first])
         failed = jnp.any(per_iter)
         for j, (msg, payload) in enumerate(zip(layout, payloads)):

@@ -15,7 +15,6 @@ from jaxlib import _jax
 from xjit._src import compiler, dispatch, sharding_in_types, tree_util
 from .array import ArrayImpl
 from . import core
-from .interpreters import mlir as lowering
 
 
 class ShapeDtypeStruct:
@@ -107,9 +106,7 @@ class Traced:
         if lowering_platforms is not None:
             platform = _lowering_platform(lowering_platforms)
             if platform != dispatch.backend.default_backend():
-                return ForeignLowered(e.name, lowering.lower_module(
-                    e.name, e.program(), e.donated if e.float0 is None else e.float0.donated,
-                    platform=platform), platform)
+                return ForeignLowered(e.name, e.lower_text(platform), platform)
         if e.text is None:
             t0 = time.perf_counter()
             e.text = e.lower_text()

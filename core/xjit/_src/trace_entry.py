@@ -76,9 +76,11 @@ class TraceEntry:
         """The closed jaxpr the executable computes (float0 values left out)."""
         return self.closed if self.float0 is None else self.float0.closed
 
-    def lower_text(self):
+    def lower_text(self, platform=None):
+        """The program's module text; for ``platform`` ("cpu", "gpu") rather
+        than the default backend's when given."""
         donated = self.donated if self.float0 is None else self.float0.donated
-        return lowering.lower_module(self.name, self.program(), donated)
+        return lowering.lower_module(self.name, self.program(), donated, platform=platform)
 
     def run(self, bufs, describe=None):
         """Execute on the buffers of the arguments the executable takes, where

@@ -28,6 +28,7 @@ from xjit._src import sharding_in_types as sit
 from xjit._src.sharding import canonicalize_sharding
 from xjit._src.sharding_in_types import with_param_sharding
 from . import sharding_rules
+from .dot_general import precision_config_attr
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -162,9 +163,7 @@ def _conv_attrs(window_strides, padding, lhs_dilation, rhs_dilation, dnums, fgc,
     n = len(padding)
     pads = ", ".join(f"[{lo}, {hi}]" for lo, hi in padding)
     pad_attr = f"dense<[{pads}]> : tensor<{n}x2xi64>" if n else "dense<> : tensor<0x2xi64>"
-    pair = precision if isinstance(precision, tuple) else ("DEFAULT", "DEFAULT")  # as dot_general
-    prec = (", precision_config = [" + ", ".join(
-        f"#stablehlo<precision {getattr(p, 'name', p)}>" for p in pair) + "]")
+    prec = ", " + precision_config_attr(precision)
     return (f"batch_group_count = {bgc} : i64, dimension_numbers = {dn}, "
             f"feature_group_count = {fgc} : i64, lhs_dilation = {i64_array(lhs_dilation)}, "
             f"padding = {pad_attr}, rhs_dilation = {i64_array(rhs_dilation)}, "
@@ -324,11 +323,9 @@ def _conv_transpose_lhs(ct, rhs_aval, lhs_aval, rhs, *, window_strides, padding,
     in and out features exchanged, strides and lhs dilation exchanged. Feature
     (or batch) groups move from the kernel's out features into its in features."""
     lspec, rspec, ospec = dimension_numbers
-    groups = feature_group_count
-    if feature_group_count > 1 or batch_group_count > 1:
-        g = max(feature_group_count, batch_group_count)
-        rhs = _fold(_split(rhs, rspec[0], g), rspec[0], rspec[1])
-        groups = g
+    groups = max(feature_group_count, batch_group_count)  # one of them is 1
+    if groups > 1:
+        rhs = _fold(_split(rhs, rspec[0], groups), rspec[0], rspec[1])
     pads = _vjp_lhs_padding([lhs_aval.shape[d] for d in lspec[2:]],
                             [rhs_aval.shape[d] for d in rspec[2:]],
                             [core.aval_of(ct).shape[d] for d in ospec[2:]], padding,

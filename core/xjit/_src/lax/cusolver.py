@@ -9,30 +9,19 @@ from __future__ import annotations
 import numpy as np
 
 from xjit._src.core import ShapedArray
-from xjit._src.interpreters.mlir import ttype
 from xjit._src.lax import lax
-from xjit._src.lax.lapack import _layout, inline, nan_if_failed
+from xjit._src.lax.lapack import _layout, ffi_call, inline, nan_if_failed, row_major
 
-_ALIAS_FIRST = ("output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = "
-                "[{}], operand_index = 0, operand_tuple_indices = []>]")
-
-
-def _row_major(ndim):
-    order = list(range(ndim - 1, -1, -1))
-    return f"dense<{order}> : tensor<{ndim}xindex>" if ndim else "dense<> : tensor<0xindex>"
+_ALIAS_FIRST = (", output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices "
+                "= [{}], operand_index = 0, operand_tuple_indices = []>]")
 
 
 def solver_call(ctx, target, operands, in_avals, out_avals, config="", *, nbatch,
                 alias=True, column_major=True):
     """A custom call of ``target`` whose first result overwrites the first operand."""
-    lay = (lambda a: _layout(a.ndim, nbatch)) if column_major else (lambda a: _row_major(a.ndim))
-    attrs = (f'call_target_name = "{target}", api_version = 4 : i32, backend_config = {{{config}}}, '
-             f'operand_layouts = [{", ".join(lay(a) for a in in_avals)}], '
-             f'result_layouts = [{", ".join(lay(a) for a in out_avals)}]')
-    if alias:
-        attrs += ", " + _ALIAS_FIRST.format("0" if len(out_avals) > 1 else "")
-    return ctx.op("stablehlo.custom_call", list(operands), [ttype(a) for a in in_avals],
-                  [ttype(a) for a in out_avals], attrs=attrs)
+    layout = (lambda a: _layout(a.ndim, nbatch)) if column_major else (lambda a: row_major(a.ndim))
+    extra = _ALIAS_FIRST.format("0" if len(out_avals) > 1 else "") if alias else ""
+    return ffi_call(ctx, target, operands, in_avals, out_avals, config, layout, extra)
 
 
 def cholesky(ctx, a_aval, a):

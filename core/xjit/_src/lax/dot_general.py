@@ -9,6 +9,7 @@ from typing import NamedTuple
 import numpy as np
 
 from xjit._src import core, dtypes
+from xjit._src.config import config
 from xjit._src.interpreters import ad, batching, mlir as lowering
 from xjit._src.interpreters.ad import Zero, add_any_p, is_undefined_primal
 from xjit._src.interpreters.batching import not_mapped
@@ -84,9 +85,7 @@ def _dot_general_lower(ctx, ai, ao, lhs, rhs, dimension_numbers, precision=None,
           f"rhs_batching_dimensions = [{', '.join(map(str, rb))}], "
           f"lhs_contracting_dimensions = [{', '.join(map(str, lc))}], "
           f"rhs_contracting_dimensions = [{', '.join(map(str, rc))}]>")
-    pair = precision if isinstance(precision, tuple) else (Precision.DEFAULT, Precision.DEFAULT)
-    attrs = (f"dot_dimension_numbers = {dn}, precision_config = ["
-             f"#stablehlo<precision {pair[0].name}>, #stablehlo<precision {pair[1].name}>]" + attrs)
+    attrs = f"dot_dimension_numbers = {dn}, {precision_config_attr(precision)}{attrs}"
     acc_aval = o.update(dtype=acc)
     out = ctx.op("stablehlo.dot_general", [lhs, rhs],
                  [ttype(ai[0].update(dtype=lt)), ttype(ai[1].update(dtype=rt))],
@@ -94,6 +93,15 @@ def _dot_general_lower(ctx, ai, ao, lhs, rhs, dimension_numbers, precision=None,
     if acc != o.dtype:
         out = ctx.op("stablehlo.convert", [out], [ttype(acc_aval)], ttype(o))
     return out
+
+
+def precision_config_attr(precision):
+    """The ``precision_config`` of a product (dot_general, convolution): its
+    pair of precisions, DEFAULT for none or for an algorithm (which says it
+    with its own attribute)."""
+    pair = precision if isinstance(precision, tuple) else (Precision.DEFAULT,) * 2
+    return ("precision_config = [" +
+            ", ".join(f"#stablehlo<precision {p.name}>" for p in pair) + "]")
 
 
 def _dot_general_pp(p):
@@ -194,11 +202,11 @@ class DotAlgorithmPreset(enum.Enum):
         name = self.name
         if name.startswith("ANY_F8_ANY_F8_F32"):
             return tuple(np.dtype(t) for t in (np.float32, np.float16, dtypes.bfloat16)) + \
-                tuple(d for d in _FP8 if d.name != "float8_e3m4" and d.name != "float8_e4m3"
-                      and d.name != "float8_e8m0fnu")
+                tuple(d for d in _FP8 if d.name not in ("float8_e3m4", "float8_e4m3",
+                                                         "float8_e8m0fnu"))
         narrow = {"F16_F16_F32": np.dtype(np.float16), "BF16_BF16_F32": np.dtype(dtypes.bfloat16)}
         if name in narrow:
-            both = np.promote_types(lhs_dtype, rhs_dtype) if lhs_dtype != rhs_dtype else lhs_dtype
+            both = np.promote_types(lhs_dtype, rhs_dtype)
             return (np.dtype(np.float32),) + ((narrow[name],) if both == narrow[name] else ())
         acc = self.accumulation_type
         return None if acc is None else (acc,)
@@ -214,6 +222,42 @@ class DotAlgorithm(NamedTuple):
     rhs_component_count: int = 1
     num_primitive_operations: int = 1
     allow_imprecise_accumulation: bool = False
+
+
+def canonicalize_precision(precision):
+    """A pair of ``Precision``s, an algorithm, or None, from what the API takes
+    (None: the ``jax_default_matmul_precision`` setting)."""
+    if precision is None:
+        default = config.jax_default_matmul_precision
+        if default is None:
+            return None
+        try:
+            return canonicalize_precision(default)
+        except ValueError:
+            raise ValueError(
+                "jax_default_matmul_precision flag must be set to None, a value in "
+                f"{list(_PRECISION_NAMES)}, or the name of a lax.DotAlgorithmPreset, "
+                f"but got {default}") from None
+    if isinstance(precision, str):
+        if precision in _PRECISION_NAMES:
+            return Precision(precision), Precision(precision)
+        if precision in DotAlgorithmPreset.__members__:
+            return DotAlgorithmPreset[precision]
+    elif isinstance(precision, Precision):
+        return precision, precision
+    elif isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)):
+        return precision
+    elif isinstance(precision, (list, tuple)) and len(precision) == 2:
+        if all(isinstance(p, Precision) for p in precision):
+            return tuple(precision)
+        if all(isinstance(p, str) for p in precision):
+            return tuple(canonicalize_precision(p)[0] for p in precision)
+    raise ValueError(
+        "Precision argument must be one of:\n- None,\n"
+        f"- a string in {list(_PRECISION_NAMES)},\n- a lax.Precision value,\n"
+        "- a tuple of two lax.Precision values or strings,\n"
+        "- a lax.DotAlgorithmPreset or the name of one of these presets, or\n"
+        f"- a lax.DotAlgorithm value;\nbut got {precision}.")
 
 
 _FP8 = tuple(np.dtype(getattr(dtypes, n)) for n in (

@@ -26,10 +26,24 @@ def _layout(ndim, nbatch):
     """Matrices (``nbatch + 2`` axes) column-major with batch axes outermost,
     as LAPACK expects; vectors and scalars row-major."""
     if ndim != nbatch + 2:
-        order = list(range(ndim - 1, -1, -1))
-    else:
-        order = [ndim - 2, ndim - 1] + list(range(ndim - 3, -1, -1))
+        return row_major(ndim)
+    order = [ndim - 2, ndim - 1] + list(range(ndim - 3, -1, -1))
+    return f"dense<{order}> : tensor<{ndim}xindex>"
+
+
+def row_major(ndim):
+    order = list(range(ndim - 1, -1, -1))
     return f"dense<{order}> : tensor<{ndim}xindex>" if ndim else "dense<> : tensor<0xindex>"
+
+
+def ffi_call(ctx, target, operands, in_avals, out_avals, config, layout, extra=""):
+    """A typed-FFI custom call of ``target`` with attributes ``config`` and
+    each operand's and result's ``layout(aval)`` (LAPACK's and cuSOLVER's)."""
+    attrs = (f'call_target_name = "{target}", api_version = 4 : i32, backend_config = {{{config}}}, '
+             f'operand_layouts = [{", ".join(layout(a) for a in in_avals)}], '
+             f'result_layouts = [{", ".join(layout(a) for a in out_avals)}]{extra}')
+    return ctx.op("stablehlo.custom_call", list(operands), [ttype(a) for a in in_avals],
+                  [ttype(a) for a in out_avals], attrs=attrs)
 
 
 _COMPLEX_NAMES = {"orgqr": "ungqr", "ormqr": "unmqr"}
@@ -48,11 +62,8 @@ def lapack_call(ctx, op, name, operands, in_avals, out_avals, config="", nbatch=
         name = _COMPLEX_NAMES.get(name, name)
     target = f"lapack_{_PREFIX[dt.name]}{name}_ffi"
     nb = in_avals[0].ndim - 2 if nbatch is None else nbatch
-    attrs = (f'call_target_name = "{target}", api_version = 4 : i32, backend_config = {{{config}}}, '
-             f'operand_layouts = [{", ".join(_layout(a.ndim, nb) for a in in_avals)}], '
-             f'result_layouts = [{", ".join(_layout(a.ndim, nb) for a in out_avals)}]')
-    return ctx.op("stablehlo.custom_call", list(operands), [ttype(a) for a in in_avals],
-                  [ttype(a) for a in out_avals], attrs=attrs)
+    return ffi_call(ctx, target, operands, in_avals, out_avals, config,
+                    lambda a: _layout(a.ndim, nb))
 
 
 def inline(ctx, fn, avals, args):

@@ -11,7 +11,6 @@ from typing import Union
 import numpy as np
 
 from xjit._src import core, dtypes, tree_util
-from xjit._src.config import config
 from xjit._src.interpreters import ad, batching, mlir as lowering
 from xjit._src.interpreters.ad import Zero
 from xjit._src.interpreters.mlir import ttype
@@ -410,40 +409,7 @@ Precision = dg.Precision
 PrecisionLike = Union[None, str, Precision, tuple, dg.DotAlgorithm, dg.DotAlgorithmPreset]
 
 
-def canonicalize_precision(precision):
-    """A pair of ``Precision``s, an algorithm, or None, from what the API takes
-    (None: the ``jax_default_matmul_precision`` setting)."""
-    if precision is None:
-        default = config.jax_default_matmul_precision
-        if default is None:
-            return None
-        try:
-            return canonicalize_precision(default)
-        except ValueError:
-            raise ValueError(
-                "jax_default_matmul_precision flag must be set to None, a value in "
-                f"{list(dg._PRECISION_NAMES)}, or the name of a lax.DotAlgorithmPreset, "
-                f"but got {default}") from None
-    if isinstance(precision, str):
-        if precision in dg._PRECISION_NAMES:
-            return Precision(precision), Precision(precision)
-        if precision in dg.DotAlgorithmPreset.__members__:
-            return dg.DotAlgorithmPreset[precision]
-    elif isinstance(precision, Precision):
-        return precision, precision
-    elif isinstance(precision, (dg.DotAlgorithm, dg.DotAlgorithmPreset)):
-        return precision
-    elif isinstance(precision, (list, tuple)) and len(precision) == 2:
-        if all(isinstance(p, Precision) for p in precision):
-            return tuple(precision)
-        if all(isinstance(p, str) for p in precision):
-            return tuple(canonicalize_precision(p)[0] for p in precision)
-    raise ValueError(
-        "Precision argument must be one of:\n- None,\n"
-        f"- a string in {list(dg._PRECISION_NAMES)},\n- a lax.Precision value,\n"
-        "- a tuple of two lax.Precision values or strings,\n"
-        "- a lax.DotAlgorithmPreset or the name of one of these presets, or\n"
-        f"- a lax.DotAlgorithm value;\nbut got {precision}.")
+canonicalize_precision = dg.canonicalize_precision
 
 
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,

@@ -3,8 +3,8 @@ their first ``num_keys``), ``top_k`` and ``cumsum``/``cumprod``/``cummax``/
 ``cummin``/``cumlogsumexp``.
 
 Sort lowers to ``stablehlo.sort`` with a comparator that orders NaNs last
-(as NumPy does). Cumulative reductions lower to an inclusive scan by
-recursive doubling (log n shifted combines), written as lax code.
+(as NumPy does). Cumulative reductions lower to one ``reduce_window`` over
+the whole axis, as JAX's do (XLA rewrites it to a parallel scan).
 """
 from __future__ import annotations
 
