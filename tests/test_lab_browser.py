@@ -286,8 +286,16 @@ def _wait_status(pg, status, timeout=60):
         time.sleep(0.1)
 
 
+def _cells(pg):
+    """The current notebook's cells. After a reload the lab restores every
+    open notebook, so a page-wide ``.jp-Cell`` count mixes two notebooks."""
+    pg.wait_for_function("() => !!window.jupyterapp.shell.currentWidget")
+    panel = pg.evaluate("() => window.jupyterapp.shell.currentWidget.id")
+    return pg.locator(f"[id='{panel}'] .jp-Notebook .jp-Cell")
+
+
 def _cell(pg, index):
-    return pg.locator(".jp-Notebook .jp-Cell").nth(index)
+    return _cells(pg).nth(index)
 
 
 def _in_viewport(pg, locator) -> bool:
@@ -305,7 +313,7 @@ def ran(page):
     _wait_kernel_idle(page)
     page.click("li.lm-MenuBar-item:has-text('Run')")
     page.click("li.lm-Menu-item[data-command='runmenu:run-all']")
-    last = page.locator(".jp-Notebook .jp-Cell").last
+    last = _cells(page).last
     try:
         last.locator(".jp-OutputArea-output:has-text('FloatingPointError')").wait_for()
     except Exception:
@@ -418,7 +426,7 @@ def test_nan_section_and_debug(ran):
     nan = pg.locator("#xjit-panel .xjit-nan-report")
     assert "invalid value (nan) encountered in log" in nan.locator(".xjit-nan-message").inner_text()
     assert "log" in nan.locator(".xjit-nan-eqn").inner_text()
-    n_cells = pg.locator(".jp-Notebook .jp-Cell").count()
+    n_cells = _cells(pg).count()
     assert nan.locator(".xjit-nan-location").inner_text() == f"In [{7}], line 5"
     nan.locator(".xjit-nan-location").click()
     time.sleep(0.4)
