@@ -220,6 +220,7 @@ val("jac-fwd-bfloat16-arg", "jax.jacfwd(lambda x, y: x * y.astype(jnp.float32), 
     "jnp.ones(2), jnp.ones(2, jnp.bfloat16))")
 val("jac-rev-int-arg", "jax.jacrev(lambda x, n: x * n, allow_int=True, argnums=(0, 1))("
     "jnp.ones(2), jnp.arange(2))")
+val("jac-rev-int-arg-weak", "jax.jacrev(lambda x, n: x * n, allow_int=True, argnums=(0, 1))(2.0, 3)")
 val("jac-fwd-scalar-weak", "jax.jacfwd(lambda x: x * 3.0)(2.0)")
 val("jac-hess-tree", f"jax.hessian(lambda p: jnp.tanh(p['b']).sum() + (p['w'] ** 2).sum())({_P})")
 

@@ -526,8 +526,10 @@ def _unravel(arr, axis, avals, examples, staged=False):
     axis %= len(shape)
     sizes = tuple(np.int64(np.prod(a.shape, dtype=np.int64)) for a in avals)
     if core.aval_of(arr).dtype == dtypes.float0:  # integer inputs' (allow_int): zeros
-        return [lax.full(shape[:axis] + a.shape + shape[axis + 1:], 0, core.aval_of(ex).dtype)
-                for a, ex in zip(avals, examples)]
+        return [lax.convert_element_type_p.bind(
+                    lax.full(shape[:axis] + a.shape + shape[axis + 1:], 0, ex.dtype),
+                    new_dtype=ex.dtype, weak_type=ex.weak_type, sharding=None)
+                for a, ex in zip(avals, map(core.aval_of, examples))]
     parts = lax.split_p.bind(arr, sizes=sizes, axis=axis)
     out = []
     for part, a, example in zip(parts, avals, examples):
