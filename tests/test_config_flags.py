@@ -102,3 +102,20 @@ def test_checking_leaks_names_global_holder():
     assert "is referred to by test_config_flags._HOLDER" in str(e.value)
     _HOLDER.clear()
     assert float(jax.jit(f)(2.0)) == 2.0  # off again
+
+
+def test_platform_name_picks_the_default_backend():
+    """``jax_platform_name`` (older than jax_platforms; notebooks still set it)
+    chooses the default backend; a platform that is not here can be set, and
+    raises JAX's RuntimeError when used."""
+    try:
+        jax.config.update("jax_platform_name", "cpu")
+        assert jax.default_backend() == "cpu"
+        assert (jnp.ones(2) + 1).device.platform == "cpu"
+        jax.config.update("jax_platform_name", "tpu")
+        with pytest.raises(RuntimeError, match="Unknown backend: 'tpu' requested, but no "
+                           "platforms that are instances of tpu are present"):
+            jax.device_put(np.ones(2))
+    finally:
+        jax.config.update("jax_platform_name", "")
+    np.testing.assert_array_equal(np.asarray(jax.jit(lambda x: x + 1)(jnp.ones(2))), [2.0, 2.0])

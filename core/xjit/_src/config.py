@@ -198,6 +198,9 @@ default_matmul_precision = config.define(
                     "BF16_BF16_F32_X9", "TF32_TF32_F32", "TF32_TF32_F32_X3", "F32_F32_F32",
                     "F64_F64_F64"), allow_none=True))
 platforms = config.define("jax_platforms", None, "Comma-separated platform names.")
+platform_name = config.define(  # JAX deprecates it, but notebooks still set it
+    "jax_platform_name", "", "The default backend's platform (older than jax_platforms).",
+    in_key=True, validate=lambda name, value: str(value or "").lower())
 
 
 class NumpyDtypePromotion(enum.StrEnum):

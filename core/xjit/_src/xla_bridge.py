@@ -194,12 +194,22 @@ def backends() -> Backends:
 
 
 def get_client(platform=None):
-    b = backends()
-    return b.clients[platform or b.default_platform]
+    return backends().clients[platform or default_backend()]
 
 
 def default_backend() -> str:
-    return backends().default_platform
+    """``jax_platform_name`` when set, else the first of ``jax_platforms`` (or
+    of gpu, cpu) that has a client."""
+    b = backends()
+    name = config.jax_platform_name
+    if not name:
+        return b.default_platform
+    name = "gpu" if name == "cuda" else name
+    if name not in b.clients:
+        raise RuntimeError(f"Unknown backend: '{name}' requested, but no platforms that are "
+                           f"instances of {name} are present. Platforms present are: "
+                           + ",".join(b.clients))
+    return name
 
 
 def devices(backend=None):
@@ -231,7 +241,7 @@ def default_device():
     a platform name) when set, else the default backend's first device."""
     chosen = config._values["jax_default_device"]
     if chosen is None or isinstance(chosen, str):
-        return _platform_default_device(chosen)
+        return _platform_default_device(chosen or default_backend())
     return chosen
 
 
@@ -259,8 +269,11 @@ default_sharding = object()
 
 def _update_default_sharding(name=None, value=None):
     global default_sharding
-    if _backends is not None and name in (None, "jax_default_device"):
-        default_sharding = uncommitted_sharding(default_device())
+    if _backends is not None and name in (None, "jax_default_device", "jax_platform_name"):
+        try:
+            default_sharding = uncommitted_sharding(default_device())
+        except RuntimeError:  # a platform not here: setting it is fine, using it raises
+            default_sharding = object()
 
 
 config.add_listener(_update_default_sharding)
