@@ -24,6 +24,7 @@ from xjit._src import core, dtypes, sharding_in_types as sit
 from xjit._src.interpreters import ad, batching, mlir as lowering
 from .core import ShapedArray
 from .lax import elementwise as ew
+from .lax import gather_scatter as gs
 from .lax import slicing as sl
 from .lax import structural as st
 from .lax.sharding_constraint import sharding_constraint_p
@@ -454,7 +455,7 @@ for _p, _fix in ((st.broadcast_in_dim_p, _fix_bid), (st.reshape_p, None), (st.sq
                  (st.concatenate_p, None), (st.stack_p, None), (st.copy_p, None),
                  (sl.dynamic_slice_p, _fix_dynamic_slice),
                  (sl.dynamic_update_slice_p, _fix_dus), (st.select_n_p, _fix_select),
-                 (sl.scatter_p, _fix_scatter), (sharding_constraint_p, None)):
+                 (gs.scatter_p, _fix_scatter), (sharding_constraint_p, None)):
     _key_aware(_p, _fix)
 
 

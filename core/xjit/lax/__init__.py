@@ -104,7 +104,7 @@ from xjit._src.lax.lax import (
     zeros_like_array,
 )
 from xjit._src.prng import bitcast_convert_type  # noqa: E402,F401
-from xjit._src.lax.slicing import (  # noqa: E402,F401
+from xjit._src.lax.gather_scatter import (  # noqa: E402,F401
     GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, gather, scatter,
     scatter_add, scatter_apply, scatter_max, scatter_min, scatter_mul, scatter_sub)
 from xjit._src.lax.control_flow import (  # noqa: E402,F401

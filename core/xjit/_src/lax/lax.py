@@ -20,6 +20,7 @@ from xjit._src.sharding import place
 from xjit._src.core import Tracer
 from xjit._src.lax import dot_general as dg
 from xjit._src.lax import elementwise as ew
+from xjit._src.lax import gather_scatter as gs
 from xjit._src.lax import reductions as red
 from xjit._src.lax import slicing as sl
 from xjit._src.lax import structural as st
@@ -706,9 +707,9 @@ def index_take(src, idxs, axes):
     sizes = np.array([src.shape[a] for a in axes], idx.dtype)
     idx = rem(add(rem(idx, sizes[None]), sizes[None]), sizes[None])
     slice_sizes = tuple(1 if i in axes else d for i, d in enumerate(src.shape))
-    dn = sl.GatherDimensionNumbers(offset_dims=tuple(range(1, src.ndim - len(axes) + 1)),
+    dn = gs.GatherDimensionNumbers(offset_dims=tuple(range(1, src.ndim - len(axes) + 1)),
                                    collapsed_slice_dims=axes, start_index_map=axes)
-    return sl.gather(src, idx, dimension_numbers=dn, slice_sizes=slice_sizes)
+    return gs.gather(src, idx, dimension_numbers=dn, slice_sizes=slice_sizes)
 
 
 def stack(operands, axis=0):

@@ -21,7 +21,7 @@ from xjit._src.interpreters.batching import bdim_at_front, moveaxis, not_mapped
 from ..core import ShapedArray
 from xjit._src.interpreters.mlir import ttype
 from xjit._src.lax import lax
-from xjit._src.lax import slicing as sl
+from xjit._src.lax import gather_scatter as gs
 from xjit._src.lax.lapack import _PREFIX, finite_or_zeros, inline, lapack_call, nan_if_failed
 from xjit._src.lax import cusolver
 
@@ -425,11 +425,11 @@ def _diagonal(x):
     wrapped = [lax.select(lax.lt(iota, np.int32(0)), lax.add(iota, np.int32(size)), iota)
                for size in (n, m)]
     idx = [lax.broadcast_in_dim(w, (k, 1), (0,)) for w in wrapped]
-    dn = sl.GatherDimensionNumbers(offset_dims=tuple(range(nb)),
+    dn = gs.GatherDimensionNumbers(offset_dims=tuple(range(nb)),
                                    collapsed_slice_dims=(nb, nb + 1),
                                    start_index_map=(nb, nb + 1))
-    return sl.gather(x, lax.concatenate(idx, 1), dn, tuple(batch) + (1, 1),
-                     mode=sl.GatherScatterMode.PROMISE_IN_BOUNDS)
+    return gs.gather(x, lax.concatenate(idx, 1), dn, tuple(batch) + (1, 1),
+                     mode=gs.GatherScatterMode.PROMISE_IN_BOUNDS)
 
 
 def _as(x, dtype):
@@ -576,11 +576,11 @@ def _take_rows(x, perm):
     nb = len(batch)
     idx = lax.select(lax.lt(perm, np.int32(0)), lax.add(perm, np.int32(m)), perm)
     idx = lax.broadcast_in_dim(idx, perm.shape + (1,), tuple(range(perm.ndim)))
-    dn = sl.GatherDimensionNumbers(offset_dims=(nb + 1,), collapsed_slice_dims=(nb,),
+    dn = gs.GatherDimensionNumbers(offset_dims=(nb + 1,), collapsed_slice_dims=(nb,),
                                    start_index_map=(nb,),
                                    operand_batching_dims=tuple(range(nb)),
                                    start_indices_batching_dims=tuple(range(nb)))
-    return sl.gather(x, idx, dn, (1,) * nb + (1, n), mode=sl.GatherScatterMode.PROMISE_IN_BOUNDS)
+    return gs.gather(x, idx, dn, (1,) * nb + (1, n), mode=gs.GatherScatterMode.PROMISE_IN_BOUNDS)
 
 # -- qr
 

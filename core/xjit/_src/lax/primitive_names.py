@@ -23,8 +23,9 @@ from .linear_solve import linear_solve_p
 from .reductions import (argmax_p, argmin_p, reduce_and_p, reduce_max_p, reduce_min_p,
                          reduce_or_p, reduce_prod_p, reduce_sum_p, reduce_xor_p)
 from .rng import rng_bit_generator_p, rng_uniform_p
-from .slicing import (dynamic_slice_p, dynamic_update_slice_p, gather_p, scatter_add_p,
-                      scatter_max_p, scatter_min_p, scatter_mul_p, scatter_p, scatter_sub_p)
+from .gather_scatter import (gather_p, scatter_add_p, scatter_max_p, scatter_min_p,
+                             scatter_mul_p, scatter_p, scatter_sub_p)
+from .slicing import dynamic_slice_p, dynamic_update_slice_p
 from .sorting import (cumlogsumexp_p, cummax_p, cummin_p, cumprod_p, cumsum_p, sort_p,
                       top_k_p)
 from .structural import (

@@ -21,7 +21,8 @@ from . import reductions as red, sharding_rules
 from xjit._src.interpreters import ad, batching
 from xjit._src.interpreters.ad import Zero
 from xjit._src.interpreters.batching import bdim_at_front, moveaxis, not_mapped
-from .slicing import GatherDimensionNumbers, GatherScatterMode, gather, lower_fun
+from .gather_scatter import GatherDimensionNumbers, GatherScatterMode, gather
+from .slicing import lower_fun
 
 # --------------------------------------------------------------------------
 # sort

@@ -20,7 +20,7 @@ from ..array import ArrayImpl
 from ..core import Tracer
 from xjit._src.pjit import jit
 from xjit._src.lax import lax
-from ..lax import slicing
+from ..lax import gather_scatter as gs
 from xjit._src.pjit import jit_named
 
 _ARRAYS = (Tracer, ArrayImpl, np.ndarray)
@@ -32,7 +32,7 @@ class Indexer(NamedTuple):
     slice_shape: tuple
     gather_slice_shape: tuple
     gather_indices: object
-    dnums: slicing.GatherDimensionNumbers
+    dnums: gs.GatherDimensionNumbers
     unique_indices: bool
     indices_are_sorted: bool
     reversed_y_dims: tuple
@@ -290,9 +290,9 @@ def index_to_gather(x_shape, idx, normalize_indices=True, x_parts=None):
         indices = lax.concatenate(
             [lax.broadcast_in_dim(g, full, tuple(range(k, k + np.ndim(g))))
              for g, k in gather_indices], len(gather_shape))
-    dnums = slicing.GatherDimensionNumbers(offset_dims=tuple(offset_dims),
-                                           collapsed_slice_dims=tuple(sorted(collapsed)),
-                                           start_index_map=tuple(start_index_map))
+    dnums = gs.GatherDimensionNumbers(offset_dims=tuple(offset_dims),
+                                      collapsed_slice_dims=tuple(sorted(collapsed)),
+                                      start_index_map=tuple(start_index_map))
     static = not adv
     return Indexer(tuple(slice_shape), tuple(gather_slice_shape), indices, dnums, static, static,
                    tuple(reversed_y_dims), tuple(newaxis_dims), (), tuple(spec))
@@ -334,10 +334,10 @@ def rewriting_take(arr, idx, indices_are_sorted=False, unique_indices=False, mod
     y = arr
     if indexer.scalar_bool_dims:
         y = lax.expand_dims(y, indexer.scalar_bool_dims)
-    y = slicing.gather(y, indexer.gather_indices, indexer.dnums, indexer.gather_slice_shape,
-                       unique_indices=unique_indices or indexer.unique_indices,
-                       indices_are_sorted=indices_are_sorted or indexer.indices_are_sorted,
-                       mode=mode, fill_value=fill_value)
+    y = gs.gather(y, indexer.gather_indices, indexer.dnums, indexer.gather_slice_shape,
+                  unique_indices=unique_indices or indexer.unique_indices,
+                  indices_are_sorted=indices_are_sorted or indexer.indices_are_sorted,
+                  mode=mode, fill_value=fill_value)
     if indexer.reversed_y_dims:
         y = lax.rev(y, indexer.reversed_y_dims)
     if indexer.newaxis_dims:
@@ -362,19 +362,19 @@ def _take_impl(a, indices, axis, mode, unique_indices, indices_are_sorted, fill_
         return lax.full_like(a, 0, shape=shape)
     if mode == "wrap":  # already in bounds after the wrap: no negative fix-up
         indices = ln.remainder(indices, lax._convert(size, indices.dtype, False))
-        mode = slicing.GatherScatterMode.PROMISE_IN_BOUNDS
-    elif mode == slicing.GatherScatterMode.FILL_OR_DROP and indices.dtype.kind != "u":
+        mode = gs.GatherScatterMode.PROMISE_IN_BOUNDS
+    elif mode == gs.GatherScatterMode.FILL_OR_DROP and indices.dtype.kind != "u":
         # negative indices count from the end; clip mode clamps them to 0 as NumPy does
         indices = ln.where(lax.lt(indices, lax._convert(0, indices.dtype, False)),
                            lax.add(indices, lax._convert(size, indices.dtype, False)), indices)
     idx = lax.expand_dims(indices, (indices.ndim,))
     nd = indices.ndim
     offset_dims = tuple(list(range(axis)) + list(range(axis + nd, a.ndim + nd - 1)))
-    dn = slicing.GatherDimensionNumbers(offset_dims=offset_dims, collapsed_slice_dims=(axis,),
-                                        start_index_map=(axis,))
+    dn = gs.GatherDimensionNumbers(offset_dims=offset_dims, collapsed_slice_dims=(axis,),
+                                   start_index_map=(axis,))
     sizes = tuple(1 if d == axis else s for d, s in enumerate(a.shape))
-    return slicing.gather(a, idx, dn, sizes, mode=mode, fill_value=fill_value,
-                          unique_indices=unique_indices, indices_are_sorted=indices_are_sorted)
+    return gs.gather(a, idx, dn, sizes, mode=mode, fill_value=fill_value,
+                     unique_indices=unique_indices, indices_are_sorted=indices_are_sorted)
 
 
 _take = jit_named("_take", static_argnums=(2, 3, 4, 5, 6))(_take_impl)
@@ -395,17 +395,17 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     if (a.size if axis is None else a.shape[axis]) == 0 and indices.size:
         raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
     if mode is None or mode == "fill":
-        mode = slicing.GatherScatterMode.FILL_OR_DROP
+        mode = gs.GatherScatterMode.FILL_OR_DROP
     elif mode == "wrap":
         pass
     elif mode == "raise":
         raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
     elif mode == "clip":
-        mode = slicing.GatherScatterMode.CLIP
+        mode = gs.GatherScatterMode.CLIP
     else:
         raise ValueError(f"Invalid mode '{mode}' for np.take")
-    if mode == slicing.GatherScatterMode.FILL_OR_DROP and fill_value is None:
-        fill_value = slicing.default_fill_value(a.dtype)
+    if mode == gs.GatherScatterMode.FILL_OR_DROP and fill_value is None:
+        fill_value = gs.default_fill_value(a.dtype)
     return _take(a, indices, axis, mode, bool(unique_indices), bool(indices_are_sorted),
                  fill_value)
 
@@ -419,11 +419,11 @@ def _take_along_axis_impl(arr, indices, axis, mode, fill_value):
     nd = arr.ndim
     batch = tuple(d for d in range(nd) if d != axis)
     idx = lax.reshape(indices, indices.shape + (1,))
-    dn = slicing.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(axis,),
-                                        start_index_map=(axis,), operand_batching_dims=batch,
-                                        start_indices_batching_dims=batch)
+    dn = gs.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(axis,),
+                                   start_index_map=(axis,), operand_batching_dims=batch,
+                                   start_indices_batching_dims=batch)
     sizes = tuple(0 if d != axis and arr.shape[d] == 0 else 1 for d in range(nd))  # as JAX
-    return slicing.gather(arr, idx, dn, sizes, mode=mode, fill_value=fill_value)
+    return gs.gather(arr, idx, dn, sizes, mode=mode, fill_value=fill_value)
 
 
 _take_along_axis = jit_named("take_along_axis", static_argnums=(2, 3, 4))(_take_along_axis_impl)
@@ -463,10 +463,10 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
     ashape[axis] = arr.shape[axis]
     if tuple(arr.shape) != tuple(ashape):
         arr = lax.broadcast_in_dim(arr, ashape, tuple(range(len(ashape))))
-    mode = slicing.GatherScatterMode.FILL_OR_DROP if mode is None else \
-        slicing.GatherScatterMode.from_any(mode)
-    if mode == slicing.GatherScatterMode.FILL_OR_DROP and fill_value is None:
-        fill_value = slicing.default_fill_value(arr.dtype)
+    mode = gs.GatherScatterMode.FILL_OR_DROP if mode is None else \
+        gs.GatherScatterMode.from_any(mode)
+    if mode == gs.GatherScatterMode.FILL_OR_DROP and fill_value is None:
+        fill_value = gs.default_fill_value(arr.dtype)
     return _take_along_axis(arr, indices, axis, mode, fill_value)
 
 
@@ -490,8 +490,8 @@ def nonzero_sized(a, size, fill_value=None):
     pos = ln.clip(counts, 0)
     pos = lax.expand_dims(_normalize(pos, size), (1,))
     ones = lax.full(pos.shape[:1], 1, pos.dtype)
-    bins = slicing.scatter_add(lax.full((size,), 0, pos.dtype), pos, ones,
-                               slicing.ScatterDimensionNumbers((), (0,), (0,)))
+    bins = gs.scatter_add(lax.full((size,), 0, pos.dtype), pos, ones,
+                          gs.ScatterDimensionNumbers((), (0,), (0,)))
     flat_idx = cumsum(bins)
     strides = np.cumprod((1,) + a.shape[::-1])[:-1][::-1].astype(int)
     out = tuple(ln.remainder(ln.floor_divide(flat_idx, int(st)), d)

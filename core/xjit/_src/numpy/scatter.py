@@ -15,7 +15,7 @@ from .. import core, dtypes, sharding_in_types as sit
 from ..array import ArrayImpl
 from ..core import Tracer
 from xjit._src.lax import lax
-from ..lax import slicing
+from ..lax import gather_scatter as gs
 from . import advanced_indexing as adv
 from . import indexing
 
@@ -74,9 +74,9 @@ def _scatter_update(x, idx, y, scatter_fn, indices_are_sorted, unique_indices, m
     if indexer.reversed_y_dims:
         y = lax.rev(y, indexer.reversed_y_dims)
     dn = indexer.dnums
-    sdn = slicing.ScatterDimensionNumbers(update_window_dims=dn.offset_dims,
-                                          inserted_window_dims=dn.collapsed_slice_dims,
-                                          scatter_dims_to_operand_dims=dn.start_index_map)
+    sdn = gs.ScatterDimensionNumbers(update_window_dims=dn.offset_dims,
+                                     inserted_window_dims=dn.collapsed_slice_dims,
+                                     scatter_dims_to_operand_dims=dn.start_index_map)
     out = scatter_fn(x, indexer.gather_indices, y, sdn,
                      indices_are_sorted=indexer.indices_are_sorted or indices_are_sorted,
                      unique_indices=indexer.unique_indices or unique_indices, mode=mode)
@@ -133,12 +133,12 @@ class _IndexUpdateRef:
     def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None, fill_value=None,
             out_sharding=None, wrap_negative_indices=True):
         if mode is not None:
-            slicing.GatherScatterMode.from_any(mode)  # JAX's error for an unknown mode
+            gs.GatherScatterMode.from_any(mode)  # JAX's error for an unknown mode
         if mode is None and fill_value is None and wrap_negative_indices and \
                 _is_basic(self.index):
             return indexing.getitem(self.array, self.index)
         if mode is None and fill_value is None:
-            mode = slicing.GatherScatterMode.PROMISE_IN_BOUNDS
+            mode = gs.GatherScatterMode.PROMISE_IN_BOUNDS
         return adv.rewriting_take(self.array, self.index, indices_are_sorted=indices_are_sorted,
                                   unique_indices=unique_indices, mode=mode,
                                   fill_value=fill_value,
@@ -152,25 +152,25 @@ class _IndexUpdateRef:
     @_out_sharding
     def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
             out_sharding=None, wrap_negative_indices=True):
-        return self._update(slicing.scatter, values, indices_are_sorted, unique_indices, mode,
+        return self._update(gs.scatter, values, indices_are_sorted, unique_indices, mode,
                             wrap_negative_indices)
 
     @_out_sharding
     def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
             out_sharding=None, wrap_negative_indices=True):
-        return self._update(slicing.scatter_add, values, indices_are_sorted, unique_indices,
+        return self._update(gs.scatter_add, values, indices_are_sorted, unique_indices,
                             mode, wrap_negative_indices)
 
     @_out_sharding
     def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
                  out_sharding=None, wrap_negative_indices=True):
-        return self._update(slicing.scatter_sub, values, indices_are_sorted, unique_indices,
+        return self._update(gs.scatter_sub, values, indices_are_sorted, unique_indices,
                             mode, wrap_negative_indices)
 
     @_out_sharding
     def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
                  out_sharding=None, wrap_negative_indices=True):
-        return self._update(slicing.scatter_mul, values, indices_are_sorted, unique_indices,
+        return self._update(gs.scatter_mul, values, indices_are_sorted, unique_indices,
                             mode, wrap_negative_indices)
 
     mul = multiply
@@ -200,19 +200,19 @@ class _IndexUpdateRef:
     @_out_sharding
     def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
             out_sharding=None, wrap_negative_indices=True):
-        return self._update(slicing.scatter_min, values, indices_are_sorted, unique_indices,
+        return self._update(gs.scatter_min, values, indices_are_sorted, unique_indices,
                             mode, wrap_negative_indices)
 
     @_out_sharding
     def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
             out_sharding=None, wrap_negative_indices=True):
-        return self._update(slicing.scatter_max, values, indices_are_sorted, unique_indices,
+        return self._update(gs.scatter_max, values, indices_are_sorted, unique_indices,
                             mode, wrap_negative_indices)
 
     def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None,
               wrap_negative_indices=True):
         def scatter_fn(x, indices, y, dn, **kw):
-            return slicing.scatter_apply(x, indices, func, dn, update_shape=y.shape, **kw)
+            return gs.scatter_apply(x, indices, func, dn, update_shape=y.shape, **kw)
         # zero updates of the indexed shape stand in for the values (unused)
         return _scatter_update(self.array, self.index, 0, scatter_fn,
                                indices_are_sorted, unique_indices, mode, wrap_negative_indices)

@@ -14,7 +14,7 @@ from .. import core, dtypes, errors
 from ..core import Tracer
 from xjit._src.pjit import jit
 from xjit._src.lax import lax
-from ..lax import slicing
+from ..lax import gather_scatter as gs
 from ..lax import sorting as lax_sorting
 from . import util
 from xjit._src.pjit import jit_named
@@ -204,14 +204,14 @@ def _unique_sized(ar, size, fill_value, equal_nan):
     index = adv.rewriting_take(perm, ind)
     inv_sorted = lax.sub(lax_sorting.cumsum(lax._convert(mask, np.int32)), np.int32(1))
     inverse = lax.full(ar.shape, 0, np.int32)
-    inverse = slicing.scatter(inverse, lax.expand_dims(lax._convert(perm, np.int32), (1,)),
-                              inv_sorted, slicing.ScatterDimensionNumbers((), (0,), (0,)),
-                              unique_indices=True)
+    inverse = gs.scatter(inverse, lax.expand_dims(lax._convert(perm, np.int32), (1,)),
+                         inv_sorted, gs.ScatterDimensionNumbers((), (0,), (0,)),
+                         unique_indices=True)
     counts = lax.full((size,), 0, np.int32)
     if size:  # (no scatter into an empty array)
-        counts = slicing.scatter_add(counts, lax.expand_dims(inv_sorted, (1,)),
-                                     lax.full(ar.shape, 1, np.int32),
-                                     slicing.ScatterDimensionNumbers((), (0,), (0,)))
+        counts = gs.scatter_add(counts, lax.expand_dims(inv_sorted, (1,)),
+                                lax.full(ar.shape, 1, np.int32),
+                                gs.ScatterDimensionNumbers((), (0,), (0,)))
     return values, index, inverse, counts, n_unique
 
 
