@@ -25,7 +25,7 @@ LAYERS = [
     ("base", ["xjit._src.config", "xjit._src.dtypes", "xjit._src.errors", "xjit._src.tree_util",
               "xjit._src.monitoring", "xjit._src.util", "xjit._src.typing", "xjit._src.linear_util",
               "xjit.version"]),
-    ("core", ["xjit._src.core", "xjit._src.abstract_arrays", "xjit._src.sharding_in_types",
+    ("core", ["xjit._src.core", "xjit._src.ad_util", "xjit._src.abstract_arrays", "xjit._src.sharding_in_types",
               "xjit._src.pretty", "xjit._src.leak_check",
               "xjit._src.source_info_util", "xjit._src.traceback_util",
               "xjit._src.state.types", "xjit._src.state.utils"]),  # refs' avals (AbstractRef)

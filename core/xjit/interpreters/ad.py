@@ -4,16 +4,12 @@
 transpose interpreters consult: writing a rule here is registering it."""
 from __future__ import annotations  # noqa: F401  (JAX's module exports ``annotations`` too)
 
+from xjit._src.ad_util import add_jaxvals, add_jaxvals_p  # noqa: F401
 from xjit._src.interpreters.ad import (  # noqa: F401
-    JVPTrace, JVPTracer, UndefinedPrimal, Zero, add_any_p as add_jaxvals_p, add_tangents,
-    defbilinear, defjvp, defjvp2, deflinear, deflinear2, instantiate_zeros, is_undefined_primal,
-    zeros_like_aval)
+    JVPTrace, JVPTracer, UndefinedPrimal, Zero, add_tangents, defbilinear, defjvp, defjvp2,
+    deflinear, deflinear2, instantiate_zeros, is_undefined_primal, zeros_like_aval)
 from xjit._src.interpreters.ad import jvp_rules as primitive_jvps  # noqa: F401
 from xjit._src.interpreters.ad import transpose_rules as primitive_transposes  # noqa: F401
-
-
-def add_jaxvals(x, y):
-    return add_jaxvals_p.bind(x, y)
 
 
 def get_primitive_transpose(p):

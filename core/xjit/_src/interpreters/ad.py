@@ -33,8 +33,11 @@ import weakref
 import numpy as np
 
 from xjit._src import core, dtypes
+from xjit._src.ad_util import (  # noqa: F401  (the interpreters' names for them)
+    Zero, add_any_p, instantiate as instantiate_zeros, stop_gradient_p, tangent_aval,
+    zeros_like_aval)
 from xjit._src.interpreters import batching, mlir as lowering
-from xjit._src.core import Literal, Primitive, ShapedArray, Tracer
+from xjit._src.core import Literal, Tracer
 from xjit._src.interpreters.partial_eval import (
     DynamicJaxprTracer,
     JaxprTrace,
@@ -49,23 +52,7 @@ partial_eval_rules: dict = {}
 
 
 # --------------------------------------------------------------------------
-# Symbolic zeros and undefined primals
-
-
-class Zero:
-    """A tangent (or cotangent) known to be zero, never materialised."""
-
-    __slots__ = ("aval",)
-
-    def __init__(self, aval):
-        self.aval = aval
-
-    def __repr__(self):
-        return f"Zero({self.aval})"
-
-    @staticmethod
-    def from_primal_value(x):
-        return Zero(tangent_aval(core.aval_of(x)))
+# Undefined primals (symbolic zeros are ad_util's)
 
 
 class UndefinedPrimal:
@@ -84,31 +71,7 @@ def is_undefined_primal(x):
     return type(x) is UndefinedPrimal
 
 
-def tangent_aval(aval):
-    """Integer and boolean values, and PRNG keys, have float0 tangents."""
-    if aval.dtype.kind in "iub" or aval.dtype == dtypes.float0 or \
-            getattr(aval.dtype, "extended", False):
-        return ShapedArray(aval.shape, dtypes.float0, False)
-    return aval
-
-
-def zeros_like_aval(aval):
-    if aval.dtype == dtypes.float0:
-        return np.zeros(aval.shape, dtypes.float0)
-    zero = core.lax_ops.host_convert(0, aval.dtype, aval.weak_type)  # weak kept, as JAX
-    if not aval.shape:  # a scalar zero stays a literal, as in JAX
-        return zero
-    # laid out as the aval's type says (a gradient of an unused sharded parameter)
-    return core.lax_ops.broadcast_in_dim(zero, aval.shape, (), out_sharding=aval._sharding)
-
-
-def instantiate_zeros(t):
-    return zeros_like_aval(t.aval) if type(t) is Zero else t
-
-
 # -- add_any: tangent accumulation (JAX prints it as its own primitive)
-add_any_p = Primitive("add_any")
-core.abstract_eval_rules[add_any_p] = lambda x, y: x
 lowering.rules[add_any_p] = lambda ctx, ai, ao, x, y: ctx.op(
     "stablehlo.add", [x, y], [lowering.ttype(ai[0])] * 2, lowering.ttype(ao[0]))
 
@@ -590,19 +553,6 @@ def _add_any_batcher(args, dims):
 
 batching.batch_rules[add_any_p] = _add_any_batcher
 
-stop_gradient_p = Primitive("stop_gradient")
-core.abstract_eval_rules[stop_gradient_p] = lambda x: x
-
-
-def _stop_gradient_impl(x):
-    """The identity; a NumPy value comes out with its canonical dtype, as from
-    any primitive (under vmap too: lax.stop_gradient of an int64 input)."""
-    if isinstance(x, (np.ndarray, np.generic)):
-        return np.asarray(x, core.aval_of(x).dtype)
-    return x
-
-
-core.impl_rules[stop_gradient_p] = _stop_gradient_impl
 lowering.rules[stop_gradient_p] = lambda ctx, ai, ao, x: x
 defjvp_zero(stop_gradient_p)
 batching.defvectorized(stop_gradient_p)
