@@ -155,3 +155,28 @@ def test_callbacks_in_programs_over_many_devices():
                      "block [4. 5.]", "block [6. 7.]", "[1. 2. 3. 4. 5. 6. 7. 8.]"]:
             assert p.stdout.count(line) == 1, (line, p.stdout)
         assert p.stdout.count("sum") == 1 and p.stdout.count("block") == 4, p.stdout
+
+
+@pytest.mark.parametrize("name, fn, want", [
+    ("sinh", lambda x: jnp.sinh(x), np.sinh),
+    ("arcsinh", lambda x: jnp.arcsinh(x), np.arcsinh),
+    ("nextafter", lambda x: jax.lax.nextafter(x, jnp.float32(-np.inf)),
+     lambda x: np.nextafter(x, np.float32(-np.inf))),
+    ("digamma", lambda x: jax.scipy.special.digamma(x), None),
+])
+def test_callbacks_beside_chlo_operations(name, fn, want):
+    """A program with a host callback is parsed before compiling; its CHLO
+    operations (sinh, nextafter, ...: diffrax's solvers through equinox's
+    nextafter) failed to parse as an unregistered dialect."""
+    seen = []
+
+    @jax.jit
+    def f(x):
+        jax.debug.callback(seen.append, x)
+        return fn(x)
+
+    x = np.float32([0.5, 1.5])
+    got = np.asarray(f(x))
+    assert len(seen) == 1 and np.array_equal(seen[0], x)
+    np.testing.assert_allclose(got, (want or (lambda v: np.asarray(jax.jit(fn)(v))))(x),
+                               rtol=1e-6)

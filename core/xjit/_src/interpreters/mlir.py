@@ -633,13 +633,14 @@ def make_ir_context():
     """A new MLIR context with the dialects StableHLO lowering uses loaded."""
     from jaxlib.mlir import ir
     from jaxlib.mlir._mlir_libs import _jax_mlir_ext
-    from jaxlib.mlir.dialects import sdy, stablehlo
+    from jaxlib.mlir.dialects import chlo, sdy, stablehlo
     ctx = ir.Context()
     registry = ir.DialectRegistry()
     _jax_mlir_ext.register_dialects(registry)
     ctx.append_dialect_registry(registry)
     ctx.load_all_available_dialects()
     stablehlo.register_dialect(ctx)
+    chlo.register_dialect(ctx)  # asinh, nextafter, ...: parsed when a program has callbacks
     sdy.register_dialect(ctx)  # Shardy: the sharding annotations of programs over many devices
     return ctx
 
