@@ -47,7 +47,7 @@ LAYERS = [
                    "xjit._src.random_discrete", "xjit._src.random_gamma", "xjit._src.nn",
                    "xjit._src.random_sharding",
                    "xjit._src.scipy", "xjit.numpy", "xjit.nn", "xjit.random", "xjit.scipy",
-                   "xjit._src.image", "xjit._src.checkify"]),
+                   "xjit._src.image"]),
     ("api", ["xjit._src"]),  # the rest of _src: the api front (api, api_transforms, pmap...)
     ("public", ["xjit"]),
 ]

@@ -60,31 +60,75 @@ all_checks = automatic_checks | user_checks
 
 class Error:
     """Failure flags of every check site, in program order, with the values
-    their messages need; cheap to return from jitted code."""
+    their messages need; cheap to return from jitted code. A site checked in
+    a shard_map (or pmap) has one flag per device: the error is then batched,
+    as JAX's."""
 
     def __init__(self, preds=(), payloads=(), messages=()):
         self._preds, self._payloads, self._messages = list(preds), list(payloads), list(messages)
 
-    def _first(self):
+    def _sites(self):
         for pred, payload, msg in zip(self._preds, self._payloads, self._messages):
-            if bool(np.asarray(pred)):
-                return msg(*payload)  # device arrays: messages show them as JAX does
+            yield np.asarray(pred), payload, msg
+
+    def _batch_shape(self):
+        return next((p.shape for p, _, _ in self._sites() if p.ndim), None)
+
+    def _message_at(self, idx):
+        """The first site failing at batch index ``idx`` (``()``: unbatched)."""
+        for pred, payload, msg in self._sites():
+            at = pred.ndim and idx
+            if bool(pred[at] if at else pred):
+                return msg(*[v[at] for v in payload] if at else payload)
         return None
 
     def get(self):
-        """The message of the first failed check, or None."""
-        return self._first()
+        """The message of the first failed check, or None; batched, the first
+        failure at each failing index, as 'at mapped index i: ...' lines."""
+        shape = self._batch_shape()
+        if shape is None:
+            return self._message_at(())
+        lines = [f"at mapped index {', '.join(map(str, idx))}: {m}"
+                 for idx in np.ndindex(*shape) if (m := self._message_at(idx)) is not None]
+        return "\n".join(lines) or None
 
     def throw(self):
-        msg = self._first()
+        msg = self._message_at(()) if self._batch_shape() is None else self._reduced()
         if msg is not None:
             raise JaxRuntimeError(msg)
 
+    def _reduced(self):
+        """What a batched error raises, as JAX reduces it: sites of one error
+        class and payload type are one effect, which keeps at each index its
+        first failing site; each effect is taken at the last index where it
+        failed, and of those the site first in program order raises."""
+        effects = {}
+        for k, (pred, payload, msg) in enumerate(self._sites()):
+            payload = [np.asarray(v) for v in payload]
+            key = (getattr(msg, "kind", None),
+                   tuple((v.shape[pred.ndim:], v.dtype) for v in payload))
+            # an unbatched site (checked outside the shard_map) fails at every index
+            at = (lambda v, idx: v[idx]) if pred.ndim else (lambda v, idx: v)
+            effects.setdefault(key, []).append(
+                (k, np.broadcast_to(pred, self._batch_shape()), payload, msg, at))
+        chosen = []
+        for sites in effects.values():
+            failed = np.logical_or.reduce([p for _, p, _, _, _ in sites])
+            if failed.any():
+                last = np.unravel_index(failed.size - 1 - np.argmax(failed.ravel()[::-1]),
+                                        failed.shape)
+                chosen.append(next((k, msg, [at(v, last) for v in payload])
+                                   for k, p, payload, msg, at in sites if p[last]))
+        if not chosen:
+            return None
+        _, msg, payload = min(chosen, key=lambda c: c[0])
+        return msg(*payload)
+
     def __str__(self):
-        return f"Error({self._first()})"
+        return f"Error({self.get()})"
 
     def __repr__(self):
-        msg = self._first()
+        msg = self.get()
         return f"Error({msg!r})" if msg is not None else "Error(None)"
 
 
@@ -233,13 +277,15 @@ def _eval_checked(jaxpr, consts, args, errors, sites):
             if FailedCheckError in errors:
                 pred, *fmt = ins
                 msg, tree = eqn.params["msg"], eqn.params["fmt_tree"]
-                sites.append((jnp.logical_not(pred), fmt,
-                              lambda *v, msg=msg, tree=tree: _format_user(msg, tree, v)))
+                sites.append((jnp.logical_not(pred), fmt, _of_kind(
+                    FailedCheckError, lambda *v, msg=msg, tree=tree: _format_user(msg, tree, v))))
             continue
         if name in ("jit", "pjit") and "jaxpr" in eqn.params:
             outs = _checked_jit_call(eqn.params["jaxpr"], ins, errors, sites)
         elif name == "scan":
             outs = _checked_scan(eqn.params, ins, errors, sites)
+        elif name == "shard_map" and _has_sites(eqn.params["jaxpr"].jaxpr, errors):
+            outs = _checked_shard_map(eqn.params, ins, errors, sites)
         elif name == "cond" and any(_has_sites(b.jaxpr, errors) for b in eqn.params["branches"]):
             outs = _checked_cond(eqn.params["branches"], ins, errors, sites)
         elif name == "while" and any(_has_sites(eqn.params[k].jaxpr, errors)
@@ -249,7 +295,7 @@ def _eval_checked(jaxpr, consts, args, errors, sites):
             # a user check there cannot be staged; (automatic checks are made
             # on such an equation's outputs, as before)
             raise NotImplementedError(f"checkify: a check inside {name} is not supported yet "
-                                      "(jit, scan, cond and while bodies are)")
+                                      "(jit, scan, cond, while and shard_map bodies are)")
         else:
             outs = eqn.primitive.bind(*ins, **eqn.params)
             outs = outs if eqn.primitive.multiple_results else [outs]
@@ -297,7 +343,8 @@ def _has_sites(jaxpr, errors):
         if (e.primitive is check_p and FailedCheckError in errors) or \
                 (name == "div" and DivisionByZeroError in errors) or \
                 (name == "dynamic_slice" and OOBError in errors) or \
-                (NaNError in errors and any(dtypes.is_inexact(v.aval.dtype) for v in e.outvars)):
+                (NaNError in errors and name in _NAN_PRIMITIVES and
+                 any(dtypes.is_inexact(v.aval.dtype) for v in e.outvars)):
             return True
     return any(_has_sites(j, errors) for j in core.subjaxprs(jaxpr))
 
@@ -330,6 +377,37 @@ def _checked_scan(params, ins, errors, sites):
         for j, (msg, payload) in enumerate(zip(layout, payloads)):
             sites.append((jnp.logical_and(failed, site == j), [v[first] for v in payload], msg))
     return [*carry, *ys]
+
+
+def _checked_shard_map(params, ins, errors, sites):
+    """A shard_map checked inside (pmap's too): each device's failure flags
+    and payloads leave the body with a leading axis laid out over the manual
+    mesh axes, and stay per device in the error, as JAX's batched error."""
+    from xjit._src.shard_map import shard_map
+    from xjit._src.sharding import PartitionSpec
+    jnp = _jnp()
+    closed, manual = params["jaxpr"], params["newly_manual_axes"]
+    mesh_axes = params["mesh"].axis_names
+    per_device = PartitionSpec(tuple(a for a in mesh_axes if a in manual))
+    layout = []
+
+    def body(*xs):
+        local = []
+        outs = _eval_checked(closed.jaxpr, closed.consts, xs, errors, local)
+        layout[:] = [(len(payload), msg) for _, payload, msg in local]
+        return (list(outs), [jnp.expand_dims(pred, 0) for pred, _, _ in local],
+                [jnp.expand_dims(v, 0) for _, payload, _ in local for v in payload])
+
+    outs, preds, payloads = shard_map(
+        body, mesh=params["mesh"], in_specs=tuple(params["in_specs"]),
+        out_specs=(list(params["out_specs"]), per_device, per_device),
+        axis_names=set(manual) if set(manual) != set(mesh_axes) else frozenset(),
+        check_vma=params["check_vma"])(*ins)
+    start = 0
+    for fails, (count, msg) in zip(preds, layout):
+        sites.append((fails, list(payloads[start:start + count]), msg))
+        start += count
+    return list(outs)
 
 
 def _shapes_of(fun, *args):
@@ -439,23 +517,43 @@ def _checked_while(params, ins, errors, sites):
     return list(carry)
 
 
+# The primitives that can make a NaN, which JAX's float checks watch: a NaN
+# only passing through (a reshape, a select, a pmap's squeeze) is reported
+# where it was made.
+_NAN_PRIMITIVES = frozenset("""
+    acos acosh add asin asinh atan atan2 atanh bessel_i0e bessel_i1e cbrt conv_general_dilated
+    cos cosh cumlogsumexp cummax cummin cumprod cumsum custom_linear_solve digamma div
+    dot_general erf erf_inv erfc exp expm1 fft igamma igamma_grad_a igammac integer_pow lgamma
+    log log1p logistic mul pad pow psum reduce reduce_prod reduce_sum reduce_window
+    reduce_window_sum regularized_incomplete_beta rem rng_uniform rsqrt sin sinh sqrt sub tan
+    tanh""".split())
+
+
+def _of_kind(cls, render):
+    """``render`` (a site's message) marked with its error class: a batched
+    error is reduced per class and payload type, as JAX's error effects."""
+    render.kind = cls
+    return render
+
+
 def _add_sites(eqn, ins, outs, errors, sites, jnp):
     name = eqn.primitive.name
     if DivisionByZeroError in errors and name == "div":  # any dtype, as JAX checks div
-        sites.append((jnp.any(jnp.equal(ins[1], 0)), [], lambda: "division by zero"))
-    if NaNError in errors:
+        sites.append((jnp.any(jnp.equal(ins[1], 0)), [],
+                      _of_kind(DivisionByZeroError, lambda: "division by zero")))
+    if NaNError in errors and name in _NAN_PRIMITIVES:
         for o in outs:
             if dtypes.is_inexact(core.aval_of(o).dtype):
-                sites.append((jnp.any(jnp.isnan(o)), [],
-                              lambda name=name: f"nan generated by primitive: {name}."))
+                sites.append((jnp.any(jnp.isnan(o)), [], _of_kind(
+                    NaNError, lambda name=name: f"nan generated by primitive: {name}.")))
     if OOBError in errors and name == "dynamic_slice":
         x, *idx = ins
         shape, sizes = core.aval_of(x).shape, eqn.params["slice_sizes"]
         for ax, (i, d, s) in enumerate(zip(idx, shape, sizes)):
             bad = jnp.logical_or(jnp.less(i, -d), jnp.greater(i, d - s))
-            sites.append((bad, [i], lambda i, ax=ax, d=d, shape=shape:
+            sites.append((bad, [i], _of_kind(OOBError, lambda i, ax=ax, d=d, shape=shape:
                           f"out-of-bounds indexing for array of shape {shape}: index {int(i)} "
-                          f"is out of bounds for axis {ax} with size {d}. "))
+                          f"is out of bounds for axis {ax} with size {d}. ")))
 
 
 def checkify(f, errors=user_checks):
