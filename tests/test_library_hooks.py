@@ -137,6 +137,21 @@ def test_core_keeps_deprecated_trace_names():
         jax.core.get_aval
 
 
+def test_legacy_experimental_shard_map():
+    """Older notebooks import ``jax.experimental.shard_map.shard_map`` (mesh and
+    specs positional, ``check_rep``); JAX 0.10.2 keeps it with a warning."""
+    from xjit.experimental import shard_map as legacy
+    from xjit.sharding import AxisType, PartitionSpec as P
+    with pytest.warns(DeprecationWarning, match="jax.experimental.shard_map is deprecated"):
+        smap = legacy.shard_map
+    mesh = jax.make_mesh((1,), ("i",), axis_types=(AxisType.Auto,))
+    out = smap(lambda x: jax.lax.psum(x, "i") * 2, mesh, P("i"), P(), check_rep=False)(
+        jnp.arange(4.))
+    np.testing.assert_array_equal(out, [0., 2., 4., 6.])
+    with pytest.raises(AttributeError, match="has no attribute 'shmap'"):
+        legacy.shmap
+
+
 def test_version_info():
     assert jax.version.__version_info__ == (0, 10, 2) == jax.__version_info__
 
