@@ -31,7 +31,7 @@ LAYERS = [
               "xjit._src.state.types", "xjit._src.state.utils"]),  # refs' avals (AbstractRef)
     ("interpreters", ["xjit._src.interpreters"]),
     ("dispatch", ["xjit._src.xla_bridge", "xjit._src.sharding", "xjit._src.mesh", "xjit._src.array",
-                  "xjit._src.compiler", "xjit._src.dispatch", "xjit._src.eager", "xjit._src.pjit",
+                  "xjit._src.compiler", "xjit._src.compilation_cache", "xjit._src.dispatch", "xjit._src.eager", "xjit._src.pjit",
                   "xjit._src.ad_jit", "xjit._src.stages", "xjit._src.callback",
                   "xjit._src.debugging", "xjit._src.custom_derivatives",
                   "xjit._src.custom_rule_outputs", "xjit._src.closure_convert",

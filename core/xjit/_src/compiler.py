@@ -10,18 +10,28 @@ from __future__ import annotations
 import atexit
 import functools
 import threading
+import time
 
+from xjit._src import compilation_cache
 from xjit._src.interpreters import mlir
 
 
 def backend_compile_and_load(backend, module, executable_devices, options, host_callbacks=()):
     """Compile ``module`` (StableHLO text or a parsed module) with ``backend``
-    (a PJRT client) for ``executable_devices`` and load the executable."""
+    (a PJRT client) for ``executable_devices`` and load the executable, or
+    load it from the persistent compilation cache when that is on."""
     if host_callbacks:  # PJRT takes host callbacks only with a parsed module
         return backend.compile_and_load(module, executable_devices, options,
                                         list(host_callbacks))
-    return backend.compile_and_load(module, executable_devices=executable_devices,
-                                    compile_options=options)
+    key, exe = compilation_cache.load(module, executable_devices, options, backend)
+    if exe is not None:
+        return exe
+    t0 = time.perf_counter()
+    exe = backend.compile_and_load(module, executable_devices=executable_devices,
+                                   compile_options=options)
+    if key is not None:
+        compilation_cache.store(key, exe, time.perf_counter() - t0)
+    return exe
 
 
 @functools.cache

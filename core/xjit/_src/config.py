@@ -198,6 +198,19 @@ default_matmul_precision = config.define(
                     "BF16_BF16_F32_X9", "TF32_TF32_F32", "TF32_TF32_F32_X3", "F32_F32_F32",
                     "F64_F64_F64"), allow_none=True))
 platforms = config.define("jax_platforms", None, "Comma-separated platform names.")
+compilation_cache_dir = config.define(
+    "jax_compilation_cache_dir", None, "Directory of the persistent compilation cache.",
+    validate=lambda name, value: None if value is None else os.fspath(value))
+enable_compilation_cache = config.define_bool(
+    "jax_enable_compilation_cache", True, "Use the persistent cache when a directory is set.")
+persistent_cache_min_compile_time_secs = config.define(
+    "jax_persistent_cache_min_compile_time_secs", 1.0,
+    "Programs that compile faster than this are not written to the persistent cache.",
+    validate=lambda name, value: float(value))
+persistent_cache_min_entry_size_bytes = config.define(
+    "jax_persistent_cache_min_entry_size_bytes", 0,
+    "Executables smaller than this are not written to the persistent cache.",
+    validate=lambda name, value: int(value))
 platform_name = config.define(  # JAX deprecates it, but notebooks still set it
     "jax_platform_name", "", "The default backend's platform (older than jax_platforms).",
     in_key=True, validate=lambda name, value: str(value or "").lower())
