@@ -1,3 +1,3 @@
-"""``xjit.scipy``: SciPy-style special functions, distributions and linear
-algebra on xjit arrays, as ``jax.scipy``."""
-from xjit.scipy import linalg, special, stats  # noqa: F401
+"""``xjit.scipy``: SciPy-style special functions, distributions, linear
+algebra and cosine transforms on xjit arrays, as ``jax.scipy``."""
+from xjit.scipy import fft, linalg, special, stats  # noqa: F401
