@@ -51,15 +51,47 @@ def _dot_general_eval(lhs, rhs, dimension_numbers, precision=None, preferred_ele
             raise TypeError("dot_general requires lhs batch dimensions and rhs batch dimensions to "
                             f"have the same shape, got {tuple(lhs.shape[i] for i in lb)} and "
                             f"{tuple(rhs.shape[i] for i in rb)}.")
-    if lhs.dtype != rhs.dtype and preferred_element_type is None:
-        raise TypeError("dot_general requires operands of the same dtype, got "
-                        f"{lhs.dtype.name} and {rhs.dtype.name}.")
     batch = [lhs.shape[i] for i in lb]
     lfree = [d for i, d in enumerate(lhs.shape) if i not in lc and i not in lb]
     rfree = [d for i, d in enumerate(rhs.shape) if i not in rc and i not in rb]
-    dt = preferred_element_type or lhs.dtype
+    dt = _result_dtype(lhs.dtype, rhs.dtype, preferred_element_type,
+                       isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)))
     return with_param_sharding(ShapedArray(batch + lfree + rfree, dt,
                                            lhs.weak_type and rhs.weak_type), out_sharding)
+
+
+def _type_rank(dtype):
+    """How XLA orders operand types to pick a mixed product's type: complex
+    first, then exponent range, mantissa, bit width, and signed over unsigned."""
+    real = dtypes.finfo(dtype).dtype if dtype.kind == "c" else dtype
+    floating = dtypes.issubdtype(real, np.floating)
+    info = dtypes.finfo(real) if floating else None
+    return (dtype.kind == "c", info.maxexp if floating else -1, info.nmant if floating else -1,
+            _bit_width(real), real.kind != "u")
+
+
+def _bit_width(dtype):
+    if dtype.kind == "b":
+        return 1
+    return (dtypes.finfo if dtypes.issubdtype(dtype, np.inexact) else dtypes.iinfo)(dtype).bits
+
+
+def _result_dtype(lhs, rhs, preferred, algorithm):
+    """The higher-ranked operand type (equal ranks but different types, such
+    as float8_e5m2 and float8_e5m2fnuz, have no product type), replaced by
+    ``preferred``, which may not be narrower for an integer or bool product
+    unless an algorithm decides the types."""
+    lr, rr = _type_rank(lhs), _type_rank(rhs)
+    if lr == rr and lhs != rhs:
+        raise TypeError(f"lax.dot_general argument type error: {lhs}, {rhs}")
+    out = lhs if lr >= rr else rhs
+    if preferred is None or preferred == out:
+        return out
+    if not algorithm and not dtypes.issubdtype(out, np.floating) and \
+            _bit_width(np.dtype(preferred)) < _bit_width(out):
+        raise TypeError("`preferred_element_type` must not be narrower than the original type, "
+                        f"got preferred_element_type of {preferred} for result type of {out}.")
+    return preferred
 
 
 def _dot_general_lower(ctx, ai, ao, lhs, rhs, dimension_numbers, precision=None,
@@ -68,18 +100,23 @@ def _dot_general_lower(ctx, ai, ao, lhs, rhs, dimension_numbers, precision=None,
     o = ao[0]
     lt, rt, acc = ai[0].dtype, ai[1].dtype, o.dtype
     attrs = ""
-    if isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)):
+    algorithm = isinstance(precision, (DotAlgorithm, DotAlgorithmPreset))
+    if algorithm:
         platform = ctx.module_ctx.platforms[0]
         if platform == "cpu" and precision not in _CPU_PRESETS:
             raise ValueError(f"The precision '{precision}' is not supported by dot_general on CPU")
         lt, rt, acc = algorithm_types(precision, lt, rt, o.dtype)
         if precision != DotAlgorithmPreset.DEFAULT:
             attrs = f", algorithm = {_algorithm_attr(precision, lt, rt)}"
-    elif lt != rt and not (_is_fp8(lt) and _is_fp8(rt)):
-        lt = rt = o.dtype  # XLA's CPU and GPU code generators take one operand type
-    if ai[0].dtype != lt:
+    # XLA's CPU and GPU code generators take one operand type (mixed float8s
+    # aside): without an algorithm JAX converts both mixed operands to the
+    # result's, even one already of it
+    mixed = not algorithm and lt != rt and not (_is_fp8(lt) and _is_fp8(rt))
+    if mixed:
+        lt = rt = o.dtype
+    if mixed or ai[0].dtype != lt:
         lhs = ctx.op("stablehlo.convert", [lhs], [ttype(ai[0])], ttype(ai[0].update(dtype=lt)))
-    if ai[1].dtype != rt:
+    if mixed or ai[1].dtype != rt:
         rhs = ctx.op("stablehlo.convert", [rhs], [ttype(ai[1])], ttype(ai[1].update(dtype=rt)))
     dn = (f"#stablehlo.dot<lhs_batching_dimensions = [{', '.join(map(str, lb))}], "
           f"rhs_batching_dimensions = [{', '.join(map(str, rb))}], "

@@ -61,7 +61,13 @@ def _parse(subscripts, ndims):
     return labels, out
 
 
-def _diagonal(x, labels):
+def _summable(x, preferred):
+    """``x`` in the einsum's type before it is summed (a narrower operand is
+    widened first, as JAX sums), unchanged if that would narrow it."""
+    return x if dtypes.result_type(x, preferred) == util_dtype(x) else lax._convert(x, preferred)
+
+
+def _diagonal(x, labels, preferred):
     """Collapse repeated labels of one operand onto their diagonal."""
     while True:
         dup = next((c for c in labels if labels.count(c) > 1), None)
@@ -71,15 +77,15 @@ def _diagonal(x, labels):
         j = labels.index(dup, i + 1)
         mask = lax.eq(lax.broadcasted_iota(np.uint32, x.shape, i),
                       lax.broadcasted_iota(np.uint32, x.shape, j))
-        x = lax.reduce_sum(lax.select(mask, x, lax.full_like(x, 0)), (i,))
+        x = lax.reduce_sum(_summable(lax.select(mask, x, lax.full_like(x, 0)), preferred), (i,))
         labels = labels[:i] + labels[i + 1:]
 
 
-def _sum_unneeded(x, labels, keep):
+def _sum_unneeded(x, labels, keep, preferred):
     axes = tuple(i for i, c in enumerate(labels) if c not in keep)
     if not axes:
         return x, labels
-    return lax.reduce_sum(x, axes), "".join(c for c in labels if c in keep)
+    return lax.reduce_sum(_summable(x, preferred), axes), "".join(c for c in labels if c in keep)
 
 
 def _broadcast_label(x, labels, sizes):
@@ -123,7 +129,7 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
                                   "implemented; pass a subscripts string")
     operands = [util.jax_array_of(x) for x in operands]
     util.check_arraylike("einsum", *operands)
-    ops = [asarray(x) for x in util.promote_dtypes(*operands)]
+    ops = [asarray(x) for x in operands]
     labels, out_labels = _parse(subscripts, [x.ndim for x in ops])
     sizes = {}
     for x, ls in zip(ops, labels):
@@ -131,12 +137,15 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
             if sizes.get(c, 1) != 1 and d not in (1, sizes[c]):
                 raise ValueError(f"Size of label '{c}' for operand does not match previous terms.")
             sizes[c] = max(sizes.get(c, 1), d) if c in sizes else d
-    preferred = dtypes.canonicalize_dtype(preferred_element_type or util_dtype(ops[0]))
+    if preferred_element_type is None:
+        preferred, weak = dtypes.result_type(*ops, return_weak_type_flag=True)
+    else:
+        preferred, weak = dtypes.canonicalize_dtype(preferred_element_type), False
     terms = []
     for k, (x, ls) in enumerate(zip(ops, labels)):
-        x, ls = _diagonal(x, ls)
+        x, ls = _diagonal(x, ls, preferred)
         others = set(out_labels).union(*(set(l) for i, l in enumerate(labels) if i != k))
-        x, ls = _sum_unneeded(x, ls, others)
+        x, ls = _sum_unneeded(x, ls, others, preferred)
         terms.append((_broadcast_label(x, ls, sizes), ls))
     while len(terms) > 1:
         best = None
@@ -154,10 +163,9 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
         new = _contract(a, la, b, lb, rest, precision, preferred)
         terms = [t for m, t in enumerate(terms) if m not in (i, j)] + [new]
     x, ls = terms[0]
-    x, ls = _sum_unneeded(x, ls, set(out_labels))
-    if util_dtype(x) != preferred:
-        x = lax._convert(x, preferred, False)
-    return lax.transpose(x, tuple(ls.index(c) for c in out_labels))
+    x, ls = _sum_unneeded(x, ls, set(out_labels), preferred)
+    x = lax.transpose(x, tuple(ls.index(c) for c in out_labels))
+    return lax._convert(x, preferred, weak)
 
 
 # -- contraction planning (``einsum_path``)

@@ -132,7 +132,7 @@ def outer(a, b, out=None):
 
 
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_sharding=None):
-    a, b = util.promote_dtypes(asarray(a), asarray(b))
+    a, b = asarray(a), asarray(b)
     if isinstance(axes, int):
         ca = tuple(range(a.ndim - axes, a.ndim))
         cb = tuple(range(axes))
@@ -140,15 +140,15 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_
         ca, cb = axes
         ca = tuple(util.canonicalize_axis(i, a.ndim) for i in np.atleast_1d(ca))
         cb = tuple(util.canonicalize_axis(i, b.ndim) for i in np.atleast_1d(cb))
-    return lax.dot_general(a, b, ((ca, cb), ((), ())), precision=precision,
-                           preferred_element_type=preferred_element_type or util_dtype(a),
-                           out_sharding=out_sharding)
+    out = lax.dot_general(a, b, ((ca, cb), ((), ())), precision=precision,
+                          preferred_element_type=_product_dtype(a, b, preferred_element_type),
+                          out_sharding=out_sharding)
+    return _dot_result(a, b, out, preferred_element_type)
 
 
 def _batched_dot(a, b, a_core, b_core, contract, precision, preferred_element_type):
     """``dot_general`` over the core axes (the trailing ``a_core``/``b_core``
     of each) with the leading axes broadcast together as batch axes."""
-    a, b = util.promote_dtypes(a, b)
     batch = util.broadcast_shapes(a.shape[:a.ndim - a_core], b.shape[:b.ndim - b_core])
     a = util.broadcast_to(a, batch + a.shape[a.ndim - a_core:])
     b = util.broadcast_to(b, batch + b.shape[b.ndim - b_core:])
