@@ -9,7 +9,8 @@ import sys
 
 MODULES = ["", "numpy", "numpy.linalg", "numpy.fft", "lax", "lax.linalg", "random", "nn",
            "nn.initializers", "scipy.special", "scipy.linalg", "scipy.stats", "image",
-           "tree_util", "sharding", "dlpack"]
+           "tree_util", "sharding", "dlpack", "scipy.fft", "example_libraries.optimizers",
+           "example_libraries.stax", "experimental.compilation_cache.compilation_cache"]
 
 # JAX's public-internal modules (what libraries import below the top level);
 # ``checkpoint_policies`` is a namespace object, counted by its attributes.
