@@ -186,3 +186,28 @@ def test_jitted_function_type_is_named_as_in_jax():
     assert str(inspect.signature(g, follow_wrapped=False)) == "(x, y=1)"
     assert str(inspect.signature(jax.jit(f, static_argnums=1), follow_wrapped=False)) == \
         "(x, y=1)"
+
+
+def test_call_primitives():
+    """numpyro's provenance interpreter keys rules on ``call_p`` and
+    ``closed_call_p``; a closed call stays one equation when staged and is
+    seen through by grad, vmap and jit."""
+    from xjit.extend.core.primitives import call_p, closed_call_p
+    cj = jax.make_jaxpr(lambda x: jnp.sin(x) * 2)(1.0)
+
+    def f(x):
+        return closed_call_p.bind(x, call_jaxpr=cj)[0]
+    want = np.sin(np.float32(1.0)) * 2
+    assert float(f(1.0)) == float(jax.jit(f)(1.0)) == float(want)
+    np.testing.assert_allclose(float(jax.grad(f)(1.0)), 2 * np.cos(1.0), rtol=1e-6)
+    np.testing.assert_allclose(jax.jit(jax.vmap(jax.grad(f)))(jnp.arange(3.)),
+                               2 * np.cos(np.arange(3.)), rtol=1e-6)
+    assert str(jax.make_jaxpr(f)(1.0)) == """{ lambda ; a:f32[]. let
+    b:f32[] = closed_call[
+      call_jaxpr={ lambda ; c:f32[]. let
+          d:f32[] = sin c
+          e:f32[] = mul d 2.0:f32[]
+        in (e,) }
+    ] a
+  in (b,) }"""
+    assert float(jax.jit(lambda x: call_p.bind(lambda y: [y * 3], x)[0])(2.0)) == 6.0

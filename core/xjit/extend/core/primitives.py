@@ -31,3 +31,4 @@ from xjit._src.prng import (  # noqa: F401
     random_bits_p, random_fold_in_p, random_seed_p, random_split_p)
 from xjit._src.random_gamma import random_gamma_p  # noqa: F401
 from xjit._src.ad_util import add_jaxvals_p  # noqa: F401
+from xjit._src.call import call_p, closed_call_p  # noqa: F401,E402
