@@ -211,3 +211,12 @@ def test_call_primitives():
     ] a
   in (b,) }"""
     assert float(jax.jit(lambda x: call_p.bind(lambda y: [y * 3], x)[0])(2.0)) == 6.0
+
+
+def test_interpreters_xla():
+    """Older libraries import ``jax.interpreters.xla`` for ``apply_primitive``."""
+    from xjit.interpreters import xla
+    assert float(xla.apply_primitive(jax.lax.add_p, 1.0, 2.0)) == 3.0
+    assert isinstance(jax.devices()[0].client, xla.Backend)
+    with pytest.raises(AttributeError, match="canonicalize_dtype_handlers is not part of xjit"):
+        xla.canonicalize_dtype_handlers
