@@ -1,0 +1,1 @@
+"""``jax._src.ops``: segment reductions (``jax.ops``)."""

@@ -1,0 +1,17 @@
+"""Record what JAX 0.10.2 returns for ``tests/test_ode.py``'s cases
+into ``tests/ode.json``; needs the ``compare`` extra:
+
+    .venv/bin/python scripts/record_ode.py
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "tests"))
+import recorded
+import test_ode as cases
+
+if __name__ == "__main__":
+    out = recorded.record("ode", cases.PRELUDE, cases.CASES)
+    errors = sorted(name for name, r in out.items() if "error" in r)
+    print(f"ode: {len(out)} cases; raise in JAX: {' '.join(errors)}")
