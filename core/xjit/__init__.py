@@ -44,7 +44,7 @@ from xjit._src.api import (  # noqa: E402,F401
 from xjit._src.dtypes import float0  # noqa: E402,F401
 from xjit import custom_batching, custom_derivatives, dtypes, typing, version  # noqa: E402,F401
 from xjit import scipy  # noqa: E402,F401
-from xjit import distributed, dlpack, image, lib, profiler, sharding  # noqa: E402,F401
+from xjit import distributed, dlpack, image, lib, ops, profiler, sharding  # noqa: E402,F401
 from xjit._src.sharding import PartitionSpec as P, make_mesh  # noqa: E402,F401
 
 from xjit import api_util, core, interpreters, stages  # noqa: E402,F401
