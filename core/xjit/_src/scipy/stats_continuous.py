@@ -9,9 +9,13 @@ from xjit._src.scipy.special import (
 from xjit._src.scipy.special import promote_args_inexact as _promote
 from xjit._src.scipy.special_ndtr import log_ndtr, ndtr, ndtri
 from xjit._src.lax import lax
+from xjit._src.lax import special as lax_special
+from xjit._src.nn.functions import log1mexp, logsumexp
 from xjit._src.numpy import lax_numpy as jnp
 from xjit._src.numpy import manipulation
+from xjit._src.numpy import shape_ops
 from xjit._src.numpy import ufuncs_api
+from xjit._src.pjit import jit_named
 
 
 def _z(x, loc, scale):
@@ -353,3 +357,195 @@ def cauchy_ppf(q, loc=0, scale=1):
 
 def cauchy_isf(q, loc=0, scale=1):
     return _cauchy_tan("cauchy.isf", q, loc, scale, True)
+
+
+# -- gennorm (standard form only, as JAX's)
+
+def gennorm_logpdf(x, beta):
+    """Python-scalar arithmetic, as JAX's, so weak types survive."""
+    x, beta = _promote("gennorm.logpdf", x, beta)
+    return lax.log(0.5 * beta) - lax.lgamma(1 / beta) - lax.abs(x) ** beta
+
+
+def gennorm_pdf(x, beta):
+    return lax.exp(gennorm_logpdf(x, beta))
+
+
+def gennorm_cdf(x, beta):
+    """Half plus or minus half the regularised gamma of |x|**beta."""
+    x, beta = _promote("gennorm.cdf", x, beta)
+    return 0.5 * (1 + lax.sign(x) * lax_special.igamma(1 / beta, lax.abs(x) ** beta))
+
+
+# -- gumbel_l, gumbel_r: a non-positive scale gives nan everywhere
+
+def _gumbel_args(name, x, loc, scale):
+    x, loc, scale = _promote(name, x, loc, scale)
+    return x, loc, scale, lax.gt(scale, _const(scale, 0))
+
+
+def gumbel_l_logpdf(x, loc=0, scale=1):
+    x, loc, scale, ok = _gumbel_args("gumbel_l.logpdf", x, loc, scale)
+    z = _z(x, loc, scale)
+    return jnp.where(ok, lax.add(xlogy(-1, scale), lax.sub(z, lax.exp(z))), np.nan)
+
+
+def gumbel_l_pdf(x, loc=0, scale=1):
+    return lax.exp(gumbel_l_logpdf(x, loc, scale))
+
+
+def gumbel_l_logcdf(x, loc=0, scale=1):
+    """log(1 - exp(-e^z)) through expm1, which stays accurate in both tails."""
+    x, loc, scale, ok = _gumbel_args("gumbel_l.logcdf", x, loc, scale)
+    e = lax.exp(_z(x, loc, scale))
+    return jnp.where(ok, lax.log(lax.neg(lax.expm1(lax.neg(e)))), np.nan)
+
+
+def gumbel_l_cdf(x, loc=0, scale=1):
+    return lax.exp(gumbel_l_logcdf(x, loc, scale))
+
+
+def gumbel_l_logsf(x, loc=0, scale=1):
+    x, loc, scale, ok = _gumbel_args("gumbel_l.logsf", x, loc, scale)
+    return jnp.where(ok, lax.neg(lax.exp(_z(x, loc, scale))), np.nan)
+
+
+def gumbel_l_sf(x, loc=0, scale=1):
+    return jnp.exp(gumbel_l_logsf(x, loc, scale))
+
+
+def gumbel_l_ppf(p, loc=0, scale=1):
+    p, loc, scale = _promote("gumbel_l.ppf", p, loc, scale)
+    inside = lax.gt(p, _const(p, 0)) & lax.lt(p, _const(p, 1))
+    q = lax.add(loc, lax.mul(scale, lax.log(xlog1py(-1, lax.neg(p)))))
+    return jnp.where(inside, q, np.nan)
+
+
+def gumbel_r_logpdf(x, loc=0, scale=1):
+    x, loc, scale, ok = _gumbel_args("gumbel_r.logpdf", x, loc, scale)
+    z = _z(x, loc, scale)
+    lp = lax.add(xlogy(-1, scale), lax.neg(lax.add(z, lax.exp(lax.neg(z)))))
+    return jnp.where(ok, lp, np.nan)
+
+
+def gumbel_r_pdf(x, loc=0, scale=1):
+    return lax.exp(gumbel_r_logpdf(x, loc, scale))
+
+
+def gumbel_r_logcdf(x, loc=0, scale=1):
+    x, loc, scale, ok = _gumbel_args("gumbel_r.logcdf", x, loc, scale)
+    return jnp.where(ok, lax.neg(lax.exp(lax.neg(_z(x, loc, scale)))), np.nan)
+
+
+def gumbel_r_cdf(x, loc=0, scale=1):
+    return lax.exp(gumbel_r_logcdf(x, loc, scale))
+
+
+def gumbel_r_sf(x, loc=0, scale=1):
+    x, loc, scale, ok = _gumbel_args("gumbel_r.sf", x, loc, scale)
+    e = lax.exp(lax.div(lax.sub(loc, x), scale))
+    return jnp.where(ok, lax.sub(_const(x, 1), lax.exp(lax.neg(e))), np.nan)
+
+
+def gumbel_r_logsf(x, loc=0, scale=1):
+    x, loc, scale, ok = _gumbel_args("gumbel_r.logsf", x, loc, scale)
+    return jnp.where(ok, log1mexp(lax.exp(lax.div(lax.sub(loc, x), scale))), np.nan)
+
+
+def gumbel_r_ppf(p, loc=0, scale=1):
+    p, loc, scale = _promote("gumbel_r.ppf", p, loc, scale)
+    inside = lax.gt(p, _const(p, 0)) & lax.lt(p, _const(p, 1))
+    q = lax.sub(loc, lax.mul(scale, lax.log(xlogy(-1, p))))
+    return jnp.where(inside, q, np.nan)
+
+
+# -- vonmises, wrapcauchy (circular)
+
+def vonmises_logpdf(x, kappa):
+    """Normalised by the scaled Bessel i0e, so large kappa does not overflow;
+    kappa <= 0 is nan."""
+    x, kappa = _promote("vonmises.logpdf", x, kappa)
+    lp = kappa * (jnp.cos(x) - 1) - jnp.log(2 * np.pi * lax_special.bessel_i0e(kappa))
+    return jnp.where(lax.gt(kappa, _const(kappa, 0)), lp, np.nan)
+
+
+def vonmises_pdf(x, kappa):
+    return lax.exp(vonmises_logpdf(x, kappa))
+
+
+def wrapcauchy_logpdf(x, c):
+    """Support [0, 2 pi]; c outside (0, 1) is nan."""
+    x, c = _promote("wrapcauchy.logpdf", x, c)
+    lp = (jnp.log(1 - c * c) - jnp.log(2 * np.pi)
+          - jnp.log(1 + c * c - 2 * c * jnp.cos(x)))
+    on_circle = lax.ge(x, _const(x, 0)) & lax.le(x, _const(x, 2 * np.pi))
+    valid = lax.gt(c, _const(c, 0)) & lax.lt(c, _const(c, 1))
+    return jnp.where(valid, jnp.where(on_circle, lp, -np.inf), np.nan)
+
+
+def wrapcauchy_pdf(x, c):
+    return lax.exp(wrapcauchy_logpdf(x, c))
+
+
+# -- truncnorm: a standard normal cut to [a, b], then loc/scale
+
+def _log_sub_exp(u, v):
+    """log(e^u - e^v) by a signed logsumexp: nan where v > u, -inf at u == v."""
+    w = jnp.asarray([jnp.ones_like(u), lax.neg(jnp.ones_like(v))])
+    return logsumexp(jnp.asarray([u, v]), b=w, axis=0)
+
+
+def _log_gauss_mass(a, b):
+    """log(Phi(b) - Phi(a)). A right-tail interval is mirrored into the left
+    tail, where log_ndtr is exact; an interval around zero uses
+    log1p(-Phi(a) - Phi(-b)), which keeps a mass near one accurate."""
+    a, b = shape_ops.broadcast_arrays(jnp.array(a), jnp.array(b))
+    right = a > 0
+    central = ~((b <= 0) | right)
+    lo, hi = jnp.where(right, -b, a), jnp.where(right, -a, b)
+    tail = _log_sub_exp(log_ndtr(hi), log_ndtr(lo))
+    return jnp.where(central, jnp.log1p(-ndtr(a) - ndtr(-b)), tail)
+
+
+@jit_named("logpdf")
+def truncnorm_logpdf(x, a, b, loc=0, scale=1):
+    x, a, b, loc, scale = _promote("truncnorm.logpdf", x, a, b, loc, scale)
+    lp = lax.sub(norm_logpdf(x, loc, scale), _log_gauss_mass(a, b))
+    z = _z(x, loc, scale)
+    lp = jnp.where((z < a) | (z > b), -np.inf, lp)
+    return jnp.where(a >= b, np.nan, lp)
+
+
+def truncnorm_pdf(x, a, b, loc=0, scale=1):
+    return lax.exp(truncnorm_logpdf(x, a, b, loc, scale))
+
+
+@jit_named("logcdf")
+def truncnorm_logcdf(x, a, b, loc=0, scale=1):
+    """Near log cdf = 0 it is taken as log1p(-sf), which keeps its precision."""
+    x, a, b, loc, scale = _promote("truncnorm.logcdf", x, a, b, loc, scale)
+    x, a, b = shape_ops.broadcast_arrays(x, a, b)
+    z = _z(x, loc, scale)
+    total = _log_gauss_mass(a, b)
+    lcdf = _log_gauss_mass(a, z) - total
+    lsf = _log_gauss_mass(z, b) - total
+    out = manipulation.select([z >= b, z <= a, lcdf > -0.1, z > a],
+                              [0, -np.inf, jnp.log1p(-jnp.exp(lsf)), lcdf])
+    return jnp.where(a >= b, np.nan, out)
+
+
+@jit_named("cdf")
+def truncnorm_cdf(x, a, b, loc=0, scale=1):
+    return lax.exp(truncnorm_logcdf(x, a, b, loc, scale))
+
+
+@jit_named("logsf")
+def truncnorm_logsf(x, a, b, loc=0, scale=1):
+    """The upper tail is the lower tail of the mirrored distribution."""
+    x, a, b, loc, scale = _promote("truncnorm.logsf", x, a, b, loc, scale)
+    return truncnorm_logcdf(-x, -b, -a, -loc, scale)
+
+
+@jit_named("sf")
+def truncnorm_sf(x, a, b, loc=0, scale=1):
+    return lax.exp(truncnorm_logsf(x, a, b, loc, scale))
