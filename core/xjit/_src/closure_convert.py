@@ -4,9 +4,19 @@ arguments, which custom derivative rules (``custom_vjp``'s ``bwd``,
 from __future__ import annotations
 
 import functools
+import weakref
 
 from xjit._src import core, dtypes, tree_util
+from xjit._src.config import config
 from xjit._src.interpreters.partial_eval import trace_to_jaxpr
+
+
+# The same function, argument structure and avals give the same converted
+# function, as JAX caches it (unless tracer leaks are being checked): callers
+# pass it on as a static argument (odeint's solver, custom_root), and a new
+# one would compile again on every call. A function closing over a trace's
+# tracers is made anew in each trace, so it does not hit across traces.
+_converted: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def closure_convert(fun, *example_args):
@@ -16,6 +26,19 @@ def closure_convert(fun, *example_args):
     derivative rules need."""
     leaves, in_tree = tree_util.tree_flatten(example_args)
     avals = [core.aval_of(x) for x in leaves]
+    if config.jax_check_tracer_leaks:
+        return _convert(fun, in_tree, avals)
+    key = (in_tree, tuple(avals), config.trace_key)
+    try:
+        per_fun = _converted.setdefault(fun, {})
+    except TypeError:  # not weakly referenceable, or unhashable
+        return _convert(fun, in_tree, avals)
+    if key not in per_fun:
+        per_fun[key] = _convert(fun, in_tree, avals)
+    return per_fun[key]
+
+
+def _convert(fun, in_tree, avals):
     store = []
 
     def flat(*xs):

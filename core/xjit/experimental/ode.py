@@ -10,7 +10,6 @@ solver's loops (whose memory would grow with the number of steps).
 """
 from __future__ import annotations
 
-import collections
 import functools
 import operator
 
@@ -25,7 +24,7 @@ from xjit._src.flatten_util import ravel_pytree
 from xjit._src.interpreters.batching import vmap
 from xjit._src.numpy.util import promote_dtypes_inexact
 from xjit._src.pjit import jit
-from xjit._src.tree_util import tree_flatten, tree_leaves, tree_map
+from xjit._src.tree_util import tree_leaves, tree_map
 
 __all__ = ["odeint"]
 
@@ -139,34 +138,8 @@ def odeint(func, y0, t, *args, rtol=1.4e-8, atol=1.4e-8, mxstep=jnp.inf, hmax=jn
     if not jnp.issubdtype(t.dtype, jnp.floating):
         raise TypeError(f"t must be an array of floats, but got {t}.")
     # traced values func closes over become arguments, for the adjoint to see
-    converted, consts = _closure_convert(func, y0, t[0], *args)
+    converted, consts = closure_convert(func, y0, t[0], *args)
     return _odeint_wrapper(converted, rtol, atol, mxstep, hmax, y0, t, *args, *consts)
-
-
-_CONVERTED = collections.OrderedDict()  # (func, tree, avals) -> converted func, newest last
-
-
-def _closure_convert(func, *example_args):
-    """``closure_convert``, remembered for calls outside any transformation
-    (as JAX caches it): the converted function is the solver's static
-    argument, so a new one would compile the solver again on every call.
-    Under a transformation ``func`` may close over that trace's tracers, so
-    it is converted afresh."""
-    if core.trace_ctx.trace is not core.eval_trace:
-        return closure_convert(func, *example_args)
-    leaves, tree = tree_flatten(example_args)
-    try:
-        key = (func, tree, tuple(core.aval_of(x) for x in leaves))
-        hash(key)
-    except TypeError:  # an unhashable func
-        return closure_convert(func, *example_args)
-    if key in _CONVERTED:
-        _CONVERTED.move_to_end(key)
-    else:
-        _CONVERTED[key] = closure_convert(func, *example_args)
-        if len(_CONVERTED) > 64:
-            _CONVERTED.popitem(last=False)
-    return _CONVERTED[key]
 
 
 @functools.partial(jit, static_argnums=(0, 1, 2, 3, 4))

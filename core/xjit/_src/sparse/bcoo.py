@@ -230,6 +230,7 @@ class BCOO(JAXSparse):
         if aux_data.keys() != {"shape", "indices_sorted", "unique_indices"}:
             raise ValueError(f"BCOO.tree_unflatten: invalid aux_data={aux_data}")
         obj.__dict__.update(**aux_data)
+        _check_fits(obj.data, obj.indices, obj.shape)
         return obj
 
     def __matmul__(self, other):
@@ -636,3 +637,21 @@ def _sum(mat, axis, dtype, out, keepdims, initial, where, promote_integers):
     if isinstance(res, BCOO):
         return _convert(res, result, False)
     return np_util.convert(res, result, False)
+
+
+def _check_fits(data, indices, shape):
+    """Children rebuilt into a BCOO must fit its shape. They do not when the
+    BCOO crossed a vmap boundary (vmap adds or removes a leading axis of
+    ``data`` and ``indices`` but not of ``shape``: JAX registers BCOO as
+    vmappable, xjit does not yet), so refuse rather than build a wrong array.
+    Children that are not arrays (a tree_map's placeholders) are not checked."""
+    dshape, ishape = getattr(data, "shape", None), getattr(indices, "shape", None)
+    if not isinstance(dshape, tuple) or not isinstance(ishape, tuple) or len(ishape) < 2:
+        return
+    n_batch, n_sparse = len(ishape) - 2, ishape[-1]
+    n_dense = len(dshape) - 1 - n_batch
+    if n_dense < 0 or n_batch + n_sparse + n_dense != len(shape):
+        raise NotImplementedError(
+            f"BCOO data of shape {dshape} and indices of shape {ishape} do not fit shape="
+            f"{tuple(shape)}: a BCOO array cannot cross a vmap boundary in xjit (map over its "
+            "data and indices arrays instead)")
