@@ -5,3 +5,5 @@ from xjit._src.scipy.special import (  # noqa: F401
     log_softmax, logit, logsumexp, multigammaln, poch, polygamma, rel_entr, softmax, xlog1py, xlogy,
     zeta)
 from xjit._src.scipy.special_ndtr import log_ndtr, ndtr, ndtri, spence  # noqa: F401
+from xjit._src.scipy.special_expint import exp1, expi, expn  # noqa: F401
+from xjit._src.scipy.special_error import dawsn, erfcx, loggamma, wofz  # noqa: F401
