@@ -1,6 +1,6 @@
-"""``jit`` over many devices: one SPMD program partitioned by XLA.
+"""``jit`` over a mesh: one SPMD program partitioned by XLA.
 
-A jitted call whose arguments live on several devices (or whose
+A jitted call whose arguments are laid out on a mesh (or whose
 ``in_shardings``/``out_shardings`` name a mesh) is lowered once per
 signature and sharding to a module with ``num_partitions`` = the mesh's
 size, a Shardy mesh (``sdy.mesh``) and ``sdy.sharding`` attributes on the
@@ -10,6 +10,8 @@ inserts the collectives; the compiled output shardings are read back as
 ``NamedSharding``s over the mesh. The one-device dispatch path in ``pjit``
 branches here only when it sees such an argument or option, or a mesh that
 ``set_mesh`` put in context (whose results JAX lays out on it, replicated).
+A mesh of one device takes this path too: JAX keeps its arrays' shardings
+and types as on any mesh.
 """
 from __future__ import annotations
 
@@ -97,23 +99,30 @@ class SpmdExecutable:
     """A compiled SPMD program: its input shardings (arguments are laid out
     by them before each call), and one result handler per output."""
 
-    def __init__(self, exe, mesh, in_shardings, in_avals, out_avals, text, given_out):
+    def __init__(self, exe, mesh, in_shardings, in_avals, out_avals, text, given_out, kept):
+        """``kept``: per output, the sharding it keeps when XLA lays it out
+        so (JAX recovers the user's sharding: the first argument's, for an
+        output of its rank computed from an array on the mesh; on a mesh of
+        one device, where every layout is the same, it keeps the spec)."""
         self.exe, self.mesh, self.in_shardings, self.text = exe, mesh, in_shardings, text
         self.in_avals, self.out_avals = in_avals, out_avals
         self.out_shardings = []
         ops = exe.get_output_shardings()  # None from a program of one device
-        for op, aval, given in zip(ops or [None] * len(out_avals), out_avals, given_out):
+        for op, aval, given, keep in zip(ops or [None] * len(out_avals), out_avals, given_out,
+                                         kept):
             if given is not None:  # out_shardings fixed it: as the caller named it
                 self.out_shardings.append(given)
                 continue
             hlo = xc.HloSharding.replicate() if op is None else xc.HloSharding.from_proto(op)
             # a key array's sharding covers its key data's dimensions too (never split)
-            spec = spec_from_hlo(mesh, hlo, len(_physical(aval).shape))
+            ndim = len(_physical(aval).shape)
+            if keep is not None and keep._to_xla_hlo_sharding(ndim) == hlo:
+                self.out_shardings.append(keep)
+                continue
+            spec = spec_from_hlo(mesh, hlo, ndim)
             if spec is None:
                 raise NotImplementedError(f"xjit cannot name the output sharding {hlo} as a "
                                           f"PartitionSpec over {mesh}")
-            if mesh.are_all_axes_explicit:  # JAX names it by the type: one entry a dim
-                spec = PartitionSpec(*spec, *[None] * (len(aval.shape) - len(spec)))
             self.out_shardings.append(intern(NamedSharding(mesh, spec)))
         # the arrays' types: from the shardings they come back with (interned, so a
         # later call's signature matches them by identity: see SpmdEntry.signature)
@@ -169,7 +178,7 @@ def _laid_out(x, sharding, aval):
 def _meshes_of(*trees):
     for t in trees:
         for s in tree_util.tree_leaves(t, is_leaf=lambda v: isinstance(v, Sharding)):
-            if isinstance(s, NamedSharding) and s._is_concrete and s.num_devices > 1:
+            if isinstance(s, NamedSharding) and s._is_concrete:
                 yield s.mesh
 
 
@@ -204,7 +213,7 @@ def _spec_on_context(s, what):
 
 
 def needs_spmd(jf, leaves) -> bool:
-    """Whether this call runs over many devices."""
+    """Whether this call runs over a mesh."""
     if getattr(jf, "_shardings", None) is not None or mesh_lib._context.concrete is not None:
         return True
     for x in leaves:
@@ -219,11 +228,10 @@ _jaxpr_meshes: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 def _find_mesh(jaxpr):
     for eqn in jaxpr.eqns:
         mesh = eqn.params.get("mesh")
-        if mesh is not None and not isinstance(mesh, AbstractMesh) and mesh.size > 1:
+        if mesh is not None and not isinstance(mesh, AbstractMesh):
             return mesh
         sharding = eqn.params.get("sharding")
-        if isinstance(sharding, NamedSharding) and sharding._is_concrete and \
-                sharding.num_devices > 1:
+        if isinstance(sharding, NamedSharding) and sharding._is_concrete:
             return sharding.mesh
         for v in eqn.params.values():
             inner = v.jaxpr if isinstance(v, core.ClosedJaxpr) else v
@@ -235,7 +243,7 @@ def _find_mesh(jaxpr):
 
 
 def jaxpr_mesh(closed):
-    """The mesh of several devices a traced program's ``shard_map`` or
+    """The (concrete) mesh a traced program's ``shard_map`` or
     sharding constraint names, or None (looked up once per jaxpr)."""
     try:
         return _jaxpr_meshes[closed]
@@ -245,8 +253,8 @@ def jaxpr_mesh(closed):
 
 
 def call(jf, key, dyn, dkw, static_key, leaves, treedef, avals, mesh=None):
-    """Run the jitted ``jf`` over many devices and return the output tree, or
-    return None when every sharding involved is on one device. ``mesh``: the
+    """Run the jitted ``jf`` over a mesh and return the output tree, or
+    return None when no sharding involved names a mesh. ``mesh``: the
     mesh a shard_map in the program runs on."""
     arg_shardings = tuple(x._buf._sharding if type(x) is ShardedArrayImpl else None
                           for x in leaves)
@@ -257,13 +265,13 @@ def call(jf, key, dyn, dkw, static_key, leaves, treedef, avals, mesh=None):
         plan = _plan(jf, key, dyn, dkw, static_key, leaves, treedef, avals, mesh)
         if plan is None:
             return None
-        entry, mesh, ins, outs = plan
+        entry, mesh, ins, outs, kept = plan
         cache = jf.__dict__.setdefault("_spmd_executables", {})
-        exe_key = (key, tuple(ins), tuple(outs))
+        exe_key = (key, tuple(ins), tuple(outs), kept)
         exe = cache.get(exe_key)
         if exe is None:
             exe = cache[exe_key] = compile_spmd(jf._name, entry.closed, entry.donated, mesh,
-                                                ins, outs)
+                                                ins, outs, kept)
             observer = monitoring.jit_observer
             if observer is not None and jf._fid:  # inspect's lower and compile events
                 observer.compiled(jf._fid, _Compiled(entry.closed, exe))
@@ -357,9 +365,9 @@ def _check_nans(jf, entry, outs, leaves, dyn, dkw, static_key):
 
 
 def _plan(jf, key, dyn, dkw, static_key, leaves, treedef, avals, mesh):
-    """(trace entry, mesh, input shardings, fixed output shardings) of a call,
-    or None when it involves no mesh of several devices (nor one ``set_mesh``
-    put in context)."""
+    """(trace entry, mesh, input shardings, fixed output shardings, kept output
+    shardings (see SpmdExecutable)) of a call, or None when it involves no
+    mesh (nor one ``set_mesh`` put in context)."""
     arg_shardings = [x.sharding if type(x) is ShardedArrayImpl else None for x in leaves]
     in_spec, out_spec = getattr(jf, "_shardings", None) or (None, None)
     n_pos = len(tree_util.tree_leaves(tuple(dyn)))  # in_shardings covers positional args
@@ -407,24 +415,44 @@ def _plan(jf, key, dyn, dkw, static_key, leaves, treedef, avals, mesh):
     ins = []
     for given, own, aval in zip(in_flat, arg_shardings, avals):
         s = given if given is not None else own if own is not None else replicated
-        if s.num_devices == 1:
+        if not isinstance(s, NamedSharding):  # on one device (a SingleDeviceSharding)
             s = replicated
         s.check_compatible_aval(aval.shape)
         s.shard_shape(aval.shape)  # divisibility, with JAX's message
         ins.append(intern(s))
-    outs = [s if isinstance(s, NamedSharding) and (s.num_devices > 1 or mesh.size == 1)
-            else None for s in out_flat]
-    if _types_decide(mesh):  # explicit axes: each output laid out as its type says
-        outs = [s if s is not None else intern(type_layout(mesh, a))
-                for s, a in zip(outs, out_avals)]
-    return entry, mesh, ins, outs
+    outs = [s if isinstance(s, NamedSharding) else None for s in out_flat]
+    reached = _reached(entry.closed, leaves)
+    outs = [s if s is not None or not _types_decide(mesh, a, r) else intern(type_layout(mesh, a))
+            for s, a, r in zip(outs, out_avals, reached)]  # explicit axes: as its type says
+    first = ins[0] if ins else None  # JAX recovers the first argument's sharding (see _kept)
+    kept = tuple(first if r and a.ndim == avals[0].ndim else None
+                 for a, r in zip(out_avals, reached))
+    return entry, mesh, ins, outs, kept
 
 
-def _types_decide(mesh) -> bool:
-    """Whether a program over ``mesh`` lays its outputs out by their types:
-    all the axes in context (``auto_axes`` may make them Auto) are Explicit."""
+def _types_decide(mesh, aval, reached) -> bool:
+    """Whether a program over ``mesh`` lays output ``aval`` out by its type:
+    under ``set_mesh``, when all the axes in context (``auto_axes`` may make
+    them Auto) are Explicit; with no mesh in context, when the mesh's axes
+    are and the output's type has the mesh: it names it, or the output is
+    computed from an array on it (``_reached``). Otherwise XLA lays it out."""
     context = mesh_lib.get_abstract_mesh()
-    return (mesh if context.empty else context).are_all_axes_explicit
+    if context.empty:
+        return mesh.are_all_axes_explicit and (reached or aval._sharding is not None)
+    return context.are_all_axes_explicit
+
+
+def _reached(closed, leaves):
+    """Per output of the traced program, whether it is computed from an
+    argument laid out on a mesh: JAX's types carry the mesh from operands to
+    results (Auto axes included, which xjit's types leave out)."""
+    marked = {v for v, x in zip(closed.jaxpr.invars, leaves) if type(x) is ShardedArrayImpl}
+    if not marked:
+        return [False] * len(closed.jaxpr.outvars)
+    for eqn in closed.jaxpr.eqns:
+        if any(type(v) is not core.Literal and v in marked for v in eqn.invars):
+            marked.update(eqn.outvars)
+    return [type(v) is not core.Literal and v in marked for v in closed.jaxpr.outvars]
 
 
 def type_layout(mesh, aval):
@@ -487,24 +515,28 @@ def lower(jf, args, kwargs):
     leaves, treedef = tree_util.tree_flatten((dyn, dkw))
     avals = [core.aval_of(x) for x in leaves]
     key = (treedef, static_key, _context_key(), *avals)
-    if not needs_spmd(jf, leaves) and jaxpr_mesh(
-            jf._entry(key, dyn, dkw, static_key, leaves, treedef, avals)[0].closed) is None:
-        return None
+    if not needs_spmd(jf, leaves):
+        # only a shard_map inside names a mesh: of one device (pmap's on one device),
+        # lowered as a one-device program, whose Lowered/Compiled have stages' full API
+        inner = jaxpr_mesh(jf._entry(key, dyn, dkw, static_key, leaves, treedef, avals)[0].closed)
+        if inner is None or inner.size == 1:
+            return None
     plan = _plan(jf, key, dyn, dkw, static_key, leaves, treedef, avals, None)
     if plan is None:
         return None
-    entry, mesh, ins, outs = plan
+    entry, mesh, ins, outs, kept = plan
     spmd = SpmdModule(mesh, [_on(mesh, s) for s in ins], entry.closed.in_avals,
                       [_on(mesh, s) for s in outs], entry.closed.out_avals)
     text = mlir.lower_module(jf._name, entry.closed, entry.donated, spmd=spmd)
-    return SpmdLowered(jf, entry, mesh, ins, outs, text)
+    return SpmdLowered(jf, entry, mesh, ins, outs, kept, text)
 
 
 class SpmdLowered:
     """A jitted call over many devices, lowered: ``as_text()`` is its module."""
 
-    def __init__(self, jf, entry, mesh, ins, outs, text):
+    def __init__(self, jf, entry, mesh, ins, outs, kept, text):
         self._jf, self._entry, self._mesh, self._ins, self._outs = jf, entry, mesh, ins, outs
+        self._kept = kept
         self._text = text
 
     def as_text(self, dialect=None, *, debug_info=False):
@@ -514,7 +546,7 @@ class SpmdLowered:
     def compile(self, compiler_options=None):
         e = self._entry
         exe = compile_spmd(self._jf._name, e.closed, e.donated, self._mesh, self._ins,
-                           self._outs)
+                           self._outs, self._kept)
         return SpmdCompiled(exe, e)
 
 
@@ -556,7 +588,7 @@ def _on(mesh, sharding):
     return NamedSharding(mesh, PartitionSpec(*parts))
 
 
-def compile_spmd(name, closed, donated, mesh, in_shardings, out_shardings):
+def compile_spmd(name, closed, donated, mesh, in_shardings, out_shardings, kept):
     """Lower ``closed`` as an SPMD program over ``mesh`` and compile it."""
     from xjit._src.interpreters import mlir
     spmd = SpmdModule(mesh, [_on(mesh, s) for s in in_shardings], closed.in_avals,
@@ -582,7 +614,7 @@ def compile_spmd(name, closed, donated, mesh, in_shardings, out_shardings):
     except _jax.JaxRuntimeError as e:
         raise errors.JaxRuntimeError(f"XLA compilation failed: {e}") from None
     exe = SpmdExecutable(loaded, mesh, in_shardings, closed.in_avals, closed.out_avals, text,
-                         out_shardings)
+                         out_shardings, kept)
     exe.lower_s, exe.compile_s = t1 - t0, time.perf_counter() - t1
     return exe
 

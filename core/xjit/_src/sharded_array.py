@@ -1,7 +1,8 @@
-"""Arrays over many devices: one jaxlib array made of one buffer per device,
-laid out by a ``NamedSharding`` (``jax.Array`` with ``len(x.devices()) > 1``).
+"""Arrays on a mesh: one jaxlib array made of one buffer per device, laid
+out by a ``NamedSharding`` (a mesh of one device too, whose arrays keep the
+sharding and its type as JAX's do).
 
-``ShardedArrayImpl`` is an ``ArrayImpl`` whose buffer spans several devices.
+``ShardedArrayImpl`` is an ``ArrayImpl`` whose buffer spans a mesh's devices.
 It is its own class so that the one-device dispatch paths, which test
 ``type(x) is ArrayImpl``, never take it: jit sends it down the multi-device
 path (``pxla``), and an eager primitive reads it as a host value.
@@ -12,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from jaxlib import _jax
 
-from xjit._src import core, xla_bridge as backend
+from xjit._src import core, dtypes, xla_bridge as backend
 from xjit._src.array import ArrayImpl, host_copy
 from xjit._src.config import config
 from xjit._src.mesh import Mesh
@@ -92,8 +93,8 @@ def _physical(aval):
 
 
 class ShardedArrayImpl(ArrayImpl):
-    """A concrete array whose buffer is split over (or replicated on) several
-    devices."""
+    """A concrete array whose buffer is split over (or replicated on) a
+    mesh's devices."""
 
     __slots__ = ()
 
@@ -197,7 +198,7 @@ def _assemble(aval, sharding, pieces):
 
 
 def place_sharded(x, sharding):
-    """``device_put(x, sharding)`` for a sharding over several devices."""
+    """``device_put(x, sharding)`` for a sharding over a mesh."""
     if isinstance(x, core.Tracer):  # placement inside a trace is its jit's business
         return x
     if type(x) is ShardedArrayImpl and x.sharding == sharding:
@@ -256,14 +257,12 @@ def make_array_from_callback(shape, sharding, data_callback, dtype=None):
     indices = sharding.devices_indices_map(shape)
     pieces = [data_callback(indices[d]) for d in sharding._addressable_device_assignment]
     first = pieces[0]
-    aval = core.ShapedArray(shape, dtype if dtype is not None else
-                            (first.dtype if hasattr(first, "dtype") else core.aval_of(first).dtype))
+    aval = core.ShapedArray(shape, dtype if dtype is not None else dtypes.canonicalize_dtype(
+        first.dtype if hasattr(first, "dtype") else core.aval_of(first).dtype))
     pieces = [np.asarray(p, aval.dtype) for p in pieces]
-    if sharding.num_devices == 1:
+    if not hasattr(sharding, "mesh"):  # a one-device sharding
         from .sharding import place
-        out = np.empty(shape, aval.dtype)
-        out[indices[sharding._device_assignment[0]]] = pieces[0]
-        return place(out, sharding)
+        return place(pieces[0], sharding)
     return _assemble(aval, sharding, pieces)
 
 
@@ -314,7 +313,7 @@ def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None)
         raise ValueError(f"Sharding {sharding} needs an array on each of its devices; none "
                          f"was given for {missing}")
     aval = arrays[0].aval.update(shape=shape, weak_type=False)
-    if sharding.num_devices == 1:
+    if not hasattr(sharding, "mesh"):  # a one-device sharding
         from .sharding import place
         return place(arrays[0], sharding)
     bufs = [by_device[d]._buf for d in sharding._addressable_device_assignment]

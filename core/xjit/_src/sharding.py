@@ -355,12 +355,13 @@ class NamedSharding(Sharding):
         names = self.mesh.axis_names
         sizes = self.mesh.axis_sizes
         dim_axes = self._dim_axes(len(global_shape))
+        sizes_of = self.mesh.shape
         out = {}
         for pos, device in zip(np.ndindex(*sizes) if sizes else [()], self._device_assignment):
             coord = dict(zip(names, pos))
             index = []
             for d, axes in enumerate(dim_axes):
-                if not axes:
+                if math.prod(sizes_of[a] for a in axes) == 1:  # not split (axes of size 1)
                     index.append(slice(None))
                     continue
                 k = 0
@@ -438,7 +439,7 @@ def place(x, sharding):
             raise ValueError("is_fully_addressable is not implemented for "
                              "`jax.sharding.AbstractMesh`.")
         sharding = NamedSharding(context, sharding.spec)
-    if getattr(sharding, "num_devices", 1) != 1:
+    if isinstance(sharding, NamedSharding):  # a mesh of one device too: JAX keeps its type
         from .sharded_array import place_sharded
         return place_sharded(x, sharding)
     arr = device_put(x, sharding._device)

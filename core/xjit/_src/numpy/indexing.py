@@ -73,8 +73,9 @@ def getitem(arr, idx):
         return advanced_indexing.rewriting_take(arr, idx)
     shape = arr.shape
     idx = _expand_index(idx, len(shape))
-    if type(arr) is ShardedArrayImpl and _partial(idx, shape):
-        # as JAX: a slice cannot carry a split array's layout, so a gather does
+    if type(arr) is ShardedArrayImpl and arr.sharding.num_devices != 1 and _partial(idx, shape):
+        # as JAX: a slice cannot carry a split array's layout, so a gather does (one
+        # device's array is not split: a slice keeps its type)
         from . import advanced_indexing
         return advanced_indexing.rewriting_take(arr, idx)
     if _dynamic_take_applies(idx):
