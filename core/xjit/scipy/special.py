@@ -9,3 +9,4 @@ from xjit._src.scipy.special_expint import exp1, expi, expn  # noqa: F401
 from xjit._src.scipy.special_error import dawsn, erfcx, loggamma, wofz  # noqa: F401
 from xjit._src.scipy.special_hypergeometric import hyp1f1, hyp2f1  # noqa: F401
 from xjit._src.scipy.special_integrals import bessel_jn, fresnel, owens_t, sici  # noqa: F401
+from xjit._src.scipy.special_sph_harm import sph_harm_y  # noqa: F401
