@@ -1,0 +1,2 @@
+"""``xjit.scipy.cluster``, as ``jax.scipy.cluster``."""
+from xjit.scipy.cluster import vq  # noqa: F401

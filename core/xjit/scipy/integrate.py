@@ -1,0 +1,2 @@
+"""``xjit.scipy.integrate``, as ``jax.scipy.integrate``."""
+from xjit._src.scipy.integrate import trapezoid  # noqa: F401

@@ -1,0 +1,2 @@
+"""``xjit.scipy.ndimage``, as ``jax.scipy.ndimage``."""
+from xjit._src.scipy.ndimage import map_coordinates  # noqa: F401
