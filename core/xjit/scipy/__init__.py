@@ -1,3 +1,6 @@
 """``xjit.scipy``: SciPy-style special functions, distributions, linear
-algebra and cosine transforms on xjit arrays, as ``jax.scipy``."""
-from xjit.scipy import fft, linalg, sparse, special, stats  # noqa: F401
+algebra, signal processing, interpolation and solvers on xjit arrays, as
+``jax.scipy`` (which, like JAX, loads ``optimize`` and ``spatial`` only when
+they are imported)."""
+from xjit.scipy import (  # noqa: F401
+    cluster, fft, integrate, interpolate, linalg, ndimage, signal, sparse, special, stats)
