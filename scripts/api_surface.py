@@ -10,7 +10,10 @@ import sys
 MODULES = ["", "numpy", "numpy.linalg", "numpy.fft", "lax", "lax.linalg", "random", "nn",
            "nn.initializers", "scipy.special", "scipy.linalg", "scipy.stats", "image",
            "tree_util", "sharding", "dlpack", "scipy.fft", "example_libraries.optimizers",
-           "example_libraries.stax", "experimental.compilation_cache.compilation_cache"]
+           "example_libraries.stax", "experimental.compilation_cache.compilation_cache",
+           "scipy.signal", "scipy.ndimage", "scipy.integrate", "scipy.interpolate",
+           "scipy.cluster.vq", "scipy.optimize", "scipy.sparse.linalg",
+           "scipy.spatial.transform", "ops", "experimental.ode", "experimental.sparse"]
 
 # JAX's public-internal modules (what libraries import below the top level);
 # ``checkpoint_policies`` is a namespace object, counted by its attributes.
