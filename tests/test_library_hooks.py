@@ -220,3 +220,12 @@ def test_interpreters_xla():
     assert isinstance(jax.devices()[0].client, xla.Backend)
     with pytest.raises(AttributeError, match="canonicalize_dtype_handlers is not part of xjit"):
         xla.canonicalize_dtype_handlers
+
+
+def test_trace_state_clean():
+    """numpyro asks ``jax._src.core.trace_state_clean()`` before caching."""
+    from xjit._src.core import trace_state_clean
+    seen = []
+    jax.jit(lambda x: seen.append(trace_state_clean()) or x)(1.0)
+    jax.vmap(lambda x: seen.append(trace_state_clean()) or x)(jnp.ones(2))
+    assert trace_state_clean() and seen == [False, False]

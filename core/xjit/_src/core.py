@@ -551,6 +551,13 @@ class TraceCtx(threading.local):
 trace_ctx = TraceCtx.__new__(TraceCtx)  # its first __init__ runs once eval_trace exists
 
 
+def trace_state_clean() -> bool:
+    """Whether no transformation is running on this thread (libraries ask
+    before caching a function that may close over tracers: numpyro). Named
+    axes are bound only while tracing, so the current trace tells."""
+    return trace_ctx.trace is eval_trace
+
+
 class set_current_trace:
     """Context manager making ``trace`` the one ``bind`` hands primitives to."""
 
