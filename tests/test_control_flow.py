@@ -1328,3 +1328,21 @@ def test_linearize_while_loop():
     np.testing.assert_allclose([float(y), float(lin(1.0))], [0.14609715, 0.95323545], rtol=1e-6)
     with pytest.raises(ValueError, match="Reverse-mode differentiation does not work"):
         jax.grad(f)(2.0)
+
+
+def test_cond_in_its_old_five_argument_form():
+    """``cond(pred, true_operand, true_fun, false_operand, false_fun)``: JAX
+    0.10.2 still takes it (numpyro's NUTS does), with each branch given its own
+    operand; the staged cond is the new form's (printed as JAX prints it)."""
+    def f(p):
+        return lax.cond(p, 1.0, lambda x: x + 1, 2.0, lambda x: x * 10)
+    assert float(f(True)) == 2.0 and float(jax.jit(f)(False)) == 20.0
+    assert str(jax.make_jaxpr(f)(True)) == """{ lambda ; a:bool[]. let
+    b:i32[] = convert_element_type[new_dtype=int32 weak_type=False] a
+    c:f32[] = cond[
+      branches=(
+        { lambda ; d:f32[] e:f32[]. let f:f32[] = mul e 10.0:f32[] in (f,) }
+        { lambda ; g:f32[] h:f32[]. let i:f32[] = add g 1.0:f32[] in (i,) }
+      )
+    ] b 1.0:f32[] 2.0:f32[]
+  in (c,) }"""

@@ -44,6 +44,11 @@ def cond(pred, true_fun, false_fun, *operands, operand=errs.NO_OPERAND):
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``,
     staged as one ``cond`` primitive (both branches traced)."""
     if not (callable(true_fun) and callable(false_fun)):
+        # the old form cond(pred, true_operand, true_fun, false_operand, false_fun),
+        # which JAX 0.10.2 still takes (numpyro's samplers call it)
+        if callable(false_fun) and len(operands) == 2 and callable(operands[1]):
+            x_true, f_true, (x_false, f_false) = true_fun, false_fun, operands
+            return cond(pred, lambda x, _: f_true(x), lambda _, x: f_false(x), x_true, x_false)
         raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
     if operand is not errs.NO_OPERAND:
         if operands:
