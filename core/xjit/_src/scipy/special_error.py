@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from xjit._src import dtypes
+import xjit.numpy as jnp
+from xjit._src import core, dtypes
 from xjit._src.custom_derivatives import custom_jvp
 from xjit._src.lax import lax
 from xjit._src.lax.control_flow.loops import while_loop
 from xjit._src.numpy import polynomial
-from xjit._src import core
 from xjit._src.scipy.special import promote_args_inexact
-import xjit.numpy as jnp
 
 
 def _k(x, v):

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
+import xjit.numpy as jnp
 from xjit._src import dtypes
 from xjit._src.custom_derivatives import custom_jvp
 from xjit._src.lax import lax
 from xjit._src.lax.control_flow.loops import fori_loop, while_loop
-import xjit.numpy as jnp
 from xjit._src.numpy import polynomial
 from xjit._src.numpy.vectorize import vectorize
 from xjit._src.pjit import jit

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import xjit.numpy as jnp
 from xjit._src import dtypes
 from xjit._src.custom_derivatives import custom_jvp
 from xjit._src.lax import lax
@@ -15,7 +16,6 @@ from xjit._src.lax.control_flow.loops import fori_loop, while_loop
 from xjit._src.numpy.vectorize import vectorize
 from xjit._src.pjit import jit
 from xjit._src.scipy.special import digamma, gamma, promote_args_inexact
-import xjit.numpy as jnp
 
 _MAX_TERMS = 250
 
@@ -181,21 +181,21 @@ def _hyp2f1_elem(a, b, c, x):
     s = 1 - x
     ca, cb = c - a, c - b
     non_int_d = jnp.abs(d - jnp.round(d)) >= eps
-    # the first matching case wins
-    cases = [
-        ((x == 0) | (((a == 0) | (b == 0)) & (c != 0)), jnp.array(1, dtype=x.dtype)),
-        ((c == 0) | ((c < 0) & (c % 1 == 0)), jnp.array(np.inf, dtype=x.dtype)),
-        ((d <= -1) & ~(non_int_d & (s < 0)), lambda: s ** d * _hyp2f1_terminal_or_series(
-            ca, cb, c, x)),
-        ((d <= 0) & (x == 1), jnp.array(np.inf, dtype=x.dtype)),
-        ((x < 1) & (b == c), lambda: s ** (-a)),
-        ((x < 1) & (a == c), lambda: s ** (-b)),
-        (x > 1, jnp.array(np.inf, dtype=x.dtype)),
-        (x == 1, lambda: gamma(c) * gamma(d) / (gamma(ca) * gamma(cb))),
-    ]
-    conds = [cnd for cnd, _ in cases]
-    vals = [v() if callable(v) else v for _, v in cases]
-    return jnp.select(conds, vals, _hyp2f1_terminal_or_series(a, b, c, x))
+    inf = jnp.array(np.inf, dtype=x.dtype)
+    trivial = (x == 0) | (((a == 0) | (b == 0)) & (c != 0))
+    c_pole = (c == 0) | ((c < 0) & (c % 1 == 0))
+    euler = (d <= -1) & ~(non_int_d & (s < 0))
+    # Euler's transformation sums 2F1(c-a, c-b; c; x); the one series
+    # evaluation serves both it and the plain case (the first matching case wins)
+    use_euler = euler & ~trivial & ~c_pole
+    series = _hyp2f1_terminal_or_series(jnp.where(use_euler, ca, a), jnp.where(use_euler, cb, b),
+                                        c, x)
+    return jnp.select(
+        [trivial, c_pole, euler, (d <= 0) & (x == 1), (x < 1) & (b == c), (x < 1) & (a == c),
+         x > 1, x == 1],
+        [jnp.array(1, dtype=x.dtype), inf, s ** d * series, inf, s ** (-a), s ** (-b), inf,
+         gamma(c) * gamma(d) / (gamma(ca) * gamma(cb))],
+        series)
 
 
 hyp2f1 = custom_jvp(jit(vectorize(_hyp2f1_elem)))

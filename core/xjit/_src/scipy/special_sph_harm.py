@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
+import xjit.numpy as jnp
 from xjit._src import core
 from xjit._src.lax import lax
 from xjit._src.pjit import jit
-import xjit.numpy as jnp
 
 
 def _normalized_legendre(l_max, x):
