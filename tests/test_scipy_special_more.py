@@ -51,6 +51,9 @@ CASES = {
     "unary:grad": "jax.jit(lambda g: [vgrad(f, g) for f in (S.expi, S.erfcx, S.dawsn, "
                   "lambda v: sum(S.sici(v)), lambda v: sum(S.fresnel(v))) ] + "
                   "[vgrad(S.exp1, jnp.abs(g))])(G)",
+    # Python scalars give weakly typed results
+    "unary:scalars": "jax.jit(lambda: (S.expi(2.), S.expn(2, 1.), S.erfcx(1.), S.wofz(1.), "
+                     "S.loggamma(2+1j), S.owens_t(1., 2.), S.hyp1f1(1, 2, 3.), S.sici(1.)))()",
     # complex arguments
     "complex": "jax.jit(lambda z, g: (S.erfcx(z), S.loggamma(z), S.wofz(z), S.wofz(g), "
                "jax.vmap(jax.grad(lambda v: S.wofz(v).real))(z)))(Z, G)",

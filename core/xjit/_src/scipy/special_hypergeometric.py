@@ -70,10 +70,12 @@ def _hyp1f1_param_derivative(weight):
 _hyp1f1_da = _hyp1f1_param_derivative(lambda a, b, k: digamma(a + k) - digamma(a))
 _hyp1f1_db = _hyp1f1_param_derivative(lambda a, b, k: digamma(b) - digamma(b + k))
 
+_hyp1f1_dx = jit(lambda a, b, x: a / b * hyp1f1(a + 1, b + 1, x))
+
 hyp1f1.defjvps(
     lambda g, ans, a, b, x: _hyp1f1_da(a, b, x) * g,
     lambda g, ans, a, b, x: _hyp1f1_db(a, b, x) * g,
-    lambda g, ans, a, b, x: jit(lambda a, b, x: a / b * hyp1f1(a + 1, b + 1, x))(a, b, x) * g)
+    lambda g, ans, a, b, x: _hyp1f1_dx(a, b, x) * g)
 
 
 # -- 2F1
@@ -213,9 +215,10 @@ _hyp2f1_da = _hyp2f1_param_derivative(lambda a, b, c, k: digamma(a + k) - digamm
 _hyp2f1_db = _hyp2f1_param_derivative(lambda a, b, c, k: digamma(b + k) - digamma(b))
 _hyp2f1_dc = _hyp2f1_param_derivative(lambda a, b, c, k: digamma(c) - digamma(c + k))
 
+_hyp2f1_dx = jit(lambda a, b, c, x: a * b / c * hyp2f1(a + 1, b + 1, c + 1, x))
+
 hyp2f1.defjvps(
     lambda g, ans, a, b, c, x: _hyp2f1_da(a, b, c, x) * g,
     lambda g, ans, a, b, c, x: _hyp2f1_db(a, b, c, x) * g,
     lambda g, ans, a, b, c, x: _hyp2f1_dc(a, b, c, x) * g,
-    lambda g, ans, a, b, c, x: jit(lambda a, b, c, x: a * b / c * hyp2f1(a + 1, b + 1, c + 1, x))(
-        a, b, c, x) * g)
+    lambda g, ans, a, b, c, x: _hyp2f1_dx(a, b, c, x) * g)
