@@ -48,8 +48,12 @@ NO_JVP = {
     "symmetric_product": "JAX 0.10.2 registers no JVP",
     "random_clone": "JAX 0.10.2 registers no JVP; keys have float0 tangents, so the JVP "
                     "interpreter never asks for one",
+    **{name: "a call primitive: its bind evaluates the body in place under jvp, vmap and "
+              "linearize, so the body's primitives' rules apply" for name in ("call", "closed_call")},
 }
 NO_BATCHING = {
+    **{name: "a call primitive: its bind evaluates the body in place under vmap"
+       for name in ("call", "closed_call")},
     "iota": "no operands, so nothing is ever batched",
     "empty": "no operands, so nothing is ever batched",
     "empty_ref": "no operands, so nothing is ever batched",
@@ -58,6 +62,7 @@ NO_BATCHING = {
     "linear_call": "JAX 0.10.2 registers no batching rule for linear_call either",
 }
 NO_LOWERING = {
+    "call": "its bind calls the function in place under every trace, so it is never staged",
     **{name: "a state primitive: refs are discharged into values before lowering, as JAX's "
               "discharge_state does" for name in ("new_ref", "get", "swap", "addupdate",
                                                   "freeze", "empty_ref", "free_ref")},
@@ -125,7 +130,8 @@ def test_walk_finds_the_primitives():
 
 
 @pytest.mark.parametrize("rule,allowed", [
-    ("abstract_eval", {}), ("lowering", NO_LOWERING), ("jvp", NO_JVP),
+    ("abstract_eval", {"call": "its bind calls the function in place, so it is never "
+                               "abstractly evaluated"}), ("lowering", NO_LOWERING), ("jvp", NO_JVP),
     ("batching", NO_BATCHING)])
 def test_every_primitive_has_the_rule_or_an_allowed_gap(rule, allowed):
     cov = _coverage()
