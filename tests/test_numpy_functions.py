@@ -459,3 +459,29 @@ def test_aliases_compute_as_their_originals():
         np.testing.assert_array_equal(np.asarray(getattr(jnp, alias)(*args)),
                                       np.asarray(getattr(jnp, orig)(*args)))
     assert str(xjit.make_jaxpr(jnp.amax)(x)) == str(xjit.make_jaxpr(jnp.max)(x))
+
+
+def test_piecewise_as_jax():
+    """Conditions that are tracers (under jit, grad, vmap) work; condlist is
+    never wrapped, as JAX's (NumPy wraps a list of scalars); the last true
+    condition wins. Values recorded from JAX 0.10.2."""
+    x = jnp.linspace(-2, 2, 5)
+
+    def f(x):
+        return jnp.piecewise(x, [x < 0, x >= 0], [lambda v: -v, lambda v: v ** 2])
+    for fn in (f, xjit.jit(f)):
+        np.testing.assert_array_equal(fn(x), [2., 1., 0., 1., 4.])
+    np.testing.assert_array_equal(xjit.grad(lambda x: f(x).sum())(x), [-1., -1., 0., 2., 4.])
+    g = lambda x: jnp.piecewise(x, [x < -1, (x >= -1) & (x < 1)], [0., lambda v: v * 3, 7.])  # noqa: E731
+    np.testing.assert_array_equal(xjit.vmap(g)(x), [0., -3., 0., 7., 7.])
+    np.testing.assert_array_equal(jnp.piecewise(x, [x > 0, x < 5], [1., 2., 3.]), [2.] * 5)
+    y = jnp.linspace(-2, 2, 4)
+    np.testing.assert_allclose(jnp.piecewise(y, jnp.array([True, False, False, True]),
+                                             [1., 2., 3., 4.]), [4.] * 4)
+    np.testing.assert_allclose(jnp.piecewise(y, [y > 0], [lambda v: v * 2, 5.]),
+                               [5., 5., 1.3333335, 4.], rtol=1e-6)
+    with pytest.raises(ValueError, match="with 4 condition"):
+        jnp.piecewise(y, [True, False, True, False], [lambda v: v * 2, 5.])
+    with pytest.raises(TypeError, match="object of type 'bool' has no len"):
+        jnp.piecewise(y, True, [lambda v: v * 2, 5.])
+    assert float(jnp.piecewise(jnp.float32(3.), [False, True], [1., 2.])) == 2.0

@@ -24,7 +24,7 @@ from xjit._src.lax import lax
 from ..lax import sorting as lax_sorting
 from ..lax.structural import unstack_p
 from . import util
-from .lax_numpy import arange, asarray, greater_equal, _is_array, util_dtype, where
+from .lax_numpy import arange, asarray, greater_equal, util_dtype, where
 from .shape_ops import concatenate, moveaxis, ravel, reshape, transpose
 from xjit._src.pjit import jit_named
 
@@ -625,10 +625,7 @@ def select(condlist, choicelist, default=0):
 def piecewise(x, condlist, funclist, *args, **kw):
     util.check_arraylike("piecewise", x)
     x = asarray(x)
-    if isinstance(condlist, (bool, np.bool_)) or util.ndim_of(condlist) == 0 or (
-            _is_array(condlist) and condlist.ndim == x.ndim and condlist.dtype == np.bool_):
-        condlist = [condlist]
-    nc, nf = len(condlist), len(funclist)
+    nc, nf = len(condlist), len(funclist)  # as JAX: condlist is never wrapped (NumPy's is)
     if nf == nc + 1:
         otherwise, funclist = funclist[-1], funclist[:-1]
     elif nf == nc:
@@ -641,7 +638,8 @@ def piecewise(x, condlist, funclist, *args, **kw):
         val = f(x, *args, **kw) if callable(f) else f
         return util.broadcast_to(lax._convert(asarray(val), util_dtype(x), False), x.shape)
 
+    conds = asarray(condlist, dtype=bool)  # (conditions, *x.shape), or scalar conditions
     out = apply(otherwise)
-    for cond, f in zip(condlist, funclist):
-        out = where(asarray(cond), apply(f), out)
+    for i, f in enumerate(funclist):  # the last true condition wins, as in JAX and NumPy
+        out = where(conds[i], apply(f), out)
     return out
