@@ -74,7 +74,8 @@ _EI_OCTAVES = [
 
 def _piecewise(x, conds, vals, **kw):
     """``jnp.piecewise`` (the last true condition wins; the extra value is the
-    default), spelled out because conditions here are traced arrays."""
+    default), spelled out because ``expn``'s conditions are shaped like ``n``
+    or like ``x`` and broadcast, where ``jnp.piecewise`` stacks them."""
     def val(f):
         v = f(x, **kw) if callable(f) else f
         return jnp.broadcast_to(jnp.asarray(v).astype(x.dtype), x.shape)
