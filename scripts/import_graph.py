@@ -22,7 +22,7 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # ``sequential_vmap`` is built on ``lax.map``, so custom_batching sits with the
 # api front (JAX's custom_batching imports lax too).
 LAYERS = [
-    ("base", ["xjit._src.config", "xjit._src.dtypes", "xjit._src.errors", "xjit._src.tree_util",
+    ("base", ["xjit._src.lib", "xjit._src.config", "xjit._src.dtypes", "xjit._src.errors", "xjit._src.tree_util",
               "xjit._src.monitoring", "xjit._src.util", "xjit._src.typing", "xjit._src.linear_util",
               "xjit.version"]),
     ("core", ["xjit._src.core", "xjit._src.ad_util", "xjit._src.abstract_arrays", "xjit._src.sharding_in_types",

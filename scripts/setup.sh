@@ -41,7 +41,8 @@ if [[ ! -x "$PY" ]]; then
     "$PY" -m pip install --quiet --upgrade pip
 fi
 
-want="$( { cat pyproject.toml "$ROOT/scripts/setup.sh"; echo "extras=$EXTRAS"; } | sha256sum | cut -d' ' -f1)"
+# (the C source too: the editable install compiles it into place)
+want="$( { cat pyproject.toml setup.py "$ROOT/scripts/setup.sh" "$ROOT"/core/xjit/_src/lib/*.c; echo "extras=$EXTRAS"; } | sha256sum | cut -d' ' -f1)"
 have="$(cat "$STAMP" 2>/dev/null || true)"
 
 # Is the editable install in place and pointing at this checkout? (Only checked

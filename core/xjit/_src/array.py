@@ -12,6 +12,7 @@ import sys
 import numpy as np
 
 from xjit._src import xla_bridge as backend, core, dtypes, errors
+from xjit._src.lib import _fastpath
 
 
 # NumPy's DLPack import knows these dtypes; others (bfloat16, float8, int4)
@@ -298,6 +299,7 @@ class ArrayImpl:
 
 
 _ARRAY_TYPES = (ArrayImpl, *_ARRAY_TYPES)
+_fastpath.init(ArrayImpl)  # jit's fast path reads and makes ArrayImpls in C
 
 
 def make_array(buf, aval) -> ArrayImpl:

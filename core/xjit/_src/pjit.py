@@ -20,6 +20,7 @@ from xjit._src import (api_util, core, dispatch, dtypes, monitoring, placement, 
                        traceback_util, tree_util, xla_bridge as backend)
 from xjit._src.interpreters import batching, hijax_lowering as _hi, mlir as lowering
 from xjit._src.array import ArrayImpl
+from xjit._src.lib import _fastpath
 from xjit._src.sharded_array import ShardedArrayImpl
 from xjit._src.float0_plan import Float0Plan
 from xjit._src.trace_entry import TraceEntry
@@ -412,10 +413,10 @@ class PjitFunction:
                         outs = entry.execute(bufs).consume_with_handlers(entry.handlers)
                     except dispatch._jax.JaxRuntimeError as e:
                         raise dispatch._runtime_error(e, leaves) from None
-                    wrap = entry.array_type
                     if entry.single_out:
-                        return wrap(outs[0], entry.out_avals[0])
-                    return entry.out_tree.unflatten(map(wrap, outs, entry.out_avals))
+                        return entry.array_type(outs[0], entry.out_avals[0])
+                    return entry.out_tree.unflatten(_wrap(entry.array_type, outs,
+                                                          entry.out_avals))
             return self._call(args, kwargs)
         except Exception as e:  # the API boundary: hand the user a traceback without xjit
             traceback_util.filter_exception(e, sys._getframe())
@@ -438,10 +439,36 @@ class PjitFunction:
         else:
             leaves, treedef = _flatten(args)
             key = (dispatch.trace_token, treedef)
+        here = backend.default_sharding
+        scanned = _scan(leaves, here)
+        if scanned is not None:  # arrays only: their avals and buffers, read in C
+            avals, bufs, placed = scanned
+            scalars = False
+        else:
+            avals, bufs, scalars, placed = self._scan_mixed(leaves, here)
+            if avals is None:
+                return None, leaves, None, False
+        try:
+            seen = self._fast.get(key)
+        except TypeError:  # an unhashable static argument: the full path raises JAX's error
+            return None, leaves, None, False
+        if seen is not None:
+            for sig, entry in seen:
+                if sig == avals:
+                    if placed and type(entry) is not TraceEntry:  # over many devices: pxla's
+                        return None, leaves, None, False
+                    return (entry, leaves, _buffers(leaves, avals, entry) if scalars else bufs,
+                            placed)
+        return None, leaves, None, False
+
+    @staticmethod
+    def _scan_mixed(leaves, here):
+        """``_fast_tree``'s (avals, buffers, scalars?, placed?) for leaves that
+        mix arrays with Python scalars or sharded arrays; avals None if some
+        leaf is neither."""
         avals = []
         bufs = []
         scalars = placed = False
-        here = backend.default_sharding
         for x in leaves:
             t = type(x)
             if t is ArrayImpl:
@@ -458,19 +485,8 @@ class PjitFunction:
                 avals.append(core.aval_of(x))
                 scalars = True
             else:
-                return None, leaves, None, False
-        try:
-            seen = self._fast.get(key)
-        except TypeError:  # an unhashable static argument: the full path raises JAX's error
-            return None, leaves, None, False
-        if seen is not None:
-            for sig, entry in seen:
-                if sig == avals:
-                    if placed and type(entry) is not TraceEntry:  # over many devices: pxla's
-                        return None, leaves, None, False
-                    return (entry, leaves, _buffers(leaves, avals, entry) if scalars else bufs,
-                            placed)
-        return None, leaves, None, False
+                return None, None, False, False
+        return avals, bufs, scalars, placed
 
     def _remember_fast(self, args, dyn, static_key, leaves, avals, entry):
         """Serve later calls like this one from ``_fast``, under the key that
@@ -563,7 +579,7 @@ class PjitFunction:
             raise dispatch._runtime_error(e, leaves) from None
         if entry.single_out:
             return ArrayImpl(outs[0], entry.out_avals[0])
-        return entry.out_tree.unflatten(map(ArrayImpl, outs, entry.out_avals))
+        return entry.out_tree.unflatten(_wrap(ArrayImpl, outs, entry.out_avals))
 
     def _execute_observed(self, entry, leaves, bufs, args, kwargs):
         """``_execute`` while inspect listens or NaN/Inf checks are on, or for
@@ -673,6 +689,8 @@ def _leaf_aval(x):
         raise HiTrace
     return core.aval_of(x)
 _flatten = tree_util.flatten
+_scan = _fastpath.scan
+_wrap = _fastpath.wrap
 _FAST_CACHE_SIZE = 256  # signatures per function; past it the fast cache starts over
 _SIGNATURES_PER_TREE = 16  # fast-cache signatures per argument structure (the newest kept)
 
