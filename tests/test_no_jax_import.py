@@ -145,3 +145,46 @@ def test_importing_xjit_does_not_import_jax():
     assert proc.returncode == 0, (
         f"importing xjit failed or pulled in jax:\n{proc.stdout}\n{proc.stderr}"
     )
+
+
+def test_splitting_sharded_arrays_does_not_import_jax():
+    """jaxlib's C++ imports ``jax.core`` and ``jax._src.sharding_impls`` when it
+    splits an array into one-device shards. Without the takeover that must not
+    bring in the real jax; under it the imports must land on xjit's modules
+    (a failed import per shard searched the whole path each time)."""
+    code = textwrap.dedent("""
+        import os, sys, builtins
+        os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
+        import numpy as np, xjit
+        from xjit.sharding import NamedSharding, PartitionSpec as P
+        mesh = xjit.make_mesh((8,), ("d",))
+        x = xjit.device_put(np.arange(64.0).reshape(8, 8), NamedSharding(mesh, P("d")))
+        assert [s.data.shape for s in x.addressable_shards] == [(1, 8)] * 8
+        assert np.asarray(x + 1).sum() == 2080.0
+        f = xjit.shard_map(lambda a: a * 2, mesh=mesh, in_specs=P("d"), out_specs=P("d"))
+        assert np.asarray(f(x)).sum() == 4032.0
+        bad = sorted(m for m in sys.modules if m == "jax" or m.startswith("jax."))
+        assert not bad, bad
+
+        xjit.install_as_jax()
+        import jax
+        failed = []
+        real_import = builtins.__import__
+        def spy(name, *a, **k):
+            try:
+                return real_import(name, *a, **k)
+            except ImportError:
+                failed.append(name)
+                raise
+        builtins.__import__ = spy
+        try:
+            [s.data for s in x.addressable_shards]
+            np.asarray(x * 3)
+        finally:
+            builtins.__import__ = real_import
+        assert not failed, failed
+        assert sys.modules["jax._src.sharding_impls"].__name__ == "xjit._src.sharding_impls"
+        """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr

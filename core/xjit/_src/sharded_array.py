@@ -14,7 +14,7 @@ import numpy as np
 from jaxlib import _jax
 
 from xjit._src import core, dtypes, xla_bridge as backend
-from xjit._src.array import ArrayImpl, host_copy
+from xjit._src.array import ArrayImpl, _NoJaxImport, host_copy
 from xjit._src.config import config
 from xjit._src.mesh import Mesh
 
@@ -116,7 +116,8 @@ class ShardedArrayImpl(ArrayImpl):
         """One-device jaxlib arrays of this process's devices, in the
         sharding's device order."""
         self._check_alive()
-        return self._buf._arrays
+        with _NoJaxImport():  # jaxlib imports jax.core and sharding_impls to make them
+            return self._buf._arrays
 
     @property
     def addressable_shards(self):

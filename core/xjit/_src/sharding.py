@@ -475,8 +475,8 @@ sharding_in_types._context_mesh = mesh_lib.get_abstract_mesh
 
 
 def make_single_device_sharding(device, *, memory_kind=None):
-    """``jax.sharding.make_single_device_sharding``: the whole array on ``device``."""
-    return SingleDeviceSharding(device, memory_kind=memory_kind)
+    """The whole array on ``device``: the one such sharding per device."""
+    return backend.sharding_for(device)
 
 
 # -- sharding operations --------------------------------------------------
