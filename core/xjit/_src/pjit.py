@@ -24,7 +24,7 @@ from xjit._src.lib import _fastpath
 from xjit._src.sharded_array import ShardedArrayImpl
 from xjit._src.float0_plan import Float0Plan
 from xjit._src.trace_entry import TraceEntry
-from xjit._src.util import fun_qual_name
+from xjit._src.util import fun_name, fun_qual_name
 from xjit._src.config import config
 from xjit._src.mesh import EMPTY_ABSTRACT_MESH as _EMPTY_MESH, _context as _mesh_context
 from xjit._src.state import utils as state_utils
@@ -210,7 +210,7 @@ class PjitFunction:
         self._cache, self._fast = _shared_caches(
             fun, (self._static_argnums, self._static_argnames, self._donate_argnums,
                   self._donate_argnames))
-        self._name = getattr(fun, "__name__", type(fun).__name__)
+        self._name = fun_name(fun)  # a partial names its function, as in JAX
         self._inline = inline
         observer = monitoring.jit_observer
         # (id, call counter) while inspected; the counter is a one-item list

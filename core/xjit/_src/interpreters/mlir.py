@@ -23,6 +23,7 @@ lower+compile that XLA's compile dominates, so the text stays.
 from __future__ import annotations
 
 import math
+import re
 import threading
 
 import numpy as np
@@ -369,7 +370,7 @@ def lower_module(name: str, closed: core.ClosedJaxpr, donated=(), arg_names=None
     body = "\n".join(ctx.lines)
     ret = (f'    "func.return"({", ".join(outs)}) : '
            f'({", ".join(ttype(av) for av in out_avals)}) -> ()')
-    mod_name = "jit_" + "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+    mod_name = _module_symbol("jit_" + name)
     text = (f"module @{mod_name} attributes {{mhlo.num_partitions = "
             f"{1 if spmd is None else spmd.num_partitions} : i32, "
             f"mhlo.num_replicas = 1 : i32}} {{\n{'' if spmd is None else spmd.mesh_decl}"
@@ -734,3 +735,11 @@ def module_to_bytecode(module):
     out = io.BytesIO()
     module.operation.write_bytecode(out)
     return out.getvalue()
+
+
+def _module_symbol(name):
+    """The module's symbol as JAX names it: characters other than word
+    characters, '.' and '-' become '_', trailing '_' are dropped, and a name
+    MLIR cannot write bare is quoted."""
+    name = re.sub(r"[^\w.-]", "_", name).rstrip("_")
+    return name if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$.]*", name) else f'"{name}"'
