@@ -686,3 +686,50 @@ def test_linear_call():
         jax.grad(f)(2., 3.)
     with pytest.raises(TypeError, match="transpose output pytree structure must match"):
         jax.grad(lambda x: linear_call(fn, lambda r, t: (t, t), 2., x))(1.)
+
+
+# Recorded from JAX 0.10.2: what ``jax.core`` answers for names it moved or removed.
+_CORE_REMOVED = {
+    "TraceTag": "jax.core.TraceTag was deprecated in JAX v0.8.2 and removed in JAX v0.10.0. "
+                "Use jax.extend.core.TraceTag.",
+    "traverse_jaxpr_params": "jax.core.traverse_jaxpr_params was deprecated in JAX v0.8.2 and "
+                             "removed in JAX v0.10.0.",
+    "get_aval": "jax.core.get_aval was deprecated in JAX v0.8.2 and removed in JAX v0.10.0; "
+                "use jax.typeof instead.",
+}
+_CORE_DEPRECATED = {
+    "CallPrimitive": "jax.core.CallPrimitive is deprecated. Use jax.extend.core.CallPrimitive.",
+    "JaxprTypeError": "jax.core.JaxprTypeError is deprecated. Use jax.errors.JaxprTypeError.",
+    "trace_ctx": "jax.core.trace_ctx is deprecated.",
+    "find_top_trace": "jax.core.find_top_trace is deprecated. Use jax.extend.core.find_top_trace.",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_CORE_REMOVED))
+def test_core_removed_names_say_where_they_went(name):
+    import xjit.core
+    with pytest.raises(AttributeError) as e:
+        getattr(xjit.core, name)
+    assert str(e.value) == _CORE_REMOVED[name]
+
+
+@pytest.mark.parametrize("name", sorted(_CORE_DEPRECATED))
+def test_core_deprecated_names_warn_and_answer(name):
+    import xjit.core
+    from xjit.extend import core as extend_core
+    with pytest.warns(DeprecationWarning) as w:
+        value = getattr(xjit.core, name)
+    assert str(w[0].message) == _CORE_DEPRECATED[name]
+    assert value is getattr(extend_core, name, value)
+
+
+def test_call_primitive_calls_in_place():
+    from xjit.extend.core import CallPrimitive, TraceTag, call_impl
+    my_call_p = CallPrimitive("my_call")
+    assert my_call_p.multiple_results and my_call_p.call_primitive
+    f = lambda x: [jnp.sin(x) * 2]
+    assert np.allclose(my_call_p.bind(f, 1.0, some_param=3)[0], 2 * np.sin(1.0))
+    assert np.allclose(call_impl(f, 1.0, some_param=3)[0], 2 * np.sin(1.0))
+    g = jax.grad(lambda y: my_call_p.bind(lambda z: [jnp.sin(z) * 2], y)[0])
+    assert np.allclose(jax.jit(g)(0.5), 2 * np.cos(0.5))
+    assert TraceTag() == TraceTag() and hash(TraceTag()) == hash(TraceTag())

@@ -5,7 +5,8 @@ libraries' jaxpr interpreters dispatch on: numpyro's provenance tracking).
 Staged, ``closed_call`` stays one equation holding its jaxpr and is lowered
 inline; under evaluation, ``jvp``, ``vmap`` and linearization its body is
 evaluated in place, so every rule comes from the primitives inside it.
-``call_p.bind(f, *args)`` calls ``f`` in place under every trace.
+``call_p.bind(f, *args)`` calls ``f`` in place under every trace, as does a
+user's ``CallPrimitive``.
 """
 from __future__ import annotations
 
@@ -32,12 +33,21 @@ lowering.rules[closed_call_p] = lambda ctx, ai, ao, *args, call_jaxpr: lowering.
     ctx, call_jaxpr.jaxpr, call_jaxpr.consts, list(args))
 
 
-class _Call(core.Primitive):
+class CallPrimitive(core.Primitive):
+    """A primitive whose first operand is a function, called in place under
+    every trace (JAX's class for call primitives, which users subclass to mark
+    regions their own jaxpr interpreters recognise)."""
     multiple_results = True
     call_primitive = True
 
     def bind(self, fun, *args, **params):
-        return list((getattr(fun, "call_wrapped", None) or fun)(*args, **params))
+        return list(call_impl(fun, *args, **params))
 
 
-call_p = _Call("call")
+def call_impl(f, *args, **params):
+    """Calls ``f`` on ``args``: ``params`` describe the call, not ``f``."""
+    del params
+    return (getattr(f, "call_wrapped", None) or f)(*args)
+
+
+call_p = CallPrimitive("call")

@@ -57,3 +57,15 @@ class OpaqueTraceState:
 
 def get_opaque_trace_state(convention=None) -> OpaqueTraceState:
     return OpaqueTraceState(core.trace_ctx.trace)
+
+
+class TraceTag:
+    """JAX's tag for the tracers a transformation owns. Every tag is equal to
+    every other (xjit's traces are told apart by identity, never by tag), so
+    libraries that key caches on one get JAX's hits."""
+
+    def __hash__(self):
+        return hash(TraceTag)
+
+    def __eq__(self, other):
+        return isinstance(other, TraceTag)

@@ -6,9 +6,10 @@ from xjit._src.core import (  # noqa: F401
     primal_dtype_to_tangent_dtype, set_current_trace, subjaxprs, take_current_trace,
     unmapped_aval, valid_jaxtype)
 from xjit._src.transformation_state import (  # noqa: F401
-    array_types, get_opaque_trace_state, nonempty_axis_env_DO_NOT_USE,
+    TraceTag, array_types, get_opaque_trace_state, nonempty_axis_env_DO_NOT_USE,
     unsafe_am_i_under_a_jit_DO_NOT_USE, unsafe_am_i_under_a_vmap_DO_NOT_USE,
     unsafe_get_axis_names_DO_NOT_USE)
 from xjit.extend.core import primitives  # noqa: F401
+from xjit._src.call import CallPrimitive, call_impl  # noqa: F401
 
 Effects = set  # a set of ``Effect``s
