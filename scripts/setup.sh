@@ -91,6 +91,21 @@ if [[ "$want" == "$have" ]] && installed_ok; then
     exit 0
 fi
 
+# The dispatch fast path is a C extension (setup.py): it needs a C compiler and
+# Python's headers. Debian's gcc and python3-dev provide them where missing.
+need_c_build_tools() {
+    command -v cc >/dev/null 2>&1 || return 0
+    "$PY" -c 'import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' || return 0
+    return 1
+}
+if need_c_build_tools && command -v apt-get >/dev/null 2>&1; then
+    sudo=""
+    [[ "$(id -u)" == 0 ]] || sudo="sudo -n"
+    log "installing Debian gcc and python3-dev (to build the dispatch fast path)"
+    { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq gcc libc6-dev python3-dev; } \
+        >/dev/null 2>&1 || log "warning: could not install a C compiler; the install below will fail"
+fi
+
 # setuptools needs the package root to exist even before any package is in it.
 mkdir -p "$ROOT/core"
 log "installing xjit editable with extras [$EXTRAS] into .venv"
