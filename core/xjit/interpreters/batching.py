@@ -2,12 +2,15 @@
 
 ``primitive_batchers[p](batched_args, batch_dims, **params) -> (out, out_dim)``
 is the table the batching interpreter consults; ``fancy_primitive_batchers``
-rules also receive the axis (``rule(axis_data, args, dims, **params)``)."""
+rules also receive the axis (``rule(axis_data, args, dims, **params)``).
+``register_vmappable`` makes vmap map a type as one value (BCOO does)."""
 from xjit._src.interpreters import batching as _batching
 from xjit._src.interpreters.batching import (  # noqa: F401
     defbroadcasting, defreducer, defvectorized, not_mapped)
 from xjit._src.interpreters.batching import (  # noqa: F401
     axis_batch_rules as fancy_primitive_batchers, batch_rules as primitive_batchers)
+from xjit._src.interpreters.vmappable import (  # noqa: F401
+    register_vmappable, unregister_vmappable)
 
 
 def broadcast(x, sz, axis, mesh_axis=None):

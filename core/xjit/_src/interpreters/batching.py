@@ -38,6 +38,10 @@ import numpy as np
 
 from xjit._src import core, dtypes, traceback_util, tree_util, util
 from xjit._src.core import Tracer
+from xjit._src.interpreters import vmappable
+from xjit._src.interpreters.vmappable import (  # noqa: F401  (JAX's names, in JAX's module)
+    from_elt_handlers, is_vmappable, make_iota_handlers, register_vmappable, spec_types,
+    to_elt_handlers, unregister_vmappable, vmappables)
 
 not_mapped = None
 
@@ -476,9 +480,13 @@ _IN_AXES_MSG = ("vmap in_axes must be an int, None, or a tuple of entries corres
                 "positional arguments passed to the function, but got ")
 
 
-def flatten_axes(name, full_tree, axis_tree):
+def flatten_axes(name, full_tree, axis_tree, is_leaf=None):
     """One axis spec per leaf of ``full_tree``; ``axis_tree`` is a prefix of
-    it whose None entries mean "not mapped" for their whole subtree."""
+    it whose None entries mean "not mapped" for their whole subtree.
+    ``is_leaf`` marks nodes of ``full_tree`` that count as one leaf (vmappables)."""
+    if is_leaf is not None:  # stand-ins, so that a vmappable's own children don't count
+        treedef = tree_util.tree_structure(full_tree, is_leaf)
+        full_tree = tree_util.tree_unflatten(treedef, [PytreeLeaf()] * treedef.num_leaves)
     replaced = tree_util.tree_map(lambda a: _NONE_AXIS if a is None else a, axis_tree,
                                   is_leaf=lambda a: a is None)
     try:
@@ -503,7 +511,7 @@ def _axis_size_of(name, shape, axis):
                          f"(its shape is {shape})") from None
 
 
-def _leaf_descriptions(fun, args, kwargs):
+def _leaf_descriptions(fun, args, kwargs, is_leaf=None):
     """How JAX names each argument leaf in its inconsistent-sizes message."""
     names = None
     try:
@@ -515,9 +523,9 @@ def _leaf_descriptions(fun, args, kwargs):
     out = []
     for i, a in enumerate(args):
         head = f"argument {names[i]}" if names is not None and i < len(names) else f"args[{i}]"
-        for path, x in tree_util.tree_flatten_with_path(a)[0]:
+        for path, x in tree_util.tree_flatten_with_path(a, is_leaf)[0]:
             out.append((f"{head}{tree_util.keystr(path)}", x))
-    for path, x in tree_util.tree_flatten_with_path(kwargs)[0]:
+    for path, x in tree_util.tree_flatten_with_path(kwargs, is_leaf)[0]:
         out.append((f"kwargs{tree_util.keystr(path)}", x))
     return out
 
@@ -526,12 +534,25 @@ def _type_str(x):
     try:
         return core.aval_of(x).str_short(False)
     except TypeError:
-        return "unknown"
+        try:  # a vmappable with an array's shape and dtype (BCOO)
+            return core.ShapedArray(tuple(x.shape), np.dtype(x.dtype)).str_short(False)
+        except (AttributeError, TypeError):
+            return "unknown"
 
 
-def mapped_axis_size(fun, args, kwargs, leaves, dims, axis_size):
-    sizes = [_axis_size_of("vmap", np.shape(x), d) if d is not None else None
-             for x, d in zip(leaves, dims)]
+def _leaf_axis_size(x, d, is_leaf):
+    if d is None:
+        return None
+    if type(d) is not int or is_leaf is not None and is_leaf(x):
+        try:  # a vmappable's size is checked by its handler, if it has no shape
+            return np.shape(x)[d]
+        except (IndexError, TypeError):
+            return None
+    return _axis_size_of("vmap", np.shape(x), d)
+
+
+def mapped_axis_size(fun, args, kwargs, leaves, dims, axis_size, is_leaf=None):
+    sizes = [_leaf_axis_size(x, d, is_leaf) for x, d in zip(leaves, dims)]
     distinct = {s for s in sizes if s is not None}
     if axis_size is not None:
         if distinct <= {axis_size}:
@@ -545,7 +566,7 @@ def mapped_axis_size(fun, args, kwargs, leaves, dims, axis_size):
                              f"*args={args} and **kwargs={kwargs}")
         raise ValueError("vmap must have at least one non-None value in in_axes or axis_size "
                          "must be specified")
-    descs = _leaf_descriptions(fun, args, kwargs)
+    descs = _leaf_descriptions(fun, args, kwargs, is_leaf)
     lines = ["vmap got inconsistent sizes for array axes to be mapped:\n"]
     if axis_size is not None:
         lines.append(f"  * the `axis_size` argument was {axis_size};\n")
@@ -563,7 +584,7 @@ def mapped_axis_size(fun, args, kwargs, leaves, dims, axis_size):
 
 def _check_axis_spec(name, spec):
     leaves = tree_util.tree_leaves(spec)
-    if not all(type(a) is int for a in leaves):
+    if not all(vmappable.is_spec(a) for a in leaves):
         raise TypeError(f"{name} must be an int, None, or (nested) container with those types "
                         f"as leaves, but got {spec}.")
 
@@ -580,7 +601,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         raise TypeError(f"Expected a callable value, got {fun}")
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
-    if not (in_axes is None or type(in_axes) in (int, tuple)):
+    if not (in_axes is None or type(in_axes) in (int, tuple, *spec_types)):
         raise TypeError(f"{_IN_AXES_MSG}{in_axes}.")
     _check_axis_spec("vmap in_axes", in_axes)
     _check_axis_spec("vmap out_axes", out_axes)
@@ -590,12 +611,13 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     def vmap_f(*args, **kwargs):
         if isinstance(in_axes, tuple) and len(in_axes) != len(args):
             raise ValueError(f"{_IN_AXES_MSG}len(in_axes)={len(in_axes)}, len(args)={len(args)}")
-        arg_leaves = tree_util.tree_leaves(args)
-        kw_leaves = tree_util.tree_leaves(kwargs)
+        is_leaf = vmappable.leaf_predicate()
+        arg_leaves = tree_util.tree_leaves(args, is_leaf)
+        kw_leaves = tree_util.tree_leaves(kwargs, is_leaf)
         leaves = arg_leaves + kw_leaves
-        dims = flatten_axes("vmap in_axes", args, in_axes) + [0] * len(kw_leaves)
+        dims = flatten_axes("vmap in_axes", args, in_axes, is_leaf) + [0] * len(kw_leaves)
         for x, d in zip(leaves, dims):
-            if d is None:
+            if d is None or is_leaf is not None and is_leaf(x):
                 continue  # an unmapped leaf reaches ``fun`` as it is: any Python object
             try:
                 core.aval_of(x)
@@ -605,40 +627,66 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
                 q = "" if isinstance(x, str) else "'"  # JAX quotes all but a str's type
                 raise TypeError(f"Argument '{x}' of type {q}{type(x)}{q} is not a valid JAX "
                                 "type") from None
-        size = mapped_axis_size(fun, args, kwargs, leaves, dims, axis_size)
-        dims = [None if d is None else canonicalize_axis(d, np.ndim(x))
-                for x, d in zip(leaves, dims)]
+        size = mapped_axis_size(fun, args, kwargs, leaves, dims, axis_size, is_leaf)
+        # a vmappable's spec goes to its handler as given
+        dims = [canonicalize_axis(d, np.ndim(x)) if type(d) is int
+                and (is_leaf is None or not is_leaf(x)) else d for x, d in zip(leaves, dims)]
         axis_data = AxisData(axis_name, size)
         out_tree_box = []
 
         def flat_fun(*flat):
-            a = tree_util.tree_unflatten(tree_util.tree_structure(args), flat[:len(arg_leaves)])
-            k = tree_util.tree_unflatten(tree_util.tree_structure(kwargs),
+            a = tree_util.tree_unflatten(tree_util.tree_structure(args, is_leaf),
+                                         flat[:len(arg_leaves)])
+            k = tree_util.tree_unflatten(tree_util.tree_structure(kwargs, is_leaf),
                                          flat[len(arg_leaves):])
             out = fun(*a, **k)
-            out_leaves, out_tree = tree_util.tree_flatten(out)
             out_tree_box.append(out)
-            return out_leaves
+            # a vmappable the function registered while running counts as one output
+            return tree_util.tree_leaves(out, vmappable.leaf_predicate())
 
         with extend_axis_env([axis_data] if axis_name is not None else []):
-            vals, out_dims = batch_flat(flat_fun, axis_data, leaves, dims)
-        out = out_tree_box[0]
-        dests = flatten_axes("vmap out_axes", out, out_axes)
-        paths = [p for p, _ in tree_util.tree_flatten_with_path(out)[0]]
-        results = []
-        for v, d, dd, path in zip(vals, out_dims, dests, paths):
-            _check_output(v)
-            if dd is None and d is not None:
-                if axis_name is not None:
-                    raise ValueError(f"vmap has mapped output (axis_name={axis_name}) but "
-                                     "out_axes is None")
-                raise ValueError(f"at vmap out_axes{tree_util.keystr(path)}, got axis spec None "
-                                 f"but output was batched on axis {d}")
-            if dd is not None:
-                dd = canonicalize_axis(dd, _ndim(v) + (d is None))
-            results.append(matchaxis(axis_data, d, dd, v))
-        return tree_util.tree_unflatten(tree_util.tree_structure(out), results)
+            results, out = _vmap_flat(flat_fun, out_tree_box, axis_data, leaves, dims, out_axes)
+        return tree_util.tree_unflatten(
+            tree_util.tree_structure(out, vmappable.leaf_predicate()), results)
 
     return vmap_f
+
+
+def _vmap_flat(flat_fun, out_tree_box, axis_data, leaves, dims, out_axes):
+    """Run ``flat_fun`` on the per-example views of ``leaves`` (mapped along
+    ``dims``) and stack its outputs along ``out_axes``: arrays leaf by leaf,
+    vmappables through their handlers. Returns the flat results and the
+    function's output tree."""
+    trace = BatchTrace(core.trace_ctx.trace, axis_data)
+    get_idx = vmappable.index_getter(trace, axis_data.size)
+    tracers = [vmappable.to_elt(trace, get_idx, x, d) for x, d in zip(leaves, dims)]
+    with core.set_current_trace(trace):
+        outs = flat_fun(*tracers)
+    out = out_tree_box[0]
+    is_leaf = vmappable.leaf_predicate()
+    dests = flatten_axes("vmap out_axes", out, out_axes, is_leaf)
+    paths = [p for p, _ in tree_util.tree_flatten_with_path(out, is_leaf)[0]]
+    axis_name = axis_data.name
+
+    def leaf(i, x, dd):
+        v, d = trace.to_batch_info(x)
+        _check_output(v)
+        if dd is None and d is not None:
+            if axis_name is not None:
+                raise ValueError(f"vmap has mapped output (axis_name={axis_name}) but "
+                                 "out_axes is None")
+            raise ValueError(f"at vmap out_axes{tree_util.keystr(paths[i])}, got axis spec "
+                             f"None but output was batched on axis {d}")
+        if dd is not None:
+            if type(dd) is not int:
+                raise TypeError(f"vmap out_axes entry {dd!r} (of type {type(dd).__name__}) "
+                                f"applies to an array output, which only an int axis maps")
+            dd = canonicalize_axis(dd, _ndim(v) + (d is None))
+        with core.set_current_trace(trace.parent):
+            return matchaxis(axis_data, d, dd, v)
+
+    results = [vmappable.from_elt(trace, axis_data.size, leaf, i, x, dd)
+               for i, (x, dd) in enumerate(zip(outs, dests))]
+    return results, out
 
 
