@@ -232,8 +232,6 @@ CASES = {
 # Differences from JAX that are understood; strict, so a fix shows as XPASS.
 KNOWN = {
     "spdot": "products of two BCOO arrays (bcoo_spdot_general) are not implemented",
-    "vmap_fromdense": "vmap does not map BCOO outputs (JAX registers BCOO as vmappable): "
-                      "xjit refuses with NotImplementedError instead of a wrong shape",
 }
 
 test_matches_jax, test_every_case_recorded, test_records_match_live_jax = recorded.tests(

@@ -20,6 +20,7 @@ import numpy as np
 from xjit import lax
 from xjit import numpy as jnp
 from xjit._src import core, dtypes
+from xjit._src.interpreters import batching
 from xjit._src.numpy import util as np_util
 from xjit._src.sparse.bcoo_dot import (  # noqa: F401  (re-exported by the public module)
     _bcoo_dot_general,
@@ -640,11 +641,12 @@ def _sum(mat, axis, dtype, out, keepdims, initial, where, promote_integers):
 
 
 def _check_fits(data, indices, shape):
-    """Children rebuilt into a BCOO must fit its shape. They do not when the
-    BCOO crossed a vmap boundary (vmap adds or removes a leading axis of
-    ``data`` and ``indices`` but not of ``shape``: JAX registers BCOO as
-    vmappable, xjit does not yet), so refuse rather than build a wrong array.
-    Children that are not arrays (a tree_map's placeholders) are not checked."""
+    """Children rebuilt into a BCOO must fit its shape. They do not when a
+    transformation sliced or stacked the children leaf by leaf (``lax.map``
+    or ``lax.scan`` over a BCOO adds or removes a leading axis of ``data``
+    and ``indices`` but not of ``shape``; vmap maps a BCOO as one value, see
+    ``_bcoo_to_elt``), so refuse rather than build a wrong array. Children
+    that are not arrays (a tree_map's placeholders) are not checked."""
     dshape, ishape = getattr(data, "shape", None), getattr(indices, "shape", None)
     if not isinstance(dshape, tuple) or not isinstance(ishape, tuple) or len(ishape) < 2:
         return
@@ -653,5 +655,60 @@ def _check_fits(data, indices, shape):
     if n_dense < 0 or n_batch + n_sparse + n_dense != len(shape):
         raise NotImplementedError(
             f"BCOO data of shape {dshape} and indices of shape {ishape} do not fit shape="
-            f"{tuple(shape)}: a BCOO array cannot cross a vmap boundary in xjit (map over its "
-            "data and indices arrays instead)")
+            f"{tuple(shape)}: a BCOO array was sliced or stacked leaf by leaf (as lax.map and "
+            "lax.scan do), which xjit refuses (map over its data and indices arrays, or use vmap)")
+
+
+# -- vmap maps a BCOO as one value: its in_axes/out_axes name a batch dimension
+
+def _batch_position(mat, axis, extra):
+    """The position ``axis`` names in ``mat``'s shape, data and indices alike
+    (``extra``: 1 when an axis is being inserted), or None when a negative
+    ``axis`` lands on different dimensions of the three."""
+    if axis >= 0:
+        return axis
+    pos = {len(mat.shape[:axis]) if extra else len(mat.shape) + axis,
+           mat.data.ndim + extra + axis, mat.indices.ndim + extra + axis}
+    return pos.pop() if len(pos) == 1 else None
+
+
+def _bcoo_to_elt(cont, _, val, axis):
+    """One example of ``val`` along its batch dimension ``axis``."""
+    if axis is None:
+        return val
+    pos = _batch_position(val, axis, 0)
+    if axis >= val.n_batch or pos is None or not 0 <= pos < val.n_batch:
+        raise ValueError(f"Cannot map in_axis={axis} for BCOO array with n_batch={val.n_batch}. "
+                         "in_axes for batched BCOO operations must correspond to a batch "
+                         "dimension.")
+    size = val.shape[pos]
+
+    def one(x):  # a batch dimension of size 1 is shared by every example: unmapped
+        if x.shape[pos] == 1 and size != 1:
+            return cont(lax.squeeze(x, (pos,)), None)
+        return cont(x, pos)
+    return BCOO((one(val.data), one(val.indices)), shape=val.shape[:pos] + val.shape[pos + 1:],
+                indices_sorted=val.indices_sorted, unique_indices=val.unique_indices)
+
+
+def _bcoo_from_elt(cont, axis_size, elt, axis):
+    """The examples ``elt`` stacked into a new batch dimension at ``axis``
+    (``axis`` None: the examples must all be the same array)."""
+    if axis is None:  # JAX hands back ``elt``, batched or not; a batched one must not escape
+        return BCOO((cont(axis_size, elt.data, None), cont(axis_size, elt.indices, None)),
+                    **elt._info._asdict())
+    if axis > elt.n_batch:
+        raise ValueError(f"BCOO: cannot add out_axis={axis} for BCOO array with "
+                         f"n_batch={elt.n_batch}. BCOO batch axes must be a contiguous block "
+                         "of leading dimensions.")
+    pos = _batch_position(elt, axis, 1)
+    if pos is None or not 0 <= pos <= elt.n_batch:
+        raise ValueError(f"BCOO: cannot add out_axis={axis} for BCOO array with "
+                         f"n_batch={elt.n_batch} and shape={elt.shape}: a negative out_axis must "
+                         "name the same batch position of the shape, data and indices")
+    return BCOO((cont(axis_size, elt.data, pos), cont(axis_size, elt.indices, pos)),
+                shape=elt.shape[:pos] + (axis_size,) + elt.shape[pos:],
+                indices_sorted=elt.indices_sorted, unique_indices=elt.unique_indices)
+
+
+batching.register_vmappable(BCOO, int, int, _bcoo_to_elt, _bcoo_from_elt, None)
