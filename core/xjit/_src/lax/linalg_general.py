@@ -21,7 +21,7 @@ from . import sharding_rules as _sr
 from xjit._src.interpreters import ad, batching
 from ..core import ShapedArray
 from xjit._src.lax import lax
-from .lapack import inline, lapack_call, nan_if_failed
+from .lapack import _layout, _register_lapack, ffi_call, inline, lapack_call, nan_if_failed
 from .linalg import (
     _T, _as, _ct, _diagonal, _eye, _front_batch, _mm, _pivots_to_permutation, _prim, _solve_tri,
     _take_rows, _tri_mask, lu_p)
@@ -238,11 +238,15 @@ def _tri_solve_eval(dl, d, du, b, *, perturb_singular):
 
 
 def _tri_solve_lower(ctx, ai, ao, dl, d, du, b, *, perturb_singular):
-    if perturb_singular:
-        raise NotImplementedError("tridiagonal_solve(perturb_singular=True) is not implemented: "
-                                  "xjit binds only jaxlib's LAPACK gtsv kernel")
     b_aval = ai[3]
     nb = b_aval.ndim - 2
+    if perturb_singular:  # jaxlib's own kernel: pivoted elimination, tiny pivots perturbed
+        if ctx.module_ctx.platforms[0] != "cpu":
+            raise NotImplementedError("tridiagonal_solve(perturb_singular=True) is implemented "
+                                      "on CPU only (jaxlib's tridiagonal_solve_perturbed kernel)")
+        _register_lapack()
+        return ffi_call(ctx, "tridiagonal_solve_perturbed_ffi", [dl, d, du, b], list(ai),
+                        [b_aval], "", lambda a: _layout(a.ndim, nb))[0]
     *_, x, info = lapack_call(ctx, "tridiagonal_solve", "gtsv", [dl, d, du, b], list(ai),
                                [*ai, _info(b_aval)], nbatch=nb)
     return nan_if_failed(ctx, _info(b_aval), info, [b_aval], [x])[0]
