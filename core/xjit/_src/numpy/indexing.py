@@ -1,6 +1,8 @@
-"""``x[idx]`` for static indices: ints, slices, None, Ellipsis, and traced
-integer scalars (via dynamic_slice). Static ints follow Python's bounds rules
-(IndexError); slices clamp as in NumPy."""
+"""``x[idx]`` without index arrays, by JAX's strategy: a static slice when
+every index is a static int (in bounds, unless mode='clip') or slice, else
+one dynamic_slice over integers (static, traced, 0-d arrays) and slices of
+step 1 or -1, else a gather (``advanced_indexing``). Slices clamp as in
+NumPy; an out-of-bounds static int clamps in the dynamic_slice."""
 from __future__ import annotations
 
 import operator
@@ -63,24 +65,100 @@ def _partial(idx, shape):
 def getitem(arr, idx):
     if type(arr.aval) is not core.ShapedArray and hasattr(arr.aval, "_getitem"):  # a ref tracer
         return arr.aval._getitem(arr, idx)
-    if isinstance(idx, (list, str)) or (isinstance(idx, tuple) and any(
-            isinstance(i, (list, np.ndarray, Tracer, ArrayImpl)) and not _is_traced_int(i)
-            and not (isinstance(i, np.ndarray) and i.ndim == 0 and _is_int_like(i[()]))
-            for i in idx)) or (isinstance(idx, (np.ndarray, Tracer, ArrayImpl)) and not _is_traced_int(idx)
-                               and not (isinstance(idx, np.ndarray) and idx.ndim == 0
-                                        and _is_int_like(idx[()]))):
+    _check_static_slices(idx)
+    if _is_advanced(idx):
         from . import advanced_indexing
         return advanced_indexing.rewriting_take(arr, idx)
+    out = slice_take(arr, idx)
+    if out is None:
+        from . import advanced_indexing
+        return advanced_indexing.rewriting_take(arr, _expand_index(idx, len(arr.shape)))
+    return out
+
+
+def _is_advanced(idx):
+    """Whether ``idx`` holds index arrays (other than integer scalars), lists
+    or strings: a gather, whatever the mode."""
+    def array_like(i):
+        return isinstance(i, (np.ndarray, Tracer, ArrayImpl)) and not _is_traced_int(i) and \
+            not (isinstance(i, np.ndarray) and i.ndim == 0 and _is_int_like(i[()]))
+    if isinstance(idx, (list, str)):
+        return True
+    if isinstance(idx, tuple):
+        return any(isinstance(i, list) or array_like(i) for i in idx)
+    return array_like(idx)
+
+
+def _check_static_slices(idx):
+    """JAX's IndexError for a slice with a traced start, stop or step (at
+    its position in the index as given)."""
+    for position, i in enumerate(idx if isinstance(idx, tuple) else (idx,)):
+        if isinstance(i, slice) and any(isinstance(p, Tracer) for p in (i.start, i.stop, i.step)):
+            raise IndexError(f"Slice entries must be static integers. Got {i} at position "
+                             f"{position}")
+
+
+def _is_scalar_array(i):
+    """An integer index JAX takes as an array (a traced or device scalar, a
+    0-d NumPy array): never a static slice."""
+    return _is_traced_int(i) or (isinstance(i, np.ndarray) and i.ndim == 0 and i.dtype.kind in "iu")
+
+
+def slice_take(arr, idx, mode=None, normalize_indices=True):
+    """``arr[idx]`` (``idx`` without index arrays) as JAX's ``rewriting_take``
+    picks its strategy: a static slice when every index is static (and in
+    bounds, unless ``mode`` clips), else one ``dynamic_slice`` when the
+    indices are integers and slices of step 1 or -1 (out-of-bounds static
+    ints included: the dynamic_slice clamps them, and checkify sees them),
+    else None: a gather. Only the modes that may slice (None,
+    'promise_in_bounds', 'clip') do. Without ``normalize_indices`` negative
+    indices are out of bounds, not counted from the end."""
+    from xjit._src.lax import gather_scatter as gs
+    modes = (gs.GatherScatterMode.PROMISE_IN_BOUNDS, gs.GatherScatterMode.CLIP)
+    if mode is not None and gs.GatherScatterMode.from_any(mode) not in modes:
+        return None
+    clip = mode is not None and gs.GatherScatterMode.from_any(mode) == gs.GatherScatterMode.CLIP
     shape = arr.shape
     idx = _expand_index(idx, len(shape))
     if type(arr) is ShardedArrayImpl and arr.sharding.num_devices != 1 and _partial(idx, shape):
         # as JAX: a slice cannot carry a split array's layout, so a gather does (one
         # device's array is not split: a slice keeps its type)
-        from . import advanced_indexing
-        return advanced_indexing.rewriting_take(arr, idx)
-    if _dynamic_take_applies(idx):
-        return _dynamic_take(arr, idx)
-    starts, limits, strides, squeeze_dims, dyn, rev_dims = [], [], [], [], [], []
+        return None
+    if any(isinstance(i, (bool, np.bool_)) for i in idx):
+        return None
+    if _static_applies(idx, shape, clip, normalize_indices):
+        return _static_take(arr, idx, normalize_indices)
+    for i in idx:  # JAX makes each an index array (a clipped static slice does not)
+        if _is_int_like(i):
+            _check_int_range(operator.index(i))
+    if _dynamic_take_applies(idx, shape):
+        return _dynamic_take(arr, idx, normalize_indices)
+    return None
+
+
+def _static_applies(idx, shape, clip, normalize):
+    """JAX's static slice: static ints and concrete slices only, the ints in
+    bounds unless clipped."""
+    dims = iter(shape)
+    for i in idx:
+        if i is None:
+            continue
+        size = next(dims)
+        if isinstance(i, slice):
+            if any(isinstance(p, Tracer) for p in (i.start, i.stop, i.step)):
+                return False
+        elif _is_int_like(i):
+            i = operator.index(i)
+            if size == 0 or not (clip or 0 <= (i + size if normalize and i < 0 else i) < size):
+                return False
+        else:
+            return False
+    return True
+
+
+def _static_take(arr, idx, normalize):
+    shape = arr.shape
+    starts, limits, strides, squeeze_dims, rev_dims = [], [], [], [], []
     new_axes = []
     dim = 0
     out_pos = 0
@@ -90,35 +168,15 @@ def getitem(arr, idx):
             out_pos += 1
             continue
         size = shape[dim]
-        if isinstance(i, np.ndarray) and i.ndim == 0:
-            i = i[()]
         if _is_int_like(i):
             i = operator.index(i)
-            _check_int_range(i)
-            if size == 0:
-                raise IndexError(f"index is out of bounds for axis {dim} with size 0")
-            # out-of-bounds static indices clamp, as JAX's gather does
-            i = min(max(i + size if i < 0 else i, 0), size - 1)
+            # in bounds, or clipped (mode='clip')
+            i = min(max(i + size if normalize and i < 0 else i, 0), size - 1)
             starts.append(i)
             limits.append(i + 1)
             strides.append(1)
             squeeze_dims.append(dim)
-        elif _is_traced_int(i):
-            if size == 0:
-                raise IndexError(f"index is out of bounds for axis {dim} with size 0")
-            dyn.append((dim, i))
-            starts.append(0)
-            limits.append(size)
-            strides.append(1)
-        elif isinstance(i, slice):
-            for part in (i.start, i.stop, i.step):
-                if isinstance(part, (Tracer,)):
-                    raise IndexError("Array slice indices must have static start/stop/step to be "
-                                     "used with NumPy indexing syntax. Found slice("
-                                     f"{i.start}, {i.stop}, {i.step}). To index a statically sized "
-                                     "array at a dynamic position, try lax.dynamic_slice/"
-                                     "dynamic_update_slice (JAX does not support dynamically sized "
-                                     "arrays within JIT compiled functions).")
+        else:
             start, stop, step = i.indices(size)
             if step < 0:
                 rev_dims.append(dim)
@@ -136,12 +194,6 @@ def getitem(arr, idx):
             limits.append(stop)
             strides.append(step)
             out_pos += 1
-        elif isinstance(i, (bool, np.bool_)):
-            from . import advanced_indexing
-            return advanced_indexing.rewriting_take(arr, idx)
-        else:
-            raise TypeError(f"Indexer must have integer or boolean type, got indexer with type "
-                            f"{type(i).__name__} at position {dim}")
         dim += 1
     out = arr
     if rev_dims:  # slice the mirrored window first, then reverse it
@@ -151,16 +203,8 @@ def getitem(arr, idx):
         out = lax.slice(out, starts, limits, None if all(s == 1 for s in strides) else strides)
     if rev_dims:
         out = lax.rev(out, tuple(rev_dims))
-    for d, i in dyn:
-        i = _normalize_traced_index(i, shape[d])
-        starts_d = [0] * len(shape)
-        starts_d[d] = i
-        sizes = list(out.shape)
-        sizes[d] = 1
-        out = lax.dynamic_slice(out, starts_d, sizes)
-        squeeze_dims.append(d)
     if squeeze_dims:
-        out = lax.squeeze(out, tuple(sorted(squeeze_dims)))
+        out = lax.squeeze(out, tuple(squeeze_dims))
     if new_axes:
         out = lax.expand_dims(out, tuple(new_axes))
     if out is arr and isinstance(arr, ArrayImpl):
@@ -168,21 +212,31 @@ def getitem(arr, idx):
     return out
 
 
-def _dynamic_take_applies(idx):
-    """Traced integer scalars mixed only with static ints, unit-step slices and
-    None become one dynamic_slice, as in JAX."""
-    return any(_is_traced_int(i) for i in idx) and all(
-        i is None or _is_int_like(i) or _is_traced_int(i)
-        or (isinstance(i, slice) and i.step in (None, 1)
-            and all(p is None or _is_int_like(p) for p in (i.start, i.stop)))
-        for i in idx)
+def _dynamic_take_applies(idx, shape):
+    """JAX's dynamic slice: integers (static, traced or 0-d arrays), None and
+    static slices of step 1 or -1; no integer on an empty axis."""
+    dims = iter(shape)
+    for i in idx:
+        if i is None:
+            continue
+        size = next(dims)
+        if isinstance(i, slice):
+            if i.step not in (None, 1, -1) or not all(
+                    p is None or _is_int_like(p) for p in (i.start, i.stop)):
+                return False
+        elif _is_int_like(i) or _is_scalar_array(i):
+            if size == 0:  # XLA cannot slice one element of it
+                return False
+        else:
+            return False
+    return True
 
 
-def _dynamic_take(arr, idx):
-    """One dynamic_slice over every dimension. With several starts they are
-    int32 arrays, each wrapped by lax.dynamic_slice (traced ones converted
-    first); a lone start is wrapped as it is."""
-    starts, sizes, squeeze_dims, new_axes = [], [], [], []
+def _dynamic_take(arr, idx, normalize):
+    """One dynamic_slice over every dimension, then the reversals, squeezes
+    and new axes. Each start is an array, as JAX's; with several they are
+    int32, each wrapped by lax.dynamic_slice."""
+    starts, sizes, squeeze_dims, new_axes, rev_dims = [], [], [], [], []
     dim = out_pos = 0
     for i in idx:
         if i is None:
@@ -190,29 +244,36 @@ def _dynamic_take(arr, idx):
             out_pos += 1
             continue
         if isinstance(i, slice):
-            start, stop, _ = i.indices(arr.shape[dim])
-            starts.append(start)
-            sizes.append(max(stop - start, 0))
+            start, stop, step = i.indices(arr.shape[dim])
+            if step < 0:
+                starts.append(stop + 1)
+                sizes.append(max(0, start - stop))
+                rev_dims.append(dim)
+            else:
+                starts.append(start)
+                sizes.append(max(stop - start, 0))
             out_pos += 1
         else:
-            if arr.shape[dim] == 0:  # XLA cannot slice one element of it
-                raise IndexError(f"index is out of bounds for axis {dim} with size 0")
             starts.append(i)
             sizes.append(1)
             squeeze_dims.append(dim)
         dim += 1
     if len(starts) > 1:
         starts = [lax._convert(i, np.int32, False) for i in starts]
-        starts = [lax.asarray_device(i) for i in starts]
-    out = lax.squeeze(lax.dynamic_slice(arr, starts, sizes), tuple(squeeze_dims))
+    else:  # jnp.asarray's dtype
+        starts = [i if isinstance(i, (Tracer, ArrayImpl)) else
+                  np.asarray(i, dtypes.canonicalize_dtype(np.asarray(i).dtype)) for i in starts]
+    starts = [lax.asarray_device(i) for i in starts]  # static ones too: not wrapped on the host
+    if normalize:
+        out = lax.dynamic_slice(arr, starts, sizes)
+    else:  # negative starts stay negative (and clamp to 0)
+        from xjit._src.lax import slicing
+        out = slicing.dynamic_slice_p.bind(arr, *starts, slice_sizes=tuple(sizes))
+    if rev_dims:
+        out = lax.rev(out, tuple(rev_dims))
+    if squeeze_dims:
+        out = lax.squeeze(out, tuple(squeeze_dims))
     return lax.expand_dims(out, tuple(new_axes)) if new_axes else out
-
-
-def _normalize_traced_index(i, size):
-    """Negative indices wrap, as in NumPy."""
-    dt = i.dtype
-    neg = lax.lt(i, lax._convert(0, dt, False))
-    return lax.select(neg, lax.add(i, lax._convert(size, dt, False)), i)
 
 
 def require_nonzero_size(a, size):

@@ -134,9 +134,11 @@ class _IndexUpdateRef:
             out_sharding=None, wrap_negative_indices=True):
         if mode is not None:
             gs.GatherScatterMode.from_any(mode)  # JAX's error for an unknown mode
-        if mode is None and fill_value is None and wrap_negative_indices and \
-                _is_basic(self.index):
-            return indexing.getitem(self.array, self.index)
+        if _is_basic(self.index):
+            # as JAX: a slice where one can be, whatever the fill_value
+            out = indexing.slice_take(self.array, self.index, mode, wrap_negative_indices)
+            if out is not None:
+                return out
         if mode is None and fill_value is None:
             mode = gs.GatherScatterMode.PROMISE_IN_BOUNDS
         return adv.rewriting_take(self.array, self.index, indices_are_sorted=indices_are_sorted,
