@@ -63,11 +63,14 @@ CASES = {
               "L.hankel(jnp.array([1., 2.]), jnp.array([5.])))",
     "hankel:grad": "jax.jit(jax.grad(lambda c, r: wsum(L.hankel(c, r)), (0, 1)))("
                    "jnp.array([1., 2., 3.]), jnp.array([0., 4., 5., 6.]))",
+    "hankel:jac": "(jax.jacrev(L.hankel)(jnp.array([1., 2.]), jnp.array([0., 3., 4.])), "
+                  "jax.jacfwd(L.fiedler_companion)(jnp.array([2., 1., 3., 4.])), "
+                  "jax.hessian(lambda a: wsum(L.companion(a) ** 2))(jnp.array([2., 1., 3.])))",
     "hankel:errors": "errs(lambda: L.hankel([1, 2]), lambda: L.hankel(jnp.float32(1)), "
                      "lambda: L.hankel(jnp.ones(2), jnp.float32(1)), "
                      "lambda: L.hankel(jnp.ones(2), [1., 2.]))",
     "circulant": "(L.circulant(jnp.array([1, 2, 3])), L.circulant(jnp.array([[1., 2., 3.], [4., 5., 6.]])), "
-                 "L.circulant(jnp.array([1., np.nan, 2.])), L.circulant(jnp.float32(2.)), "
+                 "L.circulant(jnp.array([1., np.nan, 2.])), L.circulant(jnp.float32(2.)), L.circulant(2.), "
                  "ri(L.circulant(jnp.array([1j, 2.]))))",
     "circulant:grad": "(jax.grad(lambda c: wsum(L.circulant(c)))(jnp.array([1., 2., 3.])), "
                       "jax.vmap(jax.grad(lambda c: wsum(L.circulant(c))))(jnp.ones((2, 3))))",
@@ -75,7 +78,7 @@ CASES = {
     "leslie": "(L.leslie(jnp.array([0.1, 2., 1., 0.1]), jnp.array([0.2, 0.8, 0.7])), "
               "L.leslie(jnp.array([1, 2]), jnp.array([0.5])), "
               "L.leslie(jnp.array([[1., 2., 3.], [4., 5., 6.]]), jnp.array([0.5, 0.25])), "
-              "L.leslie(jnp.array([1, 2, 3]), jnp.array([4, 5])))",
+              "L.leslie(jnp.array([1, 2, 3]), jnp.array([4, 5])), L.leslie(jnp.array([1, 2]), 0.5))",
     "leslie:grad": "jax.jit(jax.grad(lambda f, s: wsum(L.leslie(f, s)), (0, 1)))("
                    "jnp.array([1., 2., 3.]), jnp.array([0.5, 0.25]))",
     "leslie:errors": "errs(lambda: L.leslie(jnp.ones(1), jnp.ones(0)), "
@@ -88,9 +91,11 @@ CASES = {
     "companion:errors": "errs(lambda: L.companion(jnp.ones(1)), "
                         "lambda: L.companion(jnp.float32(1.)), lambda: L.companion([1., 2.]))",
     "fiedler": "(L.fiedler(jnp.array([1, 4, 12, 45, 77])), L.fiedler(jnp.array([[1., -2.], [3., 0.5]])), "
-               "L.fiedler(jnp.float32(3.)), L.fiedler(jnp.array([1., np.inf])))",
+               "L.fiedler(jnp.float32(3.)), L.fiedler(jnp.array([1., np.inf])), "
+               "L.fiedler(jnp.array([1, 5, 2], jnp.uint8)), L.fiedler(2.), L.fiedler_companion(2.), "
+               "L.fiedler_companion(jnp.array([2, 1])))",
     "fiedler:grad": "jax.grad(lambda a: wsum(L.fiedler(a)))(jnp.array([1., 4., -2.]))",
-    "fiedler:errors": "err(lambda: L.fiedler([1, 2]))",
+    "fiedler:errors": "errs(lambda: L.fiedler([1, 2]), lambda: L.fiedler(jnp.array([True, False])))",
     "fiedler_companion": "[L.fiedler_companion(jnp.arange(1., k + 1.) * (-1.) ** jnp.arange(k)) "
                          "for k in range(1, 8)] + [L.fiedler_companion(jnp.array([1, -16, 86, -176, 105])), "
                          "L.fiedler_companion(jnp.array([[2., 1., 3., 4.], [1., 0., 2., -1.]])), "
@@ -169,6 +174,7 @@ CASES = {
                          "jax.jit(jax.grad(lambda a: wsum(L.expm_frechet(a, N3, compute_expm=False))))(A3 / 4), "
                          "jax.vmap(jax.grad(lambda a: wsum(L.expm_frechet(a, A3)[0])))(jnp.stack([A3, N3]) / 5), "
                          "jax.grad(lambda a: wsum(jax.vmap(L.expm_frechet)(a, a)[1]))(jnp.stack([A3, N3]) / 5))",
+    "expm_frechet:jacfwd": "jax.jacfwd(lambda a: L.expm_frechet(a, N3 / 3)[1])(A3 / 4)",
     "expm_frechet:x64": "x64(lambda: L.expm_frechet(A3.astype(np.float64), N3.astype(np.float64)))",
     "expm_frechet:errors": "errs(lambda: L.expm_frechet(jnp.ones((2, 3)), jnp.ones((2, 3))), "
                            "lambda: L.expm_frechet(A3, jnp.ones((3, 2))), lambda: L.expm_frechet(A3, jnp.eye(2)), "
@@ -238,6 +244,9 @@ CASES = {
                                "select_range=(2, 1)), "
                                "lambda: jax.grad(lambda d: L.eigh_tridiagonal(d, jnp.ones(2), "
                                "eigvals_only=True).sum())(jnp.arange(3.)))",
+    "tridiagonal_solve:perturbed": "lax.linalg.tridiagonal_solve(jnp.array([[0., 1., 1.], [0., 2., 0.]]), "
+                                   "jnp.array([[1., 1., 1.], [1e-30, 0., 3.]]), jnp.array([[1., 1., 0.], [0., 0., 0.]]), "
+                                   "jnp.ones((2, 3, 2)), perturb_singular=True)",
     "qr_multiply": "[L.qr_multiply(a, c, mode) for a, c, mode in ((N3, A3, 'right'), (N3, A3, 'left'), "
                    "(T43, jnp.ones((2, 4)), 'right'), (T43, jnp.arange(6.).reshape(3, 2), 'left'), "
                    "(T43.T, jnp.ones((5, 3)), 'right'), (T43.T, jnp.ones((3, 2)), 'left'), "

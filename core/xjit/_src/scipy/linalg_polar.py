@@ -22,6 +22,10 @@ from xjit._src.pjit import jit_named
 _MAX_ITERATIONS = 10  # JAX's qdwh default; polar never passes its own
 
 
+def _ct(x):
+    return x.T.conj()
+
+
 def _weights(eps):
     """The (a, b, c) of each dynamically weighted step, found ahead of time
     from the lower bound l = eps on the scaled input's smallest singular
@@ -47,19 +51,19 @@ def _qr_step(u, params):
     m, n = u.shape
     q, _ = lax_linalg.qr(jnp.concatenate([root_c * u, jnp.eye(n, dtype=u.dtype)]),
                          full_matrices=False)
-    return e * u + scale * (q[:m] @ q[m:].T.conj())
+    return e * u + scale * (q[:m] @ _ct(q[m:]))
 
 
 def _cholesky_step(u, params):
     """u <- e u + (a - e) u (c u^H u + I)^-1, through the Cholesky factor."""
     a_minus_e, c, e = params
     n = u.shape[1]
-    y = lax_linalg.cholesky(c * (u.T.conj() @ u) + jnp.eye(n, dtype=u.dtype),
+    y = lax_linalg.cholesky(c * (_ct(u) @ u) + jnp.eye(n, dtype=u.dtype),
                             symmetrize_input=False)
-    w = lax_linalg.triangular_solve(y, u.T.conj(), left_side=True, lower=True)
+    w = lax_linalg.triangular_solve(y, _ct(u), left_side=True, lower=True)
     w = lax_linalg.triangular_solve(y, w, left_side=True, lower=True, transpose_a=True,
                                     conjugate_a=True)
-    return e * u + a_minus_e * w.T.conj()
+    return e * u + a_minus_e * _ct(w)
 
 
 @jit_named("qdwh", static_argnames=("eps",))
@@ -106,13 +110,9 @@ def _qdwh(x, eps=None):
 
     _, u, _ = lax.while_loop(lambda s: jnp.logical_and(s[2], s[0] < _MAX_ITERATIONS), halley,
                              (len(qr_params) + len(chol_params), u, moving))
-    u = 1.5 * u - 0.5 * u @ (u.T.conj() @ u)  # one Newton-Schulz step
-    h = u.T.conj() @ x
-    return u, (h + h.T.conj()) / 2
-
-
-def _ct(x):
-    return x.T.conj()
+    u = 1.5 * u - 0.5 * u @ (_ct(u) @ u)  # one Newton-Schulz step
+    h = _ct(u) @ x
+    return u, (h + _ct(h)) / 2
 
 
 @jit_named("_polar_2d", static_argnames=("side", "method"))

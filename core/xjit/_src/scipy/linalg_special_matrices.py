@@ -27,8 +27,8 @@ from xjit._src.scipy.special import comb
 
 def _hankel_1d(c, r):
     """H[i, j] = v[i + j], v = c ++ r[1:]: row i is the i-th length-n window of
-    v, read off as the patches of a 1-D convolution. JAX builds it this way,
-    so an inf or nan in v turns its whole window into nan, as in JAX."""
+    v, read off as the patches of a 1-D convolution. Built as JAX builds it,
+    so an inf or nan in v makes nan of the rest of each row it is in."""
     m, n = c.shape[0], r.shape[0]
     if m == 0 or n == 0:
         return jnp.empty((m, n), dtype=jnp.result_type(c, r))
@@ -78,8 +78,12 @@ def circulant(c):
 
 def _leslie_1d(f, s):
     f, s = promote_dtypes(f, s)
-    below = jnp.pad(jnp.diag(s), ((0, 0), (0, 1)))  # survival on the subdiagonal
-    return jnp.concatenate([f[None, :], below])
+    n = f.shape[0]
+    i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+    # s[j] at (j + 1, j); built from where and concatenate, which keep a weak
+    # type (a Python-scalar s) as JAX's result does
+    below = jnp.where(i == j + 1, jnp.concatenate([s, jnp.zeros_like(s[:1])]), 0)
+    return jnp.where(i == 0, f, below)
 
 
 _leslie = vectorize(_leslie_1d, signature="(n),(m)->(n,n)")
@@ -141,7 +145,7 @@ def _fiedler_companion_layout(n):
 def _fiedler_companion_1d(a):
     n = a.shape[0] - 1
     if n == 0:
-        return jnp.empty((0, 0), dtype=a.dtype)
+        return jnp.empty_like(a, shape=(0, 0))
     a = a / a[0]
     if n == 1:
         return -a[1:].reshape(1, 1)
