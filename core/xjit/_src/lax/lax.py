@@ -478,9 +478,12 @@ def argmin(operand, axis, index_dtype):
 
 
 def _index_operand(i):
+    """A start index as JAX binds it: a Python scalar in its default dtype
+    (int32, or int64 with x64), anything else in its own; the primitive's rule
+    rejects starts that are not integers of one dtype."""
     if is_host_const(i):
-        return host_convert(i, dtypes.canonicalize_dtype(np.int32 if not isinstance(i, np.ndarray)
-                                                         else i.dtype), False)
+        dt = i.dtype if isinstance(i, (np.ndarray, np.generic)) else dtypes.dtype(i)
+        return host_convert(i, dtypes.canonicalize_dtype(dt), False)
     return i
 
 
@@ -495,7 +498,8 @@ def _static_start(i, size):
         raise OverflowError("Python int too large to convert to C long")
     dt = dtypes.canonicalize_dtype(np.int64 if type(i) is int else np.asarray(i).dtype)
     v = int(np.asarray(i).astype(dt))
-    return builtins.min(builtins.max(v, -2 ** 31), 2 ** 31 - 1)
+    v = builtins.min(builtins.max(v, -2 ** 31), 2 ** 31 - 1)
+    return v if type(i) is int else np.asarray(v).astype(dt)  # a NumPy start keeps its dtype
 
 
 def _dynamic_starts(operand, start_indices):
@@ -514,9 +518,17 @@ def _dynamic_starts(operand, start_indices):
             out.append(i)
             continue
         dt = i.dtype
-        neg = lt(i, np.array(0, dt))
-        out.append(select_n(neg, i, add(_convert(i, dt, False), np.array(size, dt))))
+        neg = lt(i, np.array(0, dt))  # the size in the index's dtype wraps, as XLA converts
+        out.append(select_n(neg, i, add(_convert(i, dt, False), np.array(size).astype(dt))))
     return out
+
+
+def _zero_start(start_index):
+    """The other axes' starts of a ``*_in_dim`` slice: zeros of the start's
+    dtype (a Python int's is a Python 0), so every start shares one dtype."""
+    if isinstance(start_index, (int, bool)) or not hasattr(start_index, "dtype"):
+        return 0
+    return np.zeros((), start_index.dtype)
 
 
 def dynamic_slice(operand, start_indices, slice_sizes):
@@ -530,7 +542,7 @@ def dynamic_update_slice(operand, update, start_indices):
 
 
 def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
-    starts = [0] * operand.ndim
+    starts = [_zero_start(start_index)] * operand.ndim
     starts[axis] = start_index
     sizes = list(operand.shape)
     sizes[axis] = slice_size
@@ -538,7 +550,7 @@ def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
 
 
 def dynamic_update_slice_in_dim(operand, update, start_index, axis):
-    starts = [0] * operand.ndim
+    starts = [_zero_start(start_index)] * operand.ndim
     starts[axis] = start_index
     return dynamic_update_slice(operand, update, starts)
 

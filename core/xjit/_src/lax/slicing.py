@@ -43,7 +43,14 @@ def _dynamic_slice_eval(x, *idx, slice_sizes):
         if not 0 <= s <= d:
             raise TypeError(f"slice slice_sizes must be less than or equal to operand shape, got "
                             f"slice_sizes {tuple(slice_sizes)} for operand shape {x.shape}.")
+    _check_index_dtypes(idx, "dynamic_slice must be integers of the same type, got: ")
     return ShapedArray(slice_sizes, x.dtype, x.weak_type)
+
+
+def _check_index_dtypes(idx, message):
+    """Start indices share one integer dtype (XLA's rule), or JAX's TypeError."""
+    if any(i.dtype != idx[0].dtype or not np.issubdtype(i.dtype, np.integer) for i in idx):
+        raise TypeError(f"index arguments to {message}" + ", ".join(i.dtype.name for i in idx))
 
 
 def _dynamic_slice_lower(ctx, ai, ao, x, *idx, slice_sizes):
@@ -62,6 +69,7 @@ def _dus_eval(x, update, *idx):
     if update.dtype != x.dtype:
         raise TypeError("lax.dynamic_update_slice requires arguments to have the same dtypes, got "
                         f"{x.dtype.name}, {update.dtype.name}.")
+    _check_index_dtypes(idx, "dynamic_update_slice must be integers of the same type, got ")
     return x
 
 
