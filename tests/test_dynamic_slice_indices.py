@@ -66,3 +66,4 @@ def test_x64_python_int_starts_are_int64():
             [1, 2, 5, 6]
         with pytest.raises(TypeError, match="got: int32, int64"):
             lax.dynamic_slice(x, (jnp.int32(1), i), (2, 2))
+

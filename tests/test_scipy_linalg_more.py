@@ -309,3 +309,14 @@ def test_records_match_live_jax(case):
     rtol, atol = _tolerance(case)
     recorded.compare(recorded.run(PRELUDE, CASES[case], "jax"), _expected()[case],
                      rtol=rtol, atol=atol)
+
+
+def test_schur_complex_of_int_input_is_complex64():
+    """Recorded from JAX 0.10.2: an int64 NumPy input's complex Schur form is
+    complex64 without x64, and no truncation warning."""
+    import warnings
+    from xjit.scipy.linalg import schur
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        t, z = schur(np.array([[1, 2], [3, 4]]), output="complex")
+    assert t.dtype == z.dtype == np.complex64

@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from xjit._src import dtypes
 from xjit._src.lax import linalg as _lax_linalg
 from xjit._src.lax.linalg_general import (
     hessenberg as _lax_hessenberg, householder_product, lu_pivots_to_permutation,
@@ -304,8 +305,9 @@ def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite
 
 @jit_named("_schur", static_argnames=("output",))
 def _schur(a, output):
-    if output == "complex":
-        a = a.astype(np.result_type(a.dtype, np.complex64))
+    if output == "complex":  # in the canonical complex dtype (int64 input: complex64)
+        a = jnp.asarray(a)
+        a = a.astype(dtypes.to_complex_dtype(a.dtype))
     return _lax_schur(a)
 
 
