@@ -315,6 +315,9 @@ def test_schur_complex_of_int_input_is_complex64():
     """Recorded from JAX 0.10.2: an int64 NumPy input's complex Schur form is
     complex64 without x64, and no truncation warning."""
     import warnings
+
+    import numpy as np
+
     from xjit.scipy.linalg import schur
     with warnings.catch_warnings():
         warnings.simplefilter("error")
