@@ -83,7 +83,7 @@ def _diag(v, k):
     v = asarray(v)
     if v.ndim == 1:
         n = v.shape[0] + builtins.abs(k)
-        vals = lax.pad(v, lax._convert(0, util_dtype(v), False), [(0, builtins.abs(k), 0)])
+        vals = lax.pad(v, lax._convert(0, util_dtype(v), v.weak_type), [(0, builtins.abs(k), 0)])
         mask = lax.eq(lax.add(lax.broadcasted_iota(np.int32, (n, n), 0), np.int32(k)),
                       lax.broadcasted_iota(np.int32, (n, n), 1))
         vals = lax.broadcast_in_dim(vals, (n, n), (0,) if k >= 0 else (1,))

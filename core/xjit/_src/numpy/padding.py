@@ -100,7 +100,7 @@ def _pad(array, pad_width, mode, constant_values, odd=False):
     if mode == "constant":
         cv = np.asarray(constant_values) if not _is_array(constant_values) else constant_values
         if util.ndim_of(cv) == 0:
-            val = lax._convert(cv, util_dtype(array), False)
+            val = lax._convert(cv, util_dtype(array), array.weak_type)  # weak as the array
             return pad_p.bind(array, val, padding_config=tuple((lo, hi, 0) for lo, hi in pad_width))
         cv = util.broadcast_to(asarray(cv), (array.ndim, 2))
         for ax, (lo, hi) in enumerate(pad_width):
@@ -108,7 +108,8 @@ def _pad(array, pad_width, mode, constant_values, odd=False):
                 cfg = [(0, 0, 0)] * array.ndim
                 cfg[ax] = (width, 0, 0) if side == 0 else (0, width, 0)
                 val = lax.reshape(lax.slice(cv, (ax, side), (ax + 1, side + 1)), ())
-                array = lax.pad(array, lax._convert(val, util_dtype(array), False), cfg)
+                array = lax.pad(array, lax._convert(val, util_dtype(array), array.weak_type),
+                                cfg)
         return array
     for ax, (lo, hi) in enumerate(pad_width):
         if lo or hi:
