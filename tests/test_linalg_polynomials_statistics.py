@@ -24,7 +24,6 @@ KNOWN = {
     "jaxpr-stat-corrcoef": "jnp.diag/jnp.diagonal stage a strided slice; JAX a gather",
     "jaxpr-poly-poly": "JAX wraps atleast_1d in jit",
     "jaxpr-poly-polyint": "JAX wraps atleast_1d in jit",
-    "val-lax-qdwh": "qdwh (JAX's own iterative polar decomposition) raises NotImplementedError",
 }
 
 

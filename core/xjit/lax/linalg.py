@@ -9,4 +9,5 @@ from xjit._src.lax.linalg_general import (  # noqa: E402,F401
 from xjit._src.lax.linalg_general import (  # noqa: E402,F401
     householder_product, householder_product_p, ormqr, ormqr_p)
 from xjit._src.lax.linalg_general import (  # noqa: E402,F401
-    cholesky_update, cholesky_update_p, qdwh, symmetric_product, symmetric_product_p)
+    cholesky_update, cholesky_update_p, symmetric_product, symmetric_product_p)
+from xjit._src.lax.qdwh import qdwh  # noqa: E402,F401

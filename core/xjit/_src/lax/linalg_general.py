@@ -501,13 +501,6 @@ def cholesky_update(r_matrix, w_vector):
     return cholesky_update_p.bind(lax.asarray_device(r_matrix), lax.asarray_device(w_vector))
 
 
-def qdwh(x, *, is_hermitian=False, max_iterations=None, eps=None, dynamic_shape=None):
-    raise NotImplementedError(
-        "lax.linalg.qdwh is not implemented: it is JAX's own iterative polar-decomposition "
-        "algorithm (no jaxlib kernel), and its iteration count/convergence outputs cannot be "
-        "reproduced from LAPACK; use jnp.linalg.svd (u @ vh, vh^H s vh) for a polar decomposition")
-
-
 # -- eig's JVP, and batching: every operand here already carries leading
 # batch axes
 
