@@ -160,11 +160,8 @@ KNOWN = {
     "jaxpr:grad_max": "scatter-max's JVP gathers with FILL_OR_DROP and orders its "
                       "equations differently from JAX's (same values)",
     "jaxpr:jvp_min": "scatter-min's JVP, as scatter-max's",
-    "grad:prod_repeated": "scatter-mul's JVP refuses with xjit's own message (JAX's "
-                          "NotImplementedError class)",
     "jaxpr:grad_prod_unique": _SCATTER_MUL_JVP,
     "jaxpr:vmap_grad_sum": _BATCHED_DNUMS,
-    **{f"grad:prod_unique:{order}": _SCATTER_MUL_JVP for order in ORDERS},
     **{f"jaxpr_vmap{which}:{op}": _BATCHED_DNUMS for which in ("", "_ids") for op in OPS},
     **{f"bad_out_sharding:{op}": "canonicalize_sharding's TypeError words it differently"
        for op in OPS},

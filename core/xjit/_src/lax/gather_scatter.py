@@ -18,6 +18,7 @@ import numpy as np
 
 from xjit._src import core, dtypes, sharding_in_types as sit
 from xjit._src.interpreters import ad, batching, mlir as lowering, partial_eval as tracing
+from xjit._src.ad_util import zeros_like_aval
 from xjit._src.interpreters.ad import Zero, is_undefined_primal
 from xjit._src.interpreters.batching import bdim_at_front, moveaxis, not_mapped
 from ..core import Primitive, ShapedArray
@@ -538,26 +539,51 @@ def _scatter_transpose(ct, x, idx, u, **params):
     return [t_x, None, t_u]
 
 
+_SCATTER_MUL_UNIQUE = "scatter_mul gradients are only implemented if `unique_indices=True`"
+
+
 def _scatter_mul_jvp(primals, tangents, **params):
+    """Linear in the operand (the same scatter-mul of its tangent); in the
+    updates, the operand times the scattered tangent, which is their
+    derivative only where each position is written once (unique indices)."""
     x, idx, u = primals
     out = scatter_mul_p.bind(x, idx, u, **params)
     tx, tu = tangents[0], tangents[2]
+    t_out = Zero.from_primal_value(out)
+    if type(tx) is not Zero:
+        t_out = ad.add_tangents(t_out, scatter_mul_p.bind(tx, idx, u, **params))
     if type(tu) is not Zero:
-        raise NotImplementedError("differentiation of scatter-mul with respect to the updates "
-                                  "is not implemented in xjit")
-    if type(tx) is Zero:
-        return out, Zero.from_primal_value(out)
-    return out, scatter_mul_p.bind(tx, idx, u, **params)
+        if not params["unique_indices"]:
+            raise NotImplementedError(_SCATTER_MUL_UNIQUE)
+        zeros = zeros_like_aval(core.aval_of(x))  # a scatter-add of its own combiner
+        scattered = scatter_add(zeros, idx, tu, params["dimension_numbers"],
+                                indices_are_sorted=params["indices_are_sorted"],
+                                unique_indices=True, mode=params["mode"])
+        t_out = ad.add_tangents(t_out, lax.mul(x, scattered))
+    return out, t_out
 
 
 def _scatter_mul_transpose(ct, x, idx, u, **params):
-    """Linear in the operand only (the updates' JVP is not implemented)."""
-    if is_undefined_primal(u):
-        raise NotImplementedError("differentiation of scatter-mul with respect to the updates "
-                                  "is not implemented in xjit")
+    """The operand's cotangent is the cotangent scatter-multiplied by the
+    updates; the updates' (with unique indices) the gathered cotangent times
+    the operand."""
+    xa, ua = core.aval_of(x), core.aval_of(u)
     if type(ct) is Zero:
-        return [Zero(core.aval_of(x)), None, None]
-    return [scatter_mul_p.bind(ct, idx, u, **params), None, None]
+        return [Zero(xa) if is_undefined_primal(x) else None, None,
+                Zero(ua) if is_undefined_primal(u) else None]
+    t_x = t_u = None
+    if is_undefined_primal(x):
+        t_x = scatter_mul_p.bind(ct, idx, u, **params)
+    if is_undefined_primal(u):
+        if not params["unique_indices"]:
+            raise NotImplementedError(_SCATTER_MUL_UNIQUE)
+        dn = params["dimension_numbers"]
+        t_u = gather_p.bind(lax.mul(ct, x), idx, dimension_numbers=_gather_dn_of(dn),
+                            slice_sizes=tuple(_scatter_window_sizes(xa, ua, dn)),
+                            indices_are_sorted=params["indices_are_sorted"],
+                            unique_indices=params["unique_indices"], mode=params["mode"],
+                            fill_value=0)
+    return [t_x, None, t_u]
 
 
 def _scatter_extremal_jvp(prim):
