@@ -280,9 +280,9 @@ def _policy_split(jaxpr: core.Jaxpr, unknowns, policy):
     residuals.sort(key=lambda v: (1, known_inputs[v], 0) if v in known_inputs
                    else (0, position[producer[v]], producer[v].outvars.index(v)))
     known_outs = [v for v, u in zip(jaxpr.outvars, out_unknowns) if not u]
-    known = ad.dce_jaxpr(core.Jaxpr(jaxpr.constvars, list(known_inputs), known_outs + residuals,
-                                    [e for e in jaxpr.eqns if e in known_eqns],
-                                    jaxpr.debug_info), [True] * (len(known_outs) + len(residuals)))
+    known = _dce_keeping_effects(core.Jaxpr(
+        jaxpr.constvars, list(known_inputs), known_outs + residuals,
+        [e for e in jaxpr.eqns if e in known_eqns], jaxpr.debug_info))
     unknown = core.Jaxpr(jaxpr.constvars,
                          residuals + [v for v, u in zip(jaxpr.invars, unknowns) if u],
                          [v for v, u in zip(jaxpr.outvars, out_unknowns) if u],
@@ -290,6 +290,19 @@ def _policy_split(jaxpr: core.Jaxpr, unknowns, policy):
                           for r in (_recomputed(e) if e in recompute else [e])],
                          jaxpr.debug_info)
     return known, unknown, out_unknowns, len(residuals)
+
+
+def _dce_keeping_effects(jaxpr):
+    """``jaxpr`` without the equations no output needs, but with those that
+    have no outputs at all (``debug.print``, ``checkify.check``): they are
+    there for their effect, which JAX's forward pass keeps."""
+    live = {v for v in jaxpr.outvars if type(v) is not Literal}
+    eqns = []
+    for eqn in reversed(jaxpr.eqns):
+        if not eqn.outvars or any(v in live for v in eqn.outvars):
+            eqns.append(eqn)
+            live.update(v for v in eqn.invars if type(v) is not Literal)
+    return jaxpr.replace(eqns=eqns[::-1])
 
 
 def _split_nested(eqn, unknown_vars):

@@ -14,7 +14,7 @@ import weakref
 
 import numpy as np
 
-from . import checkify_index, core, dtypes, tree_util
+from . import checkify_custom, checkify_index, core, dtypes, tree_util
 from .array import ArrayImpl
 from .callback import debug_effect_rules
 from .interpreters import batching
@@ -288,11 +288,20 @@ def _eval_checked(jaxpr, consts, args, errors, sites):
         elif name == "while" and any(_has_sites(eqn.params[k].jaxpr, errors)
                                      for k in ("cond_jaxpr", "body_jaxpr")):
             outs = _checked_while(eqn.params, ins, errors, sites)
+        elif name in checkify_custom.CUSTOM_CALLS and _has_sites(eqn.params["call_jaxpr"].jaxpr,
+                                                                  errors | user_checks):
+            # (a disabled user check there is dropped, as in the other bodies)
+            outs = checkify_custom.checked_custom_call(_eval_checked, eqn, ins, errors, sites)
+        elif name == checkify_custom.REMAT and _has_sites(eqn.params["jaxpr"].jaxpr,
+                                                          errors | user_checks):
+            outs = checkify_custom.checked_remat(_eval_checked, eqn, ins, errors, sites,
+                                                 OOBError in errors)
         elif any(_has_sites(j, {FailedCheckError}) for j in core.jaxprs_in_params(eqn.params)):
             # a user check there cannot be staged; (automatic checks are made
             # on such an equation's outputs, as before)
-            raise NotImplementedError(f"checkify: a check inside {name} is not supported yet "
-                                      "(jit, scan, cond, while and shard_map bodies are)")
+            raise NotImplementedError(
+                f"checkify: a check inside {name} is not supported yet (jit, scan, cond, while, "
+                "shard_map, custom_jvp, custom_vjp and checkpoint bodies are)")
         else:
             outs = eqn.primitive.bind(*ins, **eqn.params)
             outs = outs if eqn.primitive.multiple_results else [outs]
