@@ -152,15 +152,12 @@ CASES.update({
 # Differences from JAX that are understood; strict, so a fix shows as XPASS.
 # None is in jax.ops: they come from the scatter rules (lax/gather_scatter.py)
 # and the out_sharding check (sharding.canonicalize_sharding) it calls.
-_SCATTER_MUL_JVP = ("scatter-mul's JVP is not implemented in xjit (JAX differentiates it "
-                    "with unique indices)")
 _BATCHED_DNUMS = ("JAX's scatter batching rule leaves np.int64 dims in the printed "
                   "dimension numbers; xjit's prints ints (same values)")
 KNOWN = {
     "jaxpr:grad_max": "scatter-max's JVP gathers with FILL_OR_DROP and orders its "
                       "equations differently from JAX's (same values)",
     "jaxpr:jvp_min": "scatter-min's JVP, as scatter-max's",
-    "jaxpr:grad_prod_unique": _SCATTER_MUL_JVP,
     "jaxpr:vmap_grad_sum": _BATCHED_DNUMS,
     **{f"jaxpr_vmap{which}:{op}": _BATCHED_DNUMS for which in ("", "_ids") for op in OPS},
     **{f"bad_out_sharding:{op}": "canonicalize_sharding's TypeError words it differently"

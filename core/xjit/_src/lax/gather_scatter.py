@@ -487,12 +487,12 @@ def _gather_dn_of(dn):
 
 
 def _gather_updates(ct, idx, upd_aval, operand_aval, params):
-    """The slices of ``ct`` the scatter wrote: the cotangent of the updates."""
+    """The slices of ``ct`` the scatter wrote: the cotangent of the updates
+    (a gather that promises nothing of its indices, as JAX's transposes)."""
     dn = params["dimension_numbers"]
     sizes = _scatter_window_sizes(operand_aval, upd_aval, dn)
     return gather_p.bind(ct, idx, dimension_numbers=_gather_dn_of(dn), slice_sizes=tuple(sizes),
-                            indices_are_sorted=params["indices_are_sorted"],
-                            unique_indices=params["unique_indices"], mode=params["mode"],
+                            indices_are_sorted=False, unique_indices=False, mode=params["mode"],
                             fill_value=0 if params["mode"] == GatherScatterMode.FILL_OR_DROP
                             else None)
 
@@ -532,8 +532,9 @@ def _scatter_transpose(ct, x, idx, u, **params):
         return [Zero(xa) if is_undefined_primal(x) else None, None,
                 Zero(ua) if is_undefined_primal(u) else None]
     t_x = t_u = None
-    if is_undefined_primal(x):  # overwritten positions get no cotangent
-        t_x = scatter_p.bind(ct, idx, lax.full(ua.shape, 0, ua.dtype), **params)
+    if is_undefined_primal(x):  # overwritten positions get no cotangent (zeros, as unique)
+        t_x = scatter_p.bind(ct, idx, lax.full(ua.shape, 0, ua.dtype),
+                             **{**params, "unique_indices": True})
     if is_undefined_primal(u):
         t_u = _gather_updates(ct, idx, ua, xa, params)
     return [t_x, None, t_u]
@@ -580,9 +581,10 @@ def _scatter_mul_transpose(ct, x, idx, u, **params):
         dn = params["dimension_numbers"]
         t_u = gather_p.bind(lax.mul(ct, x), idx, dimension_numbers=_gather_dn_of(dn),
                             slice_sizes=tuple(_scatter_window_sizes(xa, ua, dn)),
-                            indices_are_sorted=params["indices_are_sorted"],
-                            unique_indices=params["unique_indices"], mode=params["mode"],
-                            fill_value=0)
+                            indices_are_sorted=False, unique_indices=False,
+                            mode=params["mode"],
+                            fill_value=0 if params["mode"] == GatherScatterMode.FILL_OR_DROP
+                            else None)
     return [t_x, None, t_u]
 
 
