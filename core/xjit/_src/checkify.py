@@ -64,8 +64,12 @@ class Error:
     a shard_map (or pmap) has one flag per device: the error is then batched,
     as JAX's."""
 
-    def __init__(self, preds=(), payloads=(), messages=()):
+    def __init__(self, preds=(), payloads=(), messages=(), ranks=None):
         self._preds, self._payloads, self._messages = list(preds), list(payloads), list(messages)
+        # JAX numbers checks as it meets them; of the sites failing, one per
+        # error effect (the first to fail) is a candidate, and the lowest
+        # number among them is reported. ``ranks`` are those numbers' order.
+        self._ranks = tuple(range(len(self._preds))) if ranks is None else tuple(ranks)
 
     def _sites(self):
         for pred, payload, msg in zip(self._preds, self._payloads, self._messages):
@@ -74,13 +78,23 @@ class Error:
     def _batch_shape(self):
         return next((p.shape for p, _, _ in self._sites() if p.ndim), None)
 
+    def _effect_keys(self):
+        return [(getattr(msg, "kind", None),
+                 tuple((np.shape(v)[np.ndim(pred):], np.asarray(v).dtype) for v in payload))
+                for pred, payload, msg in self._sites()]
+
     def _message_at(self, idx):
-        """The first site failing at batch index ``idx`` (``()``: unbatched)."""
-        for pred, payload, msg in self._sites():
+        """The message of the site failing at batch index ``idx`` (``()``:
+        unbatched): the first failure of each effect, the lowest ranked."""
+        chosen = {}
+        for k, (key, (pred, payload, msg)) in enumerate(zip(self._effect_keys(), self._sites())):
             at = pred.ndim and idx
-            if bool(pred[at] if at else pred):
-                return msg(*[v[at] for v in payload] if at else payload)
-        return None
+            if key not in chosen and bool(pred[at] if at else pred):
+                chosen[key] = (self._ranks[k], msg, [v[at] for v in payload] if at else payload)
+        if not chosen:
+            return None
+        _, msg, payload = min(chosen.values(), key=lambda c: c[0])
+        return msg(*payload)
 
     def get(self):
         """The message of the first failed check, or None; batched, the first
@@ -101,7 +115,7 @@ class Error:
         """What a batched error raises, as JAX reduces it: sites of one error
         class and payload type are one effect, which keeps at each index its
         first failing site; each effect is taken at the last index where it
-        failed, and of those the site first in program order raises."""
+        failed, and of those the lowest ranked site raises."""
         effects = {}
         for k, (pred, payload, msg) in enumerate(self._sites()):
             payload = [np.asarray(v) for v in payload]
@@ -117,7 +131,7 @@ class Error:
             if failed.any():
                 last = np.unravel_index(failed.size - 1 - np.argmax(failed.ravel()[::-1]),
                                         failed.shape)
-                chosen.append(next((k, msg, [at(v, last) for v in payload])
+                chosen.append(next((self._ranks[k], msg, [at(v, last) for v in payload])
                                    for k, p, payload, msg, at in sites if p[last]))
         if not chosen:
             return None
@@ -137,8 +151,8 @@ init_error = Error()  # no check has failed: what a checkified function starts f
 
 tree_util.register_pytree_node(
     Error,
-    lambda e: ((e._preds, e._payloads), e._messages),
-    lambda msgs, ch: Error(ch[0], ch[1], msgs))
+    lambda e: ((e._preds, e._payloads), (e._messages, e._ranks)),
+    lambda aux, ch: Error(ch[0], ch[1], aux[0], aux[1]))
 
 
 # -- user checks
@@ -274,8 +288,11 @@ def _eval_checked(jaxpr, consts, args, errors, sites):
             if FailedCheckError in errors:
                 pred, *fmt = ins
                 msg, tree = eqn.params["msg"], eqn.params["fmt_tree"]
+                # (a site of an inner checkify re-raised by check_error keeps its class)
+                kind = getattr(msg.render, "kind", FailedCheckError) \
+                    if isinstance(msg, _SiteMessage) else FailedCheckError
                 sites.append((jnp.logical_not(pred), fmt, _of_kind(
-                    FailedCheckError, lambda *v, msg=msg, tree=tree: _format_user(msg, tree, v))))
+                    kind, lambda *v, msg=msg, tree=tree: _format_user(msg, tree, v), user=True)))
             continue
         if name in ("jit", "pjit") and "jaxpr" in eqn.params:
             outs = _checked_jit_call(eqn.params["jaxpr"], ins, errors, sites)
@@ -535,10 +552,12 @@ _NAN_PRIMITIVES = frozenset("""
     tanh""".split())
 
 
-def _of_kind(cls, render):
+def _of_kind(cls, render, user=False):
     """``render`` (a site's message) marked with its error class: a batched
-    error is reduced per class and payload type, as JAX's error effects."""
-    render.kind = cls
+    error is reduced per class and payload type, as JAX's error effects;
+    ``user``: a site of a check (numbered as f is traced, before the
+    automatic checks)."""
+    render.kind, render.user = cls, user
     return render
 
 
@@ -588,7 +607,14 @@ def checkify(f, errors=user_checks):
             _Tracing.depth -= 1
         sites = []
         outs = _eval_checked(closed.jaxpr, closed.consts, flat, errors, sites)
-        err = Error([s[0] for s in sites], [s[1] for s in sites], [s[2] for s in sites])
+        # JAX numbers a user check as f is traced, before any automatic check
+        # (numbered while the traced f is checked); so do the checks of an
+        # inner checkify re-raised with check_error
+        order = sorted(range(len(sites)), key=lambda k: not getattr(sites[k][2], "user", False))
+        ranks = [0] * len(sites)
+        for r, k in enumerate(order):
+            ranks[k] = r
+        err = Error([s[0] for s in sites], [s[1] for s in sites], [s[2] for s in sites], ranks)
         return err, tree_util.tree_unflatten(out_store[0], outs)
 
     return checked
