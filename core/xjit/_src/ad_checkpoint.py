@@ -14,6 +14,7 @@ import dataclasses
 
 from xjit._src import core, dtypes, sharding_in_types, traceback_util, tree_util, util
 from xjit._src.ad_jit import jvp_jaxpr, transpose_jaxpr
+from xjit._src.pjit import jit_p
 from xjit._src.custom_derivatives import _merge, _split_nondiff, _stage
 from xjit._src.interpreters import ad, batching, mlir as lowering
 from xjit._src.interpreters.ad import Zero
@@ -314,6 +315,8 @@ def _split_nested(eqn, unknown_vars):
     Other equations pass through; ``unknown_vars`` is updated as a whole
     equation's would be."""
     unknowns = [type(v) is not Literal and v in unknown_vars for v in eqn.invars]
+    if eqn.primitive is jit_p and any(unknowns) and not all(unknowns):
+        return _split_jit(eqn, unknowns, unknown_vars)
     if eqn.primitive is not remat_p or all(unknowns) or not any(unknowns):
         if any(unknowns):
             unknown_vars.update(eqn.outvars)
@@ -343,6 +346,34 @@ def _split_nested(eqn, unknown_vars):
         eqn.source_info)
     unknown_vars.update(unknown_outs)
     return [known_eqn, unknown_eqn]
+
+
+def _split_jit(eqn, unknowns, unknown_vars):
+    """A ``jit`` equation with known and unknown inputs (a jitted function's
+    JVP: primals and tangents) becomes a known ``jit`` of its known outputs
+    and residuals, which the policy then saves or recomputes like any known
+    equation, and an unknown one of the rest, as JAX splits it. Whole, its
+    primal outputs would count as linear (``jnp.clip(x) * x`` under
+    ``grad(checkpoint(...))`` could not be transposed)."""
+    known, unknown, out_unknowns, num_res = ad.partial_eval_jaxpr(eqn.params["jaxpr"], unknowns)
+    known_args = [v for v, u in zip(eqn.invars, unknowns) if not u]
+    known_outs = [o for o, u in zip(eqn.outvars, out_unknowns) if not u]
+    unknown_outs = [o for o, u in zip(eqn.outvars, out_unknowns) if u]
+    if not unknown_outs:  # no residuals needed: the known outputs alone
+        known = core.ClosedJaxpr(ad.dce_jaxpr(known.jaxpr, [True] * len(known_outs)
+                                              + [False] * num_res), known.consts)
+        num_res = 0
+    res = [core.Var(a) for a in known.out_avals[len(known_outs):]]
+    split = [core.JaxprEqn(known_args, known_outs + res, jit_p,
+                           dict(eqn.params, jaxpr=known,
+                                donated_invars=(False,) * len(known_args)), eqn.source_info)]
+    if unknown_outs:
+        uargs = res + [v for v, u in zip(eqn.invars, unknowns) if u]
+        split.append(core.JaxprEqn(uargs, unknown_outs, jit_p,
+                                   dict(eqn.params, jaxpr=unknown,
+                                        donated_invars=(False,) * len(uargs)), eqn.source_info))
+        unknown_vars.update(unknown_outs)
+    return split
 
 
 def _recomputed(eqn):
