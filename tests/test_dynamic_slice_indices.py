@@ -67,3 +67,14 @@ def test_x64_python_int_starts_are_int64():
         with pytest.raises(TypeError, match="got: int32, int64"):
             lax.dynamic_slice(x, (jnp.int32(1), i), (2, 2))
 
+
+
+def test_start_count_must_match_rank_also_under_vmap():
+    """JAX's ValueError, eager and for a vmapped 0-d operand (recorded)."""
+    msg = r"Length of slice indices must match number of operand dimensions \(1 vs \(\)\)"
+    with pytest.raises(ValueError, match=msg):
+        lax.dynamic_slice(jnp.float32(1), (0,), (1,))
+    with pytest.raises(ValueError, match=msg):
+        xjit.vmap(lambda x, i: lax.dynamic_slice(x, (i,), (1,)))(jnp.ones(3), jnp.arange(3))
+    with pytest.raises(ValueError, match=msg):
+        xjit.vmap(lambda x, i: lax.dynamic_update_slice(x, x, (i,)))(jnp.ones(3), jnp.arange(3))

@@ -507,7 +507,8 @@ def _dynamic_starts(operand, start_indices):
     host, signed integer arrays by ``select_n(i < 0, i, i + size)``."""
     shape = np.shape(operand) if is_host_const(operand) else operand.shape
     if len(start_indices) != len(shape):
-        return [_index_operand(i) for i in start_indices]
+        raise ValueError(f"Length of slice indices must match number of operand dimensions "
+                         f"({len(start_indices)} vs {tuple(shape)})")
     out = []
     for i, size in zip(start_indices, shape):
         if isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_)):
