@@ -301,9 +301,20 @@ def _dce_keeping_effects(jaxpr):
     eqns = []
     for eqn in reversed(jaxpr.eqns):
         if not eqn.outvars or any(v in live for v in eqn.outvars):
+            if eqn.primitive is jit_p and not all(v in live for v in eqn.outvars):
+                eqn = _prune_jit_outputs(eqn, [v in live for v in eqn.outvars])
             eqns.append(eqn)
             live.update(v for v in eqn.invars if type(v) is not Literal)
     return jaxpr.replace(eqns=eqns[::-1])
+
+
+def _prune_jit_outputs(eqn, used):
+    """A ``jit`` equation giving only the ``used`` outputs (JAX's DCE of a
+    jit: a split jit's residuals that the policy recomputes are not needed)."""
+    closed = eqn.params["jaxpr"]
+    pruned = core.ClosedJaxpr(ad.dce_jaxpr(closed.jaxpr, used), closed.consts)
+    return eqn.replace(outvars=[v for v, u in zip(eqn.outvars, used) if u],
+                       params=dict(eqn.params, jaxpr=pruned))
 
 
 def _split_nested(eqn, unknown_vars):
