@@ -578,13 +578,7 @@ def _scatter_mul_transpose(ct, x, idx, u, **params):
     if is_undefined_primal(u):
         if not params["unique_indices"]:
             raise NotImplementedError(_SCATTER_MUL_UNIQUE)
-        dn = params["dimension_numbers"]
-        t_u = gather_p.bind(lax.mul(ct, x), idx, dimension_numbers=_gather_dn_of(dn),
-                            slice_sizes=tuple(_scatter_window_sizes(xa, ua, dn)),
-                            indices_are_sorted=False, unique_indices=False,
-                            mode=params["mode"],
-                            fill_value=0 if params["mode"] == GatherScatterMode.FILL_OR_DROP
-                            else None)
+        t_u = _gather_updates(lax.mul(ct, x), idx, ua, xa, params)
     return [t_x, None, t_u]
 
 
